@@ -1,0 +1,279 @@
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { Level } from "level";
+import type { Logger } from "pino";
+import type { Entry, HardState, RestoreState, SnapshotMeta } from "../core/types.js";
+import { StorageCorruptionError, StorageVersionError } from "./errors.js";
+import {
+  decodeEntry,
+  decodeRecord,
+  ENTRY_RANGE,
+  encodeEntry,
+  encodeRecord,
+  entryKey,
+  FORMAT_VERSION,
+  isAddressBook,
+  isHardState,
+  isSnapshotRecord,
+  KEY_ADDRESSES,
+  KEY_HARD_STATE,
+  KEY_SNAPSHOT,
+  KEY_VERSION,
+  type SnapshotRecord,
+} from "./records.js";
+import {
+  removeSnapshotFilesExcept,
+  type SnapshotFileInfo,
+  SnapshotFileWriter,
+  verifySnapshotFile,
+} from "./snapshot-files.js";
+
+type Db = Level<Buffer, Buffer>;
+type BatchOp = { type: "put"; key: Buffer; value: Buffer } | { type: "del"; key: Buffer };
+
+/** What one Ready asks to make durable, written as one fsynced batch. */
+export interface DurableChanges {
+  hardState?: HardState;
+  entries: Entry[];
+  /** A snapshot installed from the leader: it replaces the whole log. Its file must have been received. */
+  snapshot?: SnapshotMeta;
+}
+
+const EMPTY_HARD_STATE: HardState = { term: 0, vote: null, commit: 0 };
+
+export function snapshotFileName(meta: SnapshotMeta): string {
+  return `snapshot-${meta.term}-${meta.index}.bin`;
+}
+
+/**
+ * The durable half of a Raft server: the log since the last snapshot, the hard state, the snapshot record and
+ * its file, and the peer address book. Layout under `dir`: `log/` (LevelDB), `snapshots/` (one current file).
+ *
+ * The core holds the log in memory; this store is written as the core produces Readys and read back only by
+ * `open`, which also checks what it reads: a torn last entry (the tail of a write that never completed) is
+ * dropped, anything else that does not verify stops the start.
+ */
+export class RaftStorage {
+  private first: number;
+  private last: number;
+  private current: SnapshotRecord | null;
+  /** Files received from peers and committed, not yet recorded as the current snapshot. */
+  private readonly received = new Map<string, SnapshotFileInfo>();
+
+  private constructor(
+    private readonly db: Db,
+    readonly logDir: string,
+    readonly snapshotDir: string,
+    readonly restored: RestoreState,
+    readonly addresses: Record<string, string>,
+    snapshot: SnapshotRecord | null,
+    private readonly logger: Logger,
+  ) {
+    this.current = snapshot;
+    const base = snapshot?.meta.index ?? 0;
+    this.first = base + 1;
+    this.last = restored.entries.at(-1)?.index ?? base;
+  }
+
+  static async open(dir: string, logger: Logger): Promise<RaftStorage> {
+    const logDir = join(dir, "log");
+    const snapshotDir = join(dir, "snapshots");
+    await mkdir(snapshotDir, { recursive: true });
+    const db: Db = new Level<Buffer, Buffer>(logDir, { keyEncoding: "buffer", valueEncoding: "buffer" });
+    try {
+      await db.open();
+    } catch (err) {
+      const cause = (err as { cause?: Error }).cause?.message ?? (err as Error).message;
+      throw new StorageCorruptionError(logDir, `cannot open the log database: ${cause}`);
+    }
+    try {
+      const loaded = await load(db, logDir, snapshotDir, logger);
+      await removeSnapshotFilesExcept(snapshotDir, loaded.snapshot?.file.name);
+      return new RaftStorage(
+        db,
+        logDir,
+        snapshotDir,
+        loaded.restored,
+        loaded.addresses,
+        loaded.snapshot,
+        logger,
+      );
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+  }
+
+  get firstIndex(): number {
+    return this.first;
+  }
+
+  get lastIndex(): number {
+    return this.last;
+  }
+
+  /** The current snapshot and the path of its file, if any. */
+  get snapshot(): { meta: SnapshotMeta; path: string } | null {
+    return this.current && { meta: this.current.meta, path: join(this.snapshotDir, this.current.file.name) };
+  }
+
+  /** Makes one Ready durable in a single fsynced batch. */
+  async save(changes: DurableChanges): Promise<void> {
+    const ops: BatchOp[] = [];
+    let installed: SnapshotRecord | undefined;
+    if (changes.snapshot) {
+      installed = this.snapshotRecord(changes.snapshot);
+      ops.push({ type: "put", key: KEY_SNAPSHOT, value: encodeRecord(installed) });
+      for (let i = this.first; i <= this.last; i++) ops.push({ type: "del", key: entryKey(i) });
+      this.first = changes.snapshot.index + 1;
+      this.last = changes.snapshot.index;
+    }
+    const entries = changes.entries;
+    const head = entries[0];
+    if (head) {
+      if (head.index < this.first || head.index > this.last + 1) {
+        throw new Error(`entries from ${head.index} do not attach to the log [${this.first}, ${this.last}]`);
+      }
+      const newLast = head.index + entries.length - 1;
+      // Entries past the new tail conflicted with the leader's log; the rest are overwritten below.
+      for (let i = newLast + 1; i <= this.last; i++) ops.push({ type: "del", key: entryKey(i) });
+      for (const e of entries) ops.push({ type: "put", key: entryKey(e.index), value: encodeEntry(e) });
+      this.last = newLast;
+    }
+    if (changes.hardState) {
+      ops.push({ type: "put", key: KEY_HARD_STATE, value: encodeRecord(changes.hardState) });
+    }
+    if (ops.length === 0) return;
+    await this.db.batch(ops, { sync: true });
+    if (installed) await this.replaceSnapshot(installed);
+  }
+
+  /** Opens a writer for the file of snapshot `meta`, whether taken locally or received from a peer. */
+  createSnapshotWriter(meta: SnapshotMeta): Promise<SnapshotFileWriter> {
+    return SnapshotFileWriter.create(this.snapshotDir, snapshotFileName(meta));
+  }
+
+  /** Notes a committed snapshot file from a peer, so a later `save` with its meta can record it. */
+  noteReceivedSnapshot(info: SnapshotFileInfo): void {
+    this.received.set(info.name, info);
+  }
+
+  /**
+   * Records a snapshot this server took of its own state machine and drops the log entries it covers.
+   * `meta` comes from the core's `compact`, `file` from the finished writer.
+   */
+  async compact(meta: SnapshotMeta, file: SnapshotFileInfo): Promise<void> {
+    const record: SnapshotRecord = { meta, file };
+    const ops: BatchOp[] = [{ type: "put", key: KEY_SNAPSHOT, value: encodeRecord(record) }];
+    const upTo = Math.min(meta.index, this.last);
+    for (let i = this.first; i <= upTo; i++) ops.push({ type: "del", key: entryKey(i) });
+    await this.db.batch(ops, { sync: true });
+    this.first = Math.max(this.first, meta.index + 1);
+    this.last = Math.max(this.last, meta.index);
+    await this.replaceSnapshot(record);
+  }
+
+  async saveAddresses(addresses: Record<string, string>): Promise<void> {
+    await this.db.put(KEY_ADDRESSES, encodeRecord(addresses), { sync: true });
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  private snapshotRecord(meta: SnapshotMeta): SnapshotRecord {
+    const name = snapshotFileName(meta);
+    const file =
+      this.received.get(name) ?? (this.current?.file.name === name ? this.current.file : undefined);
+    if (!file) throw new Error(`snapshot ${name} was never received`);
+    return { meta, file };
+  }
+
+  private async replaceSnapshot(record: SnapshotRecord): Promise<void> {
+    this.received.delete(record.file.name);
+    const previous = this.current;
+    this.current = record;
+    if (previous && previous.file.name !== record.file.name) {
+      await removeSnapshotFilesExcept(this.snapshotDir, record.file.name).catch((err: Error) =>
+        this.logger.warn({ err: err.message }, "could not remove superseded snapshot files"),
+      );
+    }
+  }
+}
+
+interface Loaded {
+  restored: RestoreState;
+  snapshot: SnapshotRecord | null;
+  addresses: Record<string, string>;
+}
+
+async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger): Promise<Loaded> {
+  const version = await db.get(KEY_VERSION);
+  if (version === undefined) {
+    const anything = await db.keys({ limit: 1 }).all();
+    if (anything.length > 0) throw new StorageVersionError(logDir, "none", FORMAT_VERSION);
+    await db.put(KEY_VERSION, Buffer.from(String(FORMAT_VERSION)), { sync: true });
+  } else if (version.toString() !== String(FORMAT_VERSION)) {
+    throw new StorageVersionError(logDir, version.toString(), FORMAT_VERSION);
+  }
+
+  const hardState = await readRecord(db, KEY_HARD_STATE, logDir, "hard state", isHardState);
+  const snapshot = await readRecord(db, KEY_SNAPSHOT, logDir, "snapshot record", isSnapshotRecord);
+  const addresses = await readRecord(db, KEY_ADDRESSES, logDir, "address book", isAddressBook);
+  if (snapshot) await verifySnapshotFile(snapshotDir, snapshot.file);
+
+  const base = snapshot?.meta.index ?? 0;
+  const entries: Entry[] = [];
+  let torn: { key: Buffer; reason: string } | undefined;
+  for await (const [key, value] of db.iterator(ENTRY_RANGE)) {
+    if (torn) throw new StorageCorruptionError(logDir, torn.reason);
+    const e = decodeEntry(key, value);
+    if (typeof e === "string") {
+      torn = { key, reason: e };
+      continue;
+    }
+    const expected = (entries.at(-1)?.index ?? base) + 1;
+    if (e.index !== expected) {
+      throw new StorageCorruptionError(logDir, `log has entry ${e.index} where ${expected} was expected`);
+    }
+    entries.push(e);
+  }
+  if (torn) {
+    // Only the last write can be torn: it was never fsynced completely, so nothing depended on it.
+    logger.warn({ file: logDir, reason: torn.reason }, "dropping torn last log entry");
+    await db.del(torn.key, { sync: true });
+  }
+
+  const hs = hardState ?? EMPTY_HARD_STATE;
+  const last = entries.at(-1)?.index ?? base;
+  if (hs.commit > last) {
+    throw new StorageCorruptionError(
+      logDir,
+      `commit index ${hs.commit} is past the last durable entry ${last}`,
+    );
+  }
+  return {
+    restored: { hardState: hs, snapshot: snapshot?.meta ?? null, entries },
+    snapshot: snapshot ?? null,
+    addresses: addresses ?? {},
+  };
+}
+
+async function readRecord<T>(
+  db: Db,
+  key: Buffer,
+  logDir: string,
+  what: string,
+  isValid: (v: unknown) => v is T,
+): Promise<T | undefined> {
+  const value = await db.get(key);
+  if (value === undefined) return undefined;
+  let decoded: unknown;
+  try {
+    decoded = decodeRecord(value);
+  } catch (err) {
+    throw new StorageCorruptionError(logDir, `${what}: ${(err as Error).message}`);
+  }
+  if (!isValid(decoded)) throw new StorageCorruptionError(logDir, `${what} is malformed`);
+  return decoded;
+}

@@ -1,0 +1,222 @@
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Level } from "level";
+import pino from "pino";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { Entry, SnapshotMeta } from "../../src/core/types.js";
+import { StorageCorruptionError, StorageVersionError } from "../../src/storage/errors.js";
+import { RaftStorage } from "../../src/storage/raft-storage.js";
+import { entryKey, KEY_VERSION } from "../../src/storage/records.js";
+
+const silent = pino({ level: "silent" });
+
+function entry(index: number, term: number, text = `cmd-${index}`): Entry {
+  return { index, term, kind: "normal", data: Buffer.from(text) };
+}
+
+function entries(from: number, to: number, term: number): Entry[] {
+  const out: Entry[] = [];
+  for (let i = from; i <= to; i++) out.push(entry(i, term));
+  return out;
+}
+
+const conf = { voters: ["a", "b", "c"], learners: [] };
+
+/** A logger that records warnings, to check what a start reports. */
+function recordingLogger(): { logger: pino.Logger; lines: Array<Record<string, unknown>> } {
+  const lines: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: "warn" }, { write: (line: string) => lines.push(JSON.parse(line)) });
+  return { logger, lines };
+}
+
+async function withRawDb(dir: string, fn: (db: Level<Buffer, Buffer>) => Promise<void>): Promise<void> {
+  const db = new Level<Buffer, Buffer>(join(dir, "log"), { keyEncoding: "buffer", valueEncoding: "buffer" });
+  await db.open();
+  try {
+    await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+async function writeSnapshot(storage: RaftStorage, meta: SnapshotMeta, bytes: Buffer) {
+  const writer = await storage.createSnapshotWriter(meta);
+  await writer.write(bytes);
+  return writer.commit();
+}
+
+describe("RaftStorage", () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), "cairn-raft-storage-"));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("starts empty and round-trips hard state and entries", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    expect(s.restored).toEqual({
+      hardState: { term: 0, vote: null, commit: 0 },
+      snapshot: null,
+      entries: [],
+    });
+    const conflictFree = [entry(1, 1), { index: 2, term: 1, kind: "conf", data: new Uint8Array() } as Entry];
+    await s.save({ hardState: { term: 1, vote: "b", commit: 1 }, entries: conflictFree });
+    await s.save({ entries: [entry(3, 2, "x".repeat(10_000))] });
+    await s.close();
+
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.hardState).toEqual({ term: 1, vote: "b", commit: 1 });
+    expect(r.restored.entries.map((e) => [e.index, e.term, e.kind, Buffer.from(e.data).toString()])).toEqual([
+      [1, 1, "normal", "cmd-1"],
+      [2, 1, "conf", ""],
+      [3, 2, "normal", "x".repeat(10_000)],
+    ]);
+    expect([r.firstIndex, r.lastIndex]).toEqual([1, 3]);
+    await r.close();
+  });
+
+  it("replaces a conflicting suffix", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 6, 1) });
+    await s.save({ entries: [entry(3, 2, "new-3"), entry(4, 2, "new-4")] });
+    expect(s.lastIndex).toBe(4);
+    await s.close();
+
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.entries.map((e) => `${e.index}/${e.term}/${Buffer.from(e.data)}`)).toEqual([
+      "1/1/cmd-1",
+      "2/1/cmd-2",
+      "3/2/new-3",
+      "4/2/new-4",
+    ]);
+    await r.close();
+  });
+
+  it("rejects entries that do not attach to the log", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 2, 1) });
+    await expect(s.save({ entries: [entry(5, 1)] })).rejects.toThrow(/do not attach/);
+    await s.close();
+  });
+
+  it("compacts: records the snapshot, drops covered entries, keeps one snapshot file", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: "a", commit: 10 }, entries: entries(1, 10, 1) });
+    const first: SnapshotMeta = { index: 4, term: 1, conf };
+    await s.compact(first, await writeSnapshot(s, first, Buffer.from("state@4")));
+    const second: SnapshotMeta = { index: 6, term: 1, conf };
+    await s.compact(second, await writeSnapshot(s, second, Buffer.from("state@6")));
+    expect(s.firstIndex).toBe(7);
+    await s.close();
+
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.snapshot).toEqual(second);
+    expect(r.restored.entries.map((e) => e.index)).toEqual([7, 8, 9, 10]);
+    expect(r.snapshot?.path).toBe(join(dir, "snapshots", "snapshot-1-6.bin"));
+    expect(await readdir(join(dir, "snapshots"))).toEqual(["snapshot-1-6.bin"]);
+    await r.close();
+  });
+
+  it("installs a snapshot received from the leader, replacing the whole log", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: null, commit: 3 }, entries: entries(1, 5, 1) });
+    const meta: SnapshotMeta = { index: 20, term: 3, conf };
+    s.noteReceivedSnapshot(await writeSnapshot(s, meta, Buffer.alloc(100_000, 7)));
+    await s.save({ snapshot: meta, hardState: { term: 3, vote: null, commit: 20 }, entries: [entry(21, 3)] });
+    await s.close();
+
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.snapshot).toEqual(meta);
+    expect(r.restored.hardState.commit).toBe(20);
+    expect(r.restored.entries.map((e) => e.index)).toEqual([21]);
+    await r.close();
+  });
+
+  it("refuses to record a snapshot whose file never arrived", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await expect(s.save({ snapshot: { index: 9, term: 2, conf }, entries: [] })).rejects.toThrow(
+      /never received/,
+    );
+    await s.close();
+  });
+
+  it("drops a torn last entry, logging it", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: null, commit: 3 }, entries: entries(1, 5, 1) });
+    await s.close();
+    await withRawDb(dir, (db) => db.put(entryKey(5), Buffer.from([1, 2, 3])));
+
+    const { logger, lines } = recordingLogger();
+    const r = await RaftStorage.open(dir, logger);
+    expect(r.restored.entries.map((e) => e.index)).toEqual([1, 2, 3, 4]);
+    expect(lines).toEqual([expect.objectContaining({ msg: "dropping torn last log entry" })]);
+    await r.save({ entries: [entry(5, 2)] });
+    await r.close();
+
+    const again = await RaftStorage.open(dir, silent);
+    expect(again.restored.entries.at(-1)).toMatchObject({ index: 5, term: 2 });
+    await again.close();
+  });
+
+  it("refuses to start on a corrupt entry before the tail, naming the file", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 5, 1) });
+    await s.close();
+    await withRawDb(dir, async (db) => {
+      const good = await db.get(entryKey(3));
+      good![good!.length - 1]! ^= 0xff;
+      await db.put(entryKey(3), good!);
+    });
+    const err = await RaftStorage.open(dir, silent).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageCorruptionError);
+    expect((err as Error).message).toContain(join(dir, "log"));
+    expect((err as Error).message).toContain("entry 3 fails its checksum");
+  });
+
+  it("refuses to start on a gap in the log", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 5, 1) });
+    await s.close();
+    await withRawDb(dir, (db) => db.del(entryKey(3)));
+    await expect(RaftStorage.open(dir, silent)).rejects.toThrow(/entry 4 where 3 was expected/);
+  });
+
+  it("refuses to start when the snapshot file is damaged, naming it", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 3, 1) });
+    const meta: SnapshotMeta = { index: 2, term: 1, conf };
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@2")));
+    await s.close();
+    const file = join(dir, "snapshots", "snapshot-1-2.bin");
+    await writeFile(file, "state@X");
+    const err = await RaftStorage.open(dir, silent).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageCorruptionError);
+    expect((err as Error).message).toContain(file);
+  });
+
+  it("refuses a data directory of an unknown format version", async () => {
+    await (await RaftStorage.open(dir, silent)).close();
+    await withRawDb(dir, (db) => db.put(KEY_VERSION, Buffer.from("99")));
+    const err = await RaftStorage.open(dir, silent).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(StorageVersionError);
+    expect((err as Error).message).toContain(join(dir, "log"));
+    expect((err as Error).message).toContain('"99"');
+  });
+
+  it("refuses a LevelDB directory that holds something other than a Cairn log", async () => {
+    await withRawDb(dir, (db) => db.put(Buffer.from("foreign"), Buffer.from("data")));
+    await expect(RaftStorage.open(dir, silent)).rejects.toBeInstanceOf(StorageVersionError);
+  });
+
+  it("removes leftovers of interrupted snapshot writes at start", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    const writer = await s.createSnapshotWriter({ index: 1, term: 1, conf });
+    await writer.write(Buffer.from("partial"));
+    await s.close();
+    await (await RaftStorage.open(dir, silent)).close();
+    expect(await readdir(join(dir, "snapshots"))).toEqual([]);
+  });
+});
