@@ -1,0 +1,221 @@
+import type { Logger } from "pino";
+import { WebSocket } from "ws";
+import { Backoff } from "./backoff.js";
+import {
+  type AcceptorFrame,
+  decodeAcceptorFrame,
+  encodeFrame,
+  type Frame,
+  FrameKind,
+  PROTOCOL_VERSION,
+} from "./frames.js";
+import { closeWithReason, keepAlive } from "./keepalive.js";
+import { SERVER_PATH, type TransportLimits } from "./options.js";
+import { PendingRequests, RpcError } from "./rpc.js";
+import { SnapshotSender } from "./snapshot-sender.js";
+
+export interface LinkContext {
+  nodeId: string;
+  clusterId: string;
+  advertiseAddress: string;
+  logger: Logger;
+  limits: TransportLimits;
+  random: () => number;
+  onUnreachable(peer: string): void;
+}
+
+/**
+ * This server's outbound connection to one peer. Everything this server initiates towards the peer travels
+ * on it: Raft messages, requests, snapshot streams; the peer's answers come back on it. It redials with
+ * backoff whenever it drops, until closed.
+ */
+export class PeerLink<M> {
+  private ws: WebSocket | undefined;
+  private open = false;
+  private closed = false;
+  private redialTimer: NodeJS.Timeout | undefined;
+  private stopKeepAlive: (() => void) | undefined;
+  private readonly backoff: Backoff;
+  private batch: M[] = [];
+  private flushScheduled = false;
+  private readonly requests = new PendingRequests();
+  private openWaiters: Array<() => void> = [];
+  private snapshot: SnapshotSender<M> | undefined;
+  private nextStream = 1;
+  private readonly log: Logger;
+
+  constructor(
+    readonly peer: string,
+    private address: string,
+    private readonly ctx: LinkContext,
+  ) {
+    this.backoff = new Backoff(ctx.limits.backoff, ctx.random);
+    this.log = ctx.logger.child({ peer, address });
+    this.dial();
+  }
+
+  get connected(): boolean {
+    return this.open;
+  }
+
+  /** Points the link at a new address (the peer moved); the current connection is replaced. */
+  setAddress(address: string): void {
+    if (address === this.address) return;
+    this.address = address;
+    this.ws?.terminate();
+  }
+
+  /** Queues a Raft message; everything queued in one loop turn leaves in one frame. */
+  send(message: M): void {
+    if (this.batch.length >= this.ctx.limits.maxBatchMessages) {
+      this.ctx.onUnreachable(this.peer);
+      return;
+    }
+    this.batch.push(message);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+  }
+
+  async request(method: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+    if (this.closed) throw new RpcError("unreachable", `link to ${this.peer} is closed`);
+    const { id, answer } = this.requests.open(timeoutMs, method);
+    const send = () => {
+      if (this.requests.markSent(id)) this.sendFrame({ kind: FrameKind.rpcRequest, id, method, payload });
+    };
+    if (this.open) send();
+    else if (this.openWaiters.length < this.ctx.limits.maxWaitingRequests) this.openWaiters.push(send);
+    else this.requests.fail(id, new RpcError("overloaded", `too many requests waiting for ${this.peer}`));
+    return answer;
+  }
+
+  /** Streams a snapshot file; resolves once the peer has it durably, rejects if the stream broke. */
+  async sendSnapshot(message: M, path: string): Promise<void> {
+    if (!this.open) throw new RpcError("unreachable", `no connection to ${this.peer}`);
+    if (this.snapshot) throw new Error(`a snapshot is already streaming to ${this.peer}`);
+    const { snapshotChunkBytes, snapshotWindow } = this.ctx.limits;
+    const sender = new SnapshotSender<M>(
+      this.nextStream++,
+      (f) => this.sendFrame(f),
+      snapshotChunkBytes,
+      snapshotWindow,
+    );
+    this.snapshot = sender;
+    try {
+      await sender.run(message, path);
+    } finally {
+      if (this.snapshot === sender) this.snapshot = undefined;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.redialTimer);
+    this.ws?.terminate();
+    this.lost("link closed");
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    const messages = this.batch;
+    this.batch = [];
+    if (messages.length === 0) return;
+    const ws = this.ws;
+    if (!this.open || !ws || ws.bufferedAmount > this.ctx.limits.maxBufferedBytes) {
+      this.ctx.onUnreachable(this.peer);
+      return;
+    }
+    ws.send(encodeFrame<M>({ kind: FrameKind.raft, messages }));
+  }
+
+  private sendFrame(frame: Frame<M>): void {
+    this.ws?.send(encodeFrame(frame));
+  }
+
+  private dial(): void {
+    if (this.closed) return;
+    const ws = new WebSocket(`ws://${this.address}${SERVER_PATH}`, {
+      perMessageDeflate: false,
+      maxPayload: this.ctx.limits.maxFrameBytes,
+      handshakeTimeout: 5000,
+    });
+    this.ws = ws;
+    ws.binaryType = "nodebuffer";
+    ws.on("open", () => {
+      ws.send(
+        encodeFrame<M>({
+          kind: FrameKind.hello,
+          version: PROTOCOL_VERSION,
+          cluster: this.ctx.clusterId,
+          from: this.ctx.nodeId,
+          to: this.peer,
+          address: this.ctx.advertiseAddress,
+        }),
+      );
+      this.stopKeepAlive = keepAlive(ws, this.ctx.limits.pingIntervalMs);
+    });
+    ws.on("message", (data, isBinary) => {
+      if (this.ws !== ws || ws.readyState !== ws.OPEN) return;
+      const decoded = isBinary
+        ? decodeAcceptorFrame(data as Buffer)
+        : { ok: false as const, reason: "text frame" };
+      if (decoded.ok) this.receive(ws, decoded.frame);
+      else this.reject(ws, decoded.reason);
+    });
+    ws.on("error", (err) => this.log.debug({ err: err.message }, "server connection error"));
+    ws.on("close", (code, reason) => {
+      if (this.ws !== ws) return;
+      if (this.open) this.log.info({ code, reason: reason.toString() }, "server connection lost");
+      this.ws = undefined;
+      this.stopKeepAlive?.();
+      this.lost(`connection to ${this.peer} lost`);
+      if (!this.closed) this.redialTimer = setTimeout(() => this.dial(), this.backoff.next());
+    });
+  }
+
+  private receive(ws: WebSocket, frame: AcceptorFrame): void {
+    switch (frame.kind) {
+      case FrameKind.welcome: {
+        if (frame.node !== this.peer) {
+          this.reject(ws, `expected node ${this.peer}, reached ${frame.node}`);
+          return;
+        }
+        this.open = true;
+        this.backoff.reset();
+        this.log.info("server connection established");
+        const waiters = this.openWaiters;
+        this.openWaiters = [];
+        for (const w of waiters) w();
+        return;
+      }
+      case FrameKind.rpcResponse:
+        this.requests.settle(frame.id, frame.ok, frame.payload);
+        return;
+      case FrameKind.snapshotAck:
+        if (this.snapshot?.stream === frame.stream) this.snapshot.onAck(frame.seq);
+        return;
+      case FrameKind.snapshotDone:
+        if (this.snapshot?.stream === frame.stream) this.snapshot.onDone(frame.ok, frame.reason);
+        return;
+    }
+  }
+
+  /** A frame we cannot trust: drop the connection (it will be redialed), never the process. */
+  private reject(ws: WebSocket, reason: string): void {
+    this.log.warn({ reason }, "closing server connection: bad frame");
+    closeWithReason(ws, reason);
+  }
+
+  private lost(reason: string): void {
+    this.open = false;
+    const err = new RpcError("unreachable", reason);
+    if (this.closed) {
+      this.requests.failAll(err);
+      this.openWaiters = [];
+    } else {
+      this.requests.failSent(err);
+    }
+    this.snapshot?.fail(err);
+  }
+}

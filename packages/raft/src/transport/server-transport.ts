@@ -1,0 +1,139 @@
+import type { AddressInfo } from "node:net";
+import { WebSocketServer } from "ws";
+import { InboundConnection, type InboundContext } from "./inbound-connection.js";
+import { defaultLimits, SERVER_PATH, type TransportLimits, type TransportOptions } from "./options.js";
+import { type LinkContext, PeerLink } from "./peer-link.js";
+import { RpcError, type RpcHandler } from "./rpc.js";
+
+/**
+ * Connections between the servers of one cluster. Each server dials every peer it knows once (its outbound
+ * link carries what it initiates) and accepts the peers' links (on which it answers). Raft messages sent in
+ * one loop turn leave in one frame per peer; a peer that is down or slow costs a bounded amount of memory,
+ * and messages that cannot be queued are dropped with `onUnreachable`, which Raft tolerates by design.
+ */
+export class ServerTransport<M> {
+  private readonly links = new Map<string, PeerLink<M>>();
+  private readonly inbound = new Set<InboundConnection<M>>();
+  private readonly rpcHandlers = new Map<string, RpcHandler>();
+  private readonly linkContext: LinkContext;
+
+  private constructor(
+    private readonly server: WebSocketServer,
+    private readonly options: TransportOptions<M>,
+    readonly limits: TransportLimits,
+    readonly address: string,
+  ) {
+    this.linkContext = {
+      nodeId: options.nodeId,
+      clusterId: options.clusterId,
+      advertiseAddress: address,
+      logger: options.logger,
+      limits,
+      random: options.random ?? Math.random,
+      onUnreachable: (peer) => options.handlers.onUnreachable(peer),
+    };
+    const inboundContext: InboundContext<M> = {
+      nodeId: options.nodeId,
+      clusterId: options.clusterId,
+      logger: options.logger,
+      limits,
+      isMessage: options.isMessage,
+      handlers: options.handlers,
+      rpcHandlers: this.rpcHandlers,
+    };
+    server.on("connection", (ws, req) => {
+      const conn = new InboundConnection<M>(
+        ws,
+        inboundContext,
+        `${req.socket.remoteAddress}:${req.socket.remotePort}`,
+      );
+      this.inbound.add(conn);
+      ws.on("close", () => this.inbound.delete(conn));
+    });
+  }
+
+  /** Starts listening; resolves once the port is bound. */
+  static async start<M>(options: TransportOptions<M>): Promise<ServerTransport<M>> {
+    const limits = { ...defaultLimits, ...options.limits };
+    const server = new WebSocketServer({
+      host: options.host,
+      port: options.port,
+      path: SERVER_PATH,
+      perMessageDeflate: false,
+      maxPayload: limits.maxFrameBytes,
+    });
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+    server.on("error", (err) =>
+      options.logger.error({ err: err.message }, "server transport listener error"),
+    );
+    const { port } = server.address() as AddressInfo;
+    return new ServerTransport(
+      server,
+      options,
+      limits,
+      options.advertiseAddress ?? `${options.host}:${port}`,
+    );
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  /** Adds a peer or updates its address; a link to it is dialed at once. */
+  setPeer(id: string, address: string): void {
+    if (id === this.options.nodeId) return;
+    const link = this.links.get(id);
+    if (link) link.setAddress(address);
+    else this.links.set(id, new PeerLink<M>(id, address, this.linkContext));
+  }
+
+  removePeer(id: string): void {
+    this.links.get(id)?.close();
+    this.links.delete(id);
+  }
+
+  peers(): string[] {
+    return [...this.links.keys()];
+  }
+
+  isConnected(peer: string): boolean {
+    return this.links.get(peer)?.connected ?? false;
+  }
+
+  /** Queues a Raft message for `peer`; it leaves with the others queued in this loop turn. */
+  send(peer: string, message: M): void {
+    const link = this.links.get(peer);
+    if (link) link.send(message);
+    else this.options.handlers.onUnreachable(peer);
+  }
+
+  /** Streams a snapshot file to `peer`; resolves once the peer has it durably. */
+  sendSnapshot(peer: string, message: M, path: string): Promise<void> {
+    const link = this.links.get(peer);
+    if (!link) return Promise.reject(new RpcError("unreachable", `unknown peer ${peer}`));
+    return link.sendSnapshot(message, path);
+  }
+
+  /** Sends a request to `peer` and resolves with the handler's answer; see `RpcError` for failures. */
+  request(peer: string, method: string, payload: unknown, timeoutMs: number): Promise<unknown> {
+    const link = this.links.get(peer);
+    if (!link) return Promise.reject(new RpcError("unreachable", `unknown peer ${peer}`));
+    return link.request(method, payload, timeoutMs);
+  }
+
+  /** Registers the handler that answers requests for `method`; its result (or thrown error) is sent back. */
+  handle(method: string, handler: RpcHandler): void {
+    if (this.rpcHandlers.has(method)) throw new Error(`a handler for ${method} is already registered`);
+    this.rpcHandlers.set(method, handler);
+  }
+
+  async close(): Promise<void> {
+    for (const link of this.links.values()) link.close();
+    this.links.clear();
+    for (const conn of this.inbound) conn.close();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
