@@ -1,0 +1,38 @@
+// The `cairn` command tree and its entry point, independent of the process so tests can drive it.
+import { type Command, commandGroup, errorText, type Io } from "./command.js";
+import { agentCommand } from "./commands/agent.js";
+import { kvCommand } from "./commands/kv.js";
+import { lockCommand } from "./commands/lock.js";
+import { operatorCommand } from "./commands/operator.js";
+import { snapshotCommand } from "./commands/snapshot.js";
+import { versionCommand } from "./commands/version.js";
+
+export const rootCommand: Command = commandGroup(
+  "Cairn",
+  `
+Usage: cairn [--version] [--help] <command> [<args>]
+
+  A clustered service registry and configuration store that speaks Consul's
+  HTTP API. Every command that talks to a server takes -http-addr (or
+  CAIRN_HTTP_ADDR / CONSUL_HTTP_ADDR) and -token (or CAIRN_HTTP_TOKEN /
+  CONSUL_HTTP_TOKEN).`,
+  {
+    agent: agentCommand,
+    kv: kvCommand,
+    lock: lockCommand,
+    operator: operatorCommand,
+    snapshot: snapshotCommand,
+    version: versionCommand,
+  },
+);
+
+/** Runs `cairn ARGV...`; returns the exit code. Unexpected failures become one line and exit code 1. */
+export async function runCli(argv: readonly string[], io: Io): Promise<number> {
+  const args = argv[0] === "-version" || argv[0] === "--version" || argv[0] === "-v" ? ["version"] : argv;
+  try {
+    return await rootCommand.run(args, io);
+  } catch (err) {
+    io.err(`Error: ${errorText(err)}`);
+    return 1;
+  }
+}

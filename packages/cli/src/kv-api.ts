@@ -1,0 +1,160 @@
+// Typed calls on /v1/kv and /v1/session, shared by the kv commands and by `cairn lock`.
+import { type HttpClient, kvPath } from "./http.js";
+import { field, isObject, type JsonValue, parseJson } from "./json.js";
+
+export interface KvEntry {
+  key: string;
+  value: Buffer;
+  flags: bigint;
+  createIndex: bigint;
+  modifyIndex: bigint;
+  lockIndex: bigint;
+  session: string;
+}
+
+export interface KvWrite {
+  key: string;
+  value?: Uint8Array;
+  flags?: bigint;
+  cas?: bigint;
+  acquire?: string;
+  release?: string;
+}
+
+export interface Blocking {
+  index?: bigint;
+  wait?: string;
+  consistent?: boolean;
+  signal?: AbortSignal;
+}
+
+function uint(v: JsonValue | undefined): bigint {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);
+  return 0n;
+}
+
+function str(v: JsonValue | undefined): string {
+  return typeof v === "string" ? v : "";
+}
+
+export function decodeEntries(body: JsonValue): KvEntry[] {
+  if (body === null) return [];
+  if (!Array.isArray(body)) throw new Error("unexpected KV response: not an array");
+  return body.filter(isObject).map((e) => ({
+    key: str(field(e, "Key")),
+    value: Buffer.from(str(field(e, "Value")), "base64"),
+    flags: uint(field(e, "Flags")),
+    createIndex: uint(field(e, "CreateIndex")),
+    modifyIndex: uint(field(e, "ModifyIndex")),
+    lockIndex: uint(field(e, "LockIndex")),
+    session: str(field(e, "Session")),
+  }));
+}
+
+export class KvApi {
+  constructor(private readonly http: HttpClient) {}
+
+  /** The entry at `key`, or undefined on 404; `index` is the index to block on next. */
+  async get(key: string, block: Blocking = {}): Promise<{ entry: KvEntry | undefined; index: bigint }> {
+    const res = await this.read(key, {}, block);
+    return { entry: res.entries[0], index: res.index };
+  }
+
+  async list(prefix: string, block: Blocking = {}): Promise<{ entries: KvEntry[]; index: bigint }> {
+    return this.read(prefix, { recurse: true }, block);
+  }
+
+  async keys(prefix: string, separator: string): Promise<string[]> {
+    const { response, status } = await this.http.request("GET", kvPath(prefix), {
+      query: { keys: true, separator: separator === "" ? undefined : separator },
+      read: true,
+      accept: [404],
+    });
+    if (status === 404) return [];
+    const body = parseJson(await response.text());
+    return Array.isArray(body) ? body.filter((k): k is string => typeof k === "string") : [];
+  }
+
+  private async read(
+    key: string,
+    query: Record<string, boolean>,
+    block: Blocking,
+  ): Promise<{ entries: KvEntry[]; index: bigint }> {
+    const { response, status, index } = await this.http.request("GET", kvPath(key), {
+      query: {
+        ...query,
+        index: block.index,
+        wait: block.index === undefined ? undefined : block.wait,
+        consistent: block.consistent,
+      },
+      read: true,
+      accept: [404],
+      signal: block.signal,
+    });
+    if (status === 404) {
+      await response.body?.cancel();
+      return { entries: [], index };
+    }
+    return { entries: decodeEntries(parseJson(await response.text())), index };
+  }
+
+  /** PUT; true when the server applied it (false for a failed cas, acquire or release). */
+  async put(w: KvWrite): Promise<boolean> {
+    const body = await this.http.json("PUT", kvPath(w.key), {
+      query: { flags: w.flags, cas: w.cas, acquire: w.acquire, release: w.release },
+      body: w.value ?? new Uint8Array(),
+    });
+    return body === true;
+  }
+
+  async delete(key: string, opts: { recurse?: boolean; cas?: bigint } = {}): Promise<boolean> {
+    const body = await this.http.json("DELETE", kvPath(key), {
+      query: { recurse: opts.recurse, cas: opts.cas },
+    });
+    return body === true;
+  }
+}
+
+export interface SessionSpec {
+  name: string;
+  ttl: string;
+  behavior: "release" | "delete";
+}
+
+export class SessionApi {
+  constructor(private readonly http: HttpClient) {}
+
+  async create(spec: SessionSpec): Promise<string> {
+    const body = await this.http.json("PUT", "/v1/session/create", {
+      body: JSON.stringify({ Name: spec.name, TTL: spec.ttl, Behavior: spec.behavior }),
+    });
+    const id = isObject(body) ? field(body, "ID") : undefined;
+    if (typeof id !== "string" || id === "") throw new Error("session create returned no ID");
+    return id;
+  }
+
+  /** Renews the session; returns the TTL the server granted, or undefined when the session is gone. */
+  async renew(id: string): Promise<string | undefined> {
+    const { response, status } = await this.http.request(
+      "PUT",
+      `/v1/session/renew/${encodeURIComponent(id)}`,
+      {
+        accept: [404],
+      },
+    );
+    if (status === 404) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    const body = parseJson(await response.text());
+    const first = Array.isArray(body) ? body[0] : undefined;
+    if (!isObject(first)) return undefined;
+    return str(field(first, "TTL"));
+  }
+
+  async destroy(id: string): Promise<void> {
+    const { response } = await this.http.request("PUT", `/v1/session/destroy/${encodeURIComponent(id)}`);
+    await response.body?.cancel();
+  }
+}
