@@ -1,71 +1,889 @@
+import { applyConfChange, encodeConfEntry } from "./conf.js";
+import { RaftLog } from "./log.js";
+import { Progress } from "./progress.js";
 import type {
   ConfChange,
   ConfState,
+  Entry,
+  EntryKind,
+  HardState,
   Message,
   NodeId,
   ProposeResult,
   RaftConfig,
   RaftStatus,
+  ReadState,
   Ready,
   Rejected,
+  RejectReason,
   RestoreState,
+  Role,
   SnapshotMeta,
 } from "./types.js";
 
+type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, "from" | "term"> : never) : never;
+
+interface PendingRead {
+  seq: number;
+  index: number;
+  ctx: string;
+  from: NodeId;
+}
+
+interface WaitingRead {
+  ctx: string;
+  from: NodeId;
+  lease: boolean;
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** The value a majority of `values` has reached: the floor(n/2)-th highest. */
+function quorumValue(values: number[]): number {
+  values.sort((a, b) => b - a);
+  return values[Math.floor(values.length / 2)] ?? 0;
+}
+
+/**
+ * A pure Raft state machine (no timers, no I/O), in the style of etcd's raft package.
+ *
+ * Membership follows the Raft dissertation's single-server scheme: a configuration takes effect as
+ * soon as its entry is in the log (committed or not), at most one may be uncommitted, and a leader
+ * accepts one only after committing an entry of its own term (which closes the known single-server
+ * change bug).
+ */
 export class RaftCore {
+  private readonly cfg: RaftConfig;
+  readonly id: NodeId;
+
+  private term = 0;
+  private vote: NodeId | null = null;
+  private role: Role = "follower";
+  private leader: NodeId | null = null;
+
+  private readonly log: RaftLog;
+  private commit: number;
+  /** Last committed index handed to the driver in a Ready. */
+  private handedOff: number;
+  /** Last index the driver reported applied (via advance). */
+  private applied: number;
+  /** Latest snapshot position, sent to followers whose next entry was compacted away. */
+  private snapshotMeta: SnapshotMeta;
+  /** A snapshot received from the leader that the next Ready must hand to the driver. */
+  private receivedSnapshot: SnapshotMeta | null = null;
+
+  private conf: ConfState;
+  /** Index of the entry (or snapshot) that established `conf`. */
+  private confIndex: number;
+
+  /** Local tick clock; dates lease acknowledgements. */
+  private now = 0;
+  private electionElapsed = 0;
+  private heartbeatElapsed = 0;
+  private randomizedTimeout = 0;
+  /**
+   * Ticks since this node last heard from a leader (0 at start: a restarted node may have acked a
+   * leader just before crashing). While below electionTicks, CheckQuorum makes it ignore votes.
+   */
+  private leaderContactElapsed = 0;
+
+  private votes = new Map<NodeId, boolean>();
+  private progress = new Map<NodeId, Progress>();
+  /** Index of this leader's noop: nothing of the term is committed before it. */
+  private termStartIndex = 0;
+  private leadTransferee: NodeId | null = null;
+  private transferElapsed = 0;
+  /** Set once this leader sent TimeoutNow: its target may win an election regardless of stickiness. */
+  private leaseRevoked = false;
+  /** Appends are batched: proposals mark this and ready() sends once per follower. */
+  private broadcastPending = false;
+
+  private readSeq = 0;
+  private pendingReads: PendingRead[] = [];
+  private waitingReads: WaitingRead[] = [];
+
+  private msgs: Message[] = [];
+  private readStates: ReadState[] = [];
+  private prevHard: HardState;
+  private prevSoft: { leader: NodeId | null; role: Role };
+
   constructor(config: RaftConfig, restored: RestoreState, bootstrap?: ConfState) {
-    void config;
-    void restored;
-    void bootstrap;
+    if (config.electionTicks <= config.heartbeatTicks)
+      throw new Error("electionTicks must exceed heartbeatTicks");
+    this.cfg = config;
+    this.id = config.id;
+    const snap = restored.snapshot;
+    const emptyConf: ConfState = { voters: [], learners: [] };
+    this.log = new RaftLog(snap?.index ?? 0, snap?.term ?? 0, snap?.conf ?? emptyConf, restored.entries);
+    this.snapshotMeta = snap ?? { index: 0, term: 0, conf: emptyConf };
+    this.term = restored.hardState.term;
+    this.vote = restored.hardState.vote;
+    this.applied = Math.min(
+      Math.max(restored.applied ?? this.log.offset, this.log.offset),
+      this.log.lastIndex(),
+    );
+    this.commit = Math.min(Math.max(restored.hardState.commit, this.applied), this.log.lastIndex());
+    this.handedOff = this.applied;
+    this.prevHard = { term: this.term, vote: this.vote, commit: this.commit };
+
+    const pristine = this.term === 0 && snap === null && restored.entries.length === 0;
+    if (pristine && bootstrap) {
+      // Every bootstrapping server writes this identical first entry, so their logs agree from the start.
+      this.term = 1;
+      this.log.append({
+        term: 1,
+        index: 1,
+        kind: "conf",
+        data: encodeConfEntry({ change: null, conf: bootstrap }),
+      });
+      this.commit = 1;
+    }
+    const c = this.log.confAt(this.log.lastIndex());
+    this.conf = c.conf;
+    this.confIndex = c.index;
+    this.becomeFollower(this.term, null);
+    this.prevSoft = { leader: null, role: "follower" };
   }
+
+  // ---------------------------------------------------------------- driver API
+
   tick(): void {
-    throw new Error("not implemented");
+    this.now++;
+    this.leaderContactElapsed++;
+    if (this.role === "leader") this.tickLeader();
+    else this.tickElection();
   }
+
   step(m: Message): void {
-    void m;
-    throw new Error("not implemented");
+    if (m.to !== this.id) return;
+    if (m.term > this.term) {
+      if (m.type === "pre-vote" || m.type === "vote") {
+        // Leader stickiness: with a live leader, a vote request is a disruptive (or partitioned) server.
+        if (!m.transfer && this.inLease()) return;
+      }
+      if (m.type === "pre-vote" || (m.type === "pre-vote-resp" && !m.reject)) {
+        // A pre-vote is about a hypothetical term: it must not change ours.
+      } else {
+        const fromLeader = m.type === "append" || m.type === "heartbeat" || m.type === "snapshot";
+        this.becomeFollower(m.term, fromLeader ? m.from : null);
+      }
+    } else if (m.term < this.term) {
+      if ((this.cfg.checkQuorum || this.cfg.preVote) && (m.type === "append" || m.type === "heartbeat")) {
+        // A stale leader (e.g. partitioned away) would otherwise never learn it was deposed.
+        this.send({
+          type: "append-resp",
+          to: m.from,
+          index: 0,
+          reject: true,
+          hintIndex: 0,
+          hintTerm: 0,
+          sent: 0,
+        });
+      } else if (m.type === "pre-vote") {
+        this.send({ type: "pre-vote-resp", to: m.from, reject: true });
+      }
+      return;
+    }
+
+    switch (m.type) {
+      case "pre-vote":
+      case "vote":
+        this.handleVoteRequest(m);
+        return;
+      case "pre-vote-resp":
+      case "vote-resp":
+        this.handleVoteResponse(m);
+        return;
+      case "append":
+      case "heartbeat":
+      case "snapshot":
+        if (this.role === "leader") return; // cannot happen: one leader per term
+        if (this.role !== "follower" || this.leader !== m.from) this.becomeFollower(this.term, m.from);
+        this.electionElapsed = 0;
+        this.leaderContactElapsed = 0;
+        if (m.type === "append") this.handleAppend(m);
+        else if (m.type === "heartbeat") this.handleHeartbeat(m);
+        else this.handleSnapshot(m.from, m.snapshot);
+        return;
+      case "append-resp":
+        if (this.role === "leader") this.handleAppendResponse(m);
+        return;
+      case "heartbeat-resp":
+        if (this.role === "leader") this.handleHeartbeatResponse(m);
+        return;
+      case "timeout-now":
+        if (this.role !== "leader" && this.promotable()) this.campaign("vote", true);
+        return;
+      case "read-index":
+        if (this.role === "leader") this.handleRead(m.ctx, m.from, m.lease);
+        else this.send({ type: "read-index-resp", to: m.from, ctx: m.ctx, index: 0, reject: "not-leader" });
+        return;
+      case "read-index-resp":
+        if (m.reject === null) this.readStates.push({ ctx: m.ctx, index: m.index });
+        else this.readStates.push({ ctx: m.ctx, error: m.reject, leader: this.leader });
+        return;
+    }
   }
+
   propose(data: Uint8Array): ProposeResult {
-    void data;
-    throw new Error("not implemented");
+    const refused = this.refuseProposal();
+    if (refused) return refused;
+    return this.appendOwn("normal", data);
   }
+
   proposeConfChange(c: ConfChange): ProposeResult {
-    void c;
-    throw new Error("not implemented");
+    const refused = this.refuseProposal();
+    if (refused) return refused;
+    if (this.commit < this.termStartIndex) return this.rejected("term-not-committed");
+    if (this.confIndex > this.commit) return this.rejected("conf-pending");
+    if (c.op === "promote") {
+      const pr = this.progress.get(c.node);
+      if (pr && pr.match < this.commit) return this.rejected("learner-behind");
+    }
+    const next = applyConfChange(this.conf, c);
+    if (typeof next === "string") return this.rejected(next);
+    return this.appendOwn("conf", encodeConfEntry({ change: c, conf: next }));
   }
+
+  /**
+   * Ask for a read index. The answer arrives as a ReadState with the same ctx: once the state machine
+   * has applied that index, a read is linearizable. `lease` lets a leader answer from its lease
+   * without a heartbeat round (only with checkQuorum and leaseDriftTicks; otherwise a normal round).
+   */
   readIndex(ctx: string, opts?: { lease?: boolean }): void {
-    void ctx;
-    void opts;
-    throw new Error("not implemented");
+    const lease = opts?.lease ?? false;
+    if (this.role === "leader") this.handleRead(ctx, this.id, lease);
+    else if (this.leader !== null) this.send({ type: "read-index", to: this.leader, ctx, lease });
+    else this.readStates.push({ ctx, error: "no-leader", leader: null });
   }
+
+  /** Hand leadership to `to`: catch it up, then tell it to campaign at once. Aborts after an election timeout. */
   transferLeadership(to: NodeId): Rejected | null {
-    void to;
-    throw new Error("not implemented");
+    if (this.role !== "leader") return this.rejected("not-leader");
+    if (to === this.id) return null;
+    if (!this.conf.voters.includes(to)) return this.rejected("unknown-node");
+    if (this.leadTransferee === to) return null;
+    this.leadTransferee = to;
+    this.transferElapsed = 0;
+    const pr = this.progress.get(to)!;
+    if (pr.match === this.log.lastIndex()) this.sendTimeoutNow(to);
+    else this.sendAppend(to);
+    return null;
   }
+
+  /**
+   * The application has a snapshot of its state machine through `index` (<= applied): drop the log
+   * up to it. Returns the metadata to store with the snapshot (and to send to lagging followers).
+   */
   compact(index: number): SnapshotMeta {
-    void index;
-    throw new Error("not implemented");
+    if (index <= this.log.offset) return this.snapshotMeta;
+    if (index > this.applied) throw new Error(`compact(${index}) beyond applied index ${this.applied}`);
+    const conf = this.log.confAt(index).conf;
+    const term = this.log.term(index)!;
+    this.log.compact(index);
+    this.snapshotMeta = { index, term, conf };
+    return this.snapshotMeta;
   }
+
+  /** The leader's driver finished (ok) or gave up on streaming a snapshot to `to`. */
   reportSnapshot(to: NodeId, ok: boolean): void {
-    void to;
-    void ok;
-    throw new Error("not implemented");
+    const pr = this.progress.get(to);
+    if (this.role !== "leader" || !pr || pr.state !== "snapshot") return;
+    if (!ok) pr.pendingSnapshot = 0;
+    pr.becomeProbe();
+    // Wait for the follower's answer (or the next heartbeat) before probing again.
+    pr.probeSent = true;
   }
+
   reportUnreachable(to: NodeId): void {
-    void to;
-    throw new Error("not implemented");
+    const pr = this.progress.get(to);
+    if (this.role === "leader" && pr?.state === "replicate") pr.becomeProbe();
   }
+
   hasReady(): boolean {
-    throw new Error("not implemented");
+    return (
+      this.broadcastPending ||
+      this.msgs.length > 0 ||
+      this.readStates.length > 0 ||
+      this.receivedSnapshot !== null ||
+      this.log.unstable <= this.log.lastIndex() ||
+      this.commit > this.handedOff ||
+      this.hardChanged() ||
+      this.prevSoft.leader !== this.leader ||
+      this.prevSoft.role !== this.role
+    );
   }
+
+  /** Collect the work since the last ready(); what it returns is considered handed to the driver. */
   ready(): Ready {
-    throw new Error("not implemented");
+    if (this.broadcastPending) {
+      this.broadcastPending = false;
+      if (this.role === "leader") this.broadcastAppend();
+    }
+    const r: Ready = {
+      entries: this.log.unstableEntries(),
+      committed: this.commit > this.handedOff ? this.log.slice(this.handedOff + 1, this.commit + 1) : [],
+      messages: this.msgs,
+      readStates: this.readStates,
+    };
+    if (this.prevSoft.leader !== this.leader || this.prevSoft.role !== this.role) {
+      r.softState = { leader: this.leader, role: this.role };
+      this.prevSoft = r.softState;
+    }
+    if (this.hardChanged()) {
+      r.hardState = { term: this.term, vote: this.vote, commit: this.commit };
+      this.prevHard = r.hardState;
+    }
+    if (this.receivedSnapshot) {
+      r.snapshot = this.receivedSnapshot;
+      this.receivedSnapshot = null;
+    }
+    this.log.markHandedOff();
+    this.handedOff = this.commit;
+    this.msgs = [];
+    this.readStates = [];
+    return r;
   }
+
+  /** The driver carried out `r` (persisted, sent, applied). */
   advance(r: Ready): void {
-    void r;
-    throw new Error("not implemented");
+    const last = r.committed[r.committed.length - 1];
+    if (last && last.index > this.applied) this.applied = last.index;
+    if (r.snapshot && r.snapshot.index > this.applied) this.applied = r.snapshot.index;
   }
+
   status(): RaftStatus {
-    throw new Error("not implemented");
+    let progress: RaftStatus["progress"] = null;
+    if (this.role === "leader") {
+      progress = {};
+      for (const [id, pr] of this.progress) progress[id] = pr.toStatus();
+    }
+    return {
+      id: this.id,
+      term: this.term,
+      vote: this.vote,
+      role: this.role,
+      leader: this.leader,
+      commit: this.commit,
+      applied: this.applied,
+      firstIndex: this.log.offset + 1,
+      lastIndex: this.log.lastIndex(),
+      conf: { voters: [...this.conf.voters], learners: [...this.conf.learners] },
+      leadTransferee: this.leadTransferee,
+      progress,
+    };
+  }
+
+  /** True while this leader may answer lease reads without a heartbeat round. */
+  leaseValid(): boolean {
+    const drift = this.cfg.leaseDriftTicks;
+    // A drift of at least one tick covers the phase difference between two servers' tick boundaries.
+    if (this.role !== "leader" || !this.cfg.checkQuorum || drift === undefined || drift < 1) return false;
+    if (this.leaseRevoked || this.leadTransferee !== null || this.commit < this.termStartIndex) return false;
+    const acked = this.conf.voters.map((v) =>
+      v === this.id ? this.now : (this.progress.get(v)?.ackedSent ?? Number.NEGATIVE_INFINITY),
+    );
+    return this.now < quorumValue(acked) + this.cfg.electionTicks - drift;
+  }
+
+  // ---------------------------------------------------------------- roles and elections
+
+  private promotable(): boolean {
+    return this.conf.voters.includes(this.id);
+  }
+
+  private inLease(): boolean {
+    return (
+      this.cfg.checkQuorum && (this.role === "leader" || this.leaderContactElapsed < this.cfg.electionTicks)
+    );
+  }
+
+  private resetTimers(): void {
+    this.electionElapsed = 0;
+    this.heartbeatElapsed = 0;
+    this.randomizedTimeout = this.cfg.electionTicks + Math.floor(this.cfg.random() * this.cfg.electionTicks);
+  }
+
+  private becomeFollower(term: number, leader: NodeId | null): void {
+    if (this.role === "leader") this.abandonLeadership();
+    if (term !== this.term) {
+      this.term = term;
+      this.vote = null;
+    }
+    this.role = "follower";
+    this.leader = leader;
+    this.votes.clear();
+    this.resetTimers();
+  }
+
+  private abandonLeadership(): void {
+    for (const r of this.pendingReads) this.answerRead(r.ctx, r.from, "not-leader");
+    for (const r of this.waitingReads) this.answerRead(r.ctx, r.from, "not-leader");
+    this.pendingReads = [];
+    this.waitingReads = [];
+    this.progress.clear();
+    this.leadTransferee = null;
+    this.broadcastPending = false;
+  }
+
+  private campaign(kind: "pre-vote" | "vote", transfer = false): void {
+    if (kind === "pre-vote") {
+      this.role = "pre-candidate";
+      this.leader = null;
+      this.votes.clear();
+      this.resetTimers();
+    } else {
+      this.becomeFollower(this.term + 1, null);
+      this.role = "candidate";
+      this.vote = this.id;
+    }
+    this.votes.set(this.id, true);
+    if (this.tally() === "won") {
+      if (kind === "pre-vote") this.campaign("vote");
+      else this.becomeLeader();
+      return;
+    }
+    const term = kind === "pre-vote" ? this.term + 1 : this.term;
+    const lastIndex = this.log.lastIndex();
+    const lastTerm = this.log.lastTerm();
+    for (const v of this.conf.voters) {
+      if (v !== this.id)
+        this.msgs.push({ type: kind, from: this.id, to: v, term, lastIndex, lastTerm, transfer });
+    }
+  }
+
+  private tally(): "won" | "lost" | "pending" {
+    let granted = 0;
+    let rejected = 0;
+    for (const v of this.conf.voters) {
+      const g = this.votes.get(v);
+      if (g === true) granted++;
+      else if (g === false) rejected++;
+    }
+    const quorum = Math.floor(this.conf.voters.length / 2) + 1;
+    if (granted >= quorum) return "won";
+    if (rejected >= quorum) return "lost";
+    return "pending";
+  }
+
+  private handleVoteRequest(m: Extract<Message, { type: "pre-vote" | "vote" }>): void {
+    const canVote =
+      this.vote === m.from ||
+      (this.vote === null && this.leader === null) ||
+      (m.type === "pre-vote" && m.term > this.term);
+    const lastTerm = this.log.lastTerm();
+    const upToDate =
+      m.lastTerm > lastTerm || (m.lastTerm === lastTerm && m.lastIndex >= this.log.lastIndex());
+    const resp = m.type === "vote" ? "vote-resp" : "pre-vote-resp";
+    if (canVote && upToDate) {
+      // A granted pre-vote answers in the hypothetical term so the pre-candidate can count it.
+      this.msgs.push({ type: resp, from: this.id, to: m.from, term: m.term, reject: false });
+      if (m.type === "vote") {
+        this.vote = m.from;
+        this.electionElapsed = 0;
+      }
+    } else {
+      this.send({ type: resp, to: m.from, reject: true });
+    }
+  }
+
+  private handleVoteResponse(m: Extract<Message, { type: "pre-vote-resp" | "vote-resp" }>): void {
+    const expected = m.type === "pre-vote-resp" ? "pre-candidate" : "candidate";
+    if (this.role !== expected) return;
+    // A granted pre-vote is in the hypothetical next term; anything else would be left over from another round.
+    if (m.type === "pre-vote-resp" && !m.reject && m.term !== this.term + 1) return;
+    this.votes.set(m.from, !m.reject);
+    const outcome = this.tally();
+    if (outcome === "won") {
+      if (m.type === "pre-vote-resp") this.campaign("vote");
+      else this.becomeLeader();
+    } else if (outcome === "lost") {
+      this.becomeFollower(this.term, null);
+    }
+  }
+
+  private becomeLeader(): void {
+    this.role = "leader";
+    this.leader = this.id;
+    this.votes.clear();
+    this.resetTimers();
+    this.leaderContactElapsed = 0;
+    this.leadTransferee = null;
+    this.leaseRevoked = false;
+    this.progress.clear();
+    this.syncProgress();
+    this.appendOwn("noop", EMPTY);
+    this.termStartIndex = this.log.lastIndex();
+    this.broadcastAppend();
+    this.broadcastPending = false;
+  }
+
+  /** Make the progress map match the configuration (everyone but this node). */
+  private syncProgress(): void {
+    const members = new Set([...this.conf.voters, ...this.conf.learners]);
+    members.delete(this.id);
+    for (const id of this.progress.keys()) if (!members.has(id)) this.progress.delete(id);
+    for (const id of members) {
+      if (!this.progress.has(id))
+        this.progress.set(id, new Progress(this.log.lastIndex() + 1, this.cfg.maxInflight));
+    }
+    if (this.leadTransferee !== null && !this.conf.voters.includes(this.leadTransferee))
+      this.leadTransferee = null;
+  }
+
+  // ---------------------------------------------------------------- ticking
+
+  private tickElection(): void {
+    this.electionElapsed++;
+    if (this.electionElapsed >= this.randomizedTimeout && this.promotable()) {
+      this.campaign(this.cfg.preVote ? "pre-vote" : "vote");
+    }
+  }
+
+  private tickLeader(): void {
+    this.leaderContactElapsed = 0;
+    this.heartbeatElapsed++;
+    this.electionElapsed++;
+    if (this.leadTransferee !== null && ++this.transferElapsed >= this.cfg.electionTicks) {
+      this.leadTransferee = null;
+    }
+    if (this.electionElapsed >= this.cfg.electionTicks) {
+      this.electionElapsed = 0;
+      if (this.cfg.checkQuorum) {
+        if (!this.quorumActive()) {
+          this.becomeFollower(this.term, null);
+          return;
+        }
+        for (const pr of this.progress.values()) pr.recentActive = false;
+      }
+    }
+    if (this.heartbeatElapsed >= this.cfg.heartbeatTicks) {
+      this.heartbeatElapsed = 0;
+      this.broadcastHeartbeat();
+    }
+  }
+
+  private quorumActive(): boolean {
+    let active = 0;
+    for (const v of this.conf.voters) if (v === this.id || this.progress.get(v)?.recentActive) active++;
+    return active >= Math.floor(this.conf.voters.length / 2) + 1;
+  }
+
+  // ---------------------------------------------------------------- replication (leader side)
+
+  private refuseProposal(): Rejected | null {
+    if (this.role !== "leader") return this.rejected("not-leader");
+    if (this.leadTransferee !== null) return this.rejected("transferring");
+    return null;
+  }
+
+  private rejected(error: RejectReason): Rejected {
+    return { error, leader: this.leader };
+  }
+
+  private appendOwn(kind: EntryKind, data: Uint8Array): { index: number; term: number } {
+    const index = this.log.lastIndex() + 1;
+    this.log.append({ term: this.term, index, kind, data });
+    if (kind === "conf") this.refreshConf();
+    this.broadcastPending = true;
+    this.maybeCommit();
+    return { index, term: this.term };
+  }
+
+  /** Recompute the configuration after the log's tail changed. */
+  private refreshConf(): void {
+    const c = this.log.confAt(this.log.lastIndex());
+    this.conf = c.conf;
+    this.confIndex = c.index;
+    if (this.role === "leader") this.syncProgress();
+  }
+
+  private send(m: Outgoing): void {
+    this.msgs.push({ ...m, from: this.id, term: this.term } as Message);
+  }
+
+  private broadcastAppend(): void {
+    for (const id of this.progress.keys()) this.sendAppend(id, true);
+  }
+
+  /** Send one append to `to` if its flow allows; returns whether entries went out. */
+  private sendAppend(to: NodeId, sendIfEmpty = false): boolean {
+    const pr = this.progress.get(to);
+    if (!pr || pr.isPaused()) return false;
+    const prevIndex = pr.next - 1;
+    const prevTerm = this.log.term(prevIndex);
+    if (prevTerm === undefined) {
+      this.sendSnapshot(to, pr);
+      return false;
+    }
+    const entries = this.log.slice(pr.next, this.log.lastIndex() + 1, this.cfg.maxAppendBytes);
+    if (entries.length === 0 && !sendIfEmpty) return false;
+    this.send({ type: "append", to, prevIndex, prevTerm, entries, commit: this.commit, sent: this.now });
+    const last = entries[entries.length - 1];
+    if (last) pr.sentEntries(last.index);
+    else if (pr.state === "probe") pr.probeSent = true;
+    return last !== undefined;
+  }
+
+  /** Send as many appends as the flow window allows. */
+  private sendAppends(to: NodeId): void {
+    while (this.sendAppend(to)) {
+      // keep filling the in-flight window
+    }
+  }
+
+  private sendSnapshot(to: NodeId, pr: Progress): void {
+    pr.becomeSnapshot(this.snapshotMeta.index);
+    this.send({ type: "snapshot", to, snapshot: this.snapshotMeta });
+  }
+
+  private sendTimeoutNow(to: NodeId): void {
+    this.leaseRevoked = true;
+    this.send({ type: "timeout-now", to });
+  }
+
+  private broadcastHeartbeat(): void {
+    for (const [to, pr] of this.progress) {
+      const commit = Math.min(pr.match, this.commit);
+      this.send({ type: "heartbeat", to, commit, sent: this.now, read: this.readSeq });
+    }
+  }
+
+  private handleAppendResponse(m: Extract<Message, { type: "append-resp" }>): void {
+    const pr = this.progress.get(m.from);
+    if (!pr) return;
+    pr.recentActive = true;
+    if (m.sent > pr.ackedSent) pr.ackedSent = m.sent;
+    if (m.reject) {
+      if (pr.maybeDecrTo(m.index, this.nextFromHint(m.hintIndex, m.hintTerm))) {
+        if (pr.state === "replicate") pr.becomeProbe();
+        this.sendAppend(m.from);
+      }
+      return;
+    }
+    if (!pr.maybeUpdate(m.index)) return;
+    if (pr.state === "probe") pr.becomeReplicate();
+    else if (pr.state === "snapshot" && pr.match >= pr.pendingSnapshot) pr.becomeReplicate();
+    else if (pr.state === "replicate") pr.freeInflightsTo(m.index);
+    if (this.maybeCommit()) this.broadcastPending = true;
+    this.sendAppends(m.from);
+    if (m.from === this.leadTransferee && pr.match === this.log.lastIndex()) this.sendTimeoutNow(m.from);
+  }
+
+  /**
+   * Fast backtracking: the follower said its log has term <= hintTerm at hintIndex. The leader's
+   * largest index <= hintIndex with a term <= hintTerm is the last possible match point.
+   */
+  private nextFromHint(hintIndex: number, hintTerm: number): number {
+    let i = Math.min(hintIndex, this.log.lastIndex());
+    while (i > this.log.offset && this.log.term(i)! > hintTerm) i--;
+    return i + 1;
+  }
+
+  private handleHeartbeatResponse(m: Extract<Message, { type: "heartbeat-resp" }>): void {
+    const pr = this.progress.get(m.from);
+    if (!pr) return;
+    pr.recentActive = true;
+    if (m.sent > pr.ackedSent) pr.ackedSent = m.sent;
+    if (pr.match < this.log.lastIndex()) {
+      // No progress over a whole heartbeat round while behind: appends were lost, so find the match again.
+      if (pr.state === "replicate" && pr.match === pr.matchAtHeartbeat) pr.becomeProbe();
+      if (pr.state === "probe") {
+        pr.probeSent = false;
+        this.sendAppend(m.from, true);
+      }
+    }
+    pr.matchAtHeartbeat = pr.match;
+    if (m.read > pr.readAck) {
+      pr.readAck = m.read;
+      this.releaseReads();
+    }
+  }
+
+  private maybeCommit(): boolean {
+    if (this.conf.voters.length === 0) return false;
+    const matches = this.conf.voters.map((v) =>
+      v === this.id ? this.log.lastIndex() : (this.progress.get(v)?.match ?? 0),
+    );
+    const q = quorumValue(matches);
+    // Only entries of the current term are committed by counting (Figure 8 of the Raft paper).
+    if (q <= this.commit || this.log.term(q) !== this.term) return false;
+    this.commit = q;
+    this.afterLeaderCommit();
+    return true;
+  }
+
+  private afterLeaderCommit(): void {
+    if (this.commit >= this.termStartIndex && this.waitingReads.length > 0) {
+      const waiting = this.waitingReads;
+      this.waitingReads = [];
+      for (const r of waiting) this.handleRead(r.ctx, r.from, r.lease);
+    }
+    if (!this.conf.voters.includes(this.id) && this.commit >= this.confIndex) {
+      // This leader's own removal is committed: hand over to the most caught-up voter and step down.
+      let best: NodeId | null = null;
+      let bestMatch = -1;
+      for (const v of this.conf.voters) {
+        const match = this.progress.get(v)?.match ?? 0;
+        if (match > bestMatch) {
+          best = v;
+          bestMatch = match;
+        }
+      }
+      if (best !== null && bestMatch === this.log.lastIndex()) this.sendTimeoutNow(best);
+      else this.broadcastAppend();
+      this.becomeFollower(this.term, null);
+    }
+  }
+
+  // ---------------------------------------------------------------- replication (follower side)
+
+  private handleAppend(m: Extract<Message, { type: "append" }>): void {
+    if (m.prevIndex < this.commit) {
+      // Everything through our commit index matches the leader's log already.
+      this.send({
+        type: "append-resp",
+        to: m.from,
+        index: this.commit,
+        reject: false,
+        hintIndex: 0,
+        hintTerm: 0,
+        sent: m.sent,
+      });
+      return;
+    }
+    if (this.log.term(m.prevIndex) === m.prevTerm) {
+      const lastNew = m.prevIndex + m.entries.length;
+      const truncatedFrom = this.log.merge(m.entries);
+      if (truncatedFrom !== 0 && truncatedFrom <= this.commit)
+        throw new Error("truncating committed entries");
+      if (truncatedFrom !== 0 || m.entries.some((e) => e.kind === "conf")) this.refreshConf();
+      if (m.commit > this.commit) this.commit = Math.min(m.commit, lastNew);
+      this.send({
+        type: "append-resp",
+        to: m.from,
+        index: lastNew,
+        reject: false,
+        hintIndex: 0,
+        hintTerm: 0,
+        sent: m.sent,
+      });
+      return;
+    }
+    let hintIndex = Math.min(m.prevIndex, this.log.lastIndex());
+    while (hintIndex > this.log.offset && this.log.term(hintIndex)! > m.prevTerm) hintIndex--;
+    const hintTerm = this.log.term(hintIndex) ?? 0;
+    this.send({
+      type: "append-resp",
+      to: m.from,
+      index: m.prevIndex,
+      reject: true,
+      hintIndex,
+      hintTerm,
+      sent: m.sent,
+    });
+  }
+
+  private handleHeartbeat(m: Extract<Message, { type: "heartbeat" }>): void {
+    // The leader sends min(match, commit), so our log matches its log through that index.
+    const commit = Math.min(m.commit, this.log.lastIndex());
+    if (commit > this.commit) this.commit = commit;
+    this.send({ type: "heartbeat-resp", to: m.from, sent: m.sent, read: m.read });
+  }
+
+  private handleSnapshot(from: NodeId, meta: SnapshotMeta): void {
+    if (meta.index <= this.commit) {
+      this.send({
+        type: "append-resp",
+        to: from,
+        index: this.commit,
+        reject: false,
+        hintIndex: 0,
+        hintTerm: 0,
+        sent: 0,
+      });
+      return;
+    }
+    if (this.log.term(meta.index) === meta.term) {
+      // We hold the entries it covers: fast-forward the commit index instead of discarding the log.
+      this.commit = meta.index;
+    } else {
+      this.log.restore(meta.index, meta.term, meta.conf);
+      this.snapshotMeta = meta;
+      this.receivedSnapshot = meta;
+      this.commit = meta.index;
+      this.handedOff = meta.index;
+      this.refreshConf();
+    }
+    this.send({
+      type: "append-resp",
+      to: from,
+      index: meta.index,
+      reject: false,
+      hintIndex: 0,
+      hintTerm: 0,
+      sent: 0,
+    });
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  private handleRead(ctx: string, from: NodeId, lease: boolean): void {
+    if (this.leadTransferee !== null) {
+      this.answerRead(ctx, from, "transferring");
+      return;
+    }
+    if (this.commit < this.termStartIndex) {
+      // Until the noop commits, this leader's commit index may trail what earlier leaders acknowledged.
+      this.waitingReads.push({ ctx, from, lease });
+      return;
+    }
+    if ((lease && this.leaseValid()) || this.soleVoter()) {
+      this.answerRead(ctx, from, this.commit);
+      return;
+    }
+    this.pendingReads.push({ seq: ++this.readSeq, index: this.commit, ctx, from });
+    this.broadcastHeartbeat();
+  }
+
+  private soleVoter(): boolean {
+    return this.conf.voters.length === 1 && this.conf.voters[0] === this.id;
+  }
+
+  /** Answer every read whose heartbeat round a quorum has confirmed. */
+  private releaseReads(): void {
+    const acks = this.conf.voters.map((v) =>
+      v === this.id ? this.readSeq : (this.progress.get(v)?.readAck ?? 0),
+    );
+    const confirmed = quorumValue(acks);
+    let k = 0;
+    while (k < this.pendingReads.length && this.pendingReads[k]!.seq <= confirmed) {
+      const r = this.pendingReads[k]!;
+      this.answerRead(r.ctx, r.from, r.index);
+      k++;
+    }
+    if (k > 0) this.pendingReads.splice(0, k);
+  }
+
+  private answerRead(ctx: string, from: NodeId, result: number | RejectReason): void {
+    if (from === this.id) {
+      this.readStates.push(
+        typeof result === "number" ? { ctx, index: result } : { ctx, error: result, leader: this.leader },
+      );
+      return;
+    }
+    const index = typeof result === "number" ? result : 0;
+    const reject = typeof result === "number" ? null : result;
+    this.send({ type: "read-index-resp", to: from, ctx, index, reject });
+  }
+
+  private hardChanged(): boolean {
+    const p = this.prevHard;
+    return p.term !== this.term || p.vote !== this.vote || p.commit !== this.commit;
+  }
+
+  /** For tests and invariant checks: the entry at `index` if it is still in memory. */
+  entryAt(index: number): Entry | undefined {
+    return this.log.entry(index);
   }
 }

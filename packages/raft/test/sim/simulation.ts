@@ -1,0 +1,657 @@
+import type { Entry, Message, ReadState, Ready, SnapshotMeta } from "../../src/index.js";
+import { InvariantViolation, SafetyChecker } from "./checker.js";
+import { EventQueue } from "./event-queue.js";
+import { Prng } from "./prng.js";
+import { type ServerHooks, SimServer } from "./server.js";
+import { decodeWrite, encodeWrite, type SmState } from "./state-machine.js";
+
+/** Virtual time units per tick (each server's clock is a few percent off, see tickPeriod). */
+const TICK = 100;
+const ELECTION_TICKS = 10;
+const HEARTBEAT_TICKS = 2;
+/** A healed cluster must acknowledge a write within this many election timeouts. */
+const LIVENESS_TIMEOUTS = 30;
+
+export interface SimOptions {
+  seed: number;
+  /** Ticks of faults before healing. */
+  chaosTicks?: number;
+  /** Ticks after healing (liveness and convergence). */
+  healTicks?: number;
+  traceSize?: number;
+}
+
+export interface SimStats {
+  events: number;
+  leaders: number;
+  applied: number;
+  writesAcked: number;
+  readsChecked: number;
+  leaseReads: number;
+  snapshotsInstalled: number;
+  confChanges: number;
+  transfers: number;
+  crashes: number;
+}
+
+export interface SimResult {
+  seed: number;
+  ok: boolean;
+  error?: string;
+  trace: string[];
+  stats: SimStats;
+}
+
+interface Stream {
+  from: SimServer;
+  fromInc: number;
+  to: SimServer;
+  toInc: number;
+  msg: Extract<Message, { type: "snapshot" }>;
+  /** The snapshot file's content, captured when the stream opened. */
+  sm: SmState;
+  chunks: number;
+  received: number;
+  failed: boolean;
+}
+
+type SimEvent =
+  | { k: "tick"; s: SimServer; inc: number }
+  | { k: "deliver"; m: Message }
+  | { k: "ready"; s: SimServer; inc: number }
+  | { k: "chunk"; stream: Stream }
+  | { k: "snapshot-report"; stream: Stream; ok: boolean }
+  | { k: "restart"; s: SimServer }
+  | { k: "fault" }
+  | { k: "client" }
+  | { k: "heal" };
+
+interface Write {
+  id: number;
+  node: string;
+  inc: number;
+  index: number;
+  term: number;
+  ackedAt: number | null;
+}
+
+interface Read {
+  ctx: string;
+  node: string;
+  inc: number;
+  invokedAt: number;
+  /** The state any linearizable answer must include: every write acked and every read completed before invocation. */
+  floor: number;
+  lease: boolean;
+  index: number;
+}
+
+export class Simulation implements ServerHooks {
+  private readonly rng: Prng;
+  private readonly queue = new EventQueue<SimEvent>();
+  private readonly servers = new Map<string, SimServer>();
+  private readonly checker = new SafetyChecker();
+  private readonly trace: string[] = [];
+  private traceAt = 0;
+  private now = 0;
+  private healed = false;
+  private healAt = 0;
+  private nextServer = 1;
+
+  private readonly cut = new Set<string>();
+  private drop = 0;
+  private dup = 0;
+  private maxDelay = 50;
+  private readonly fsyncMax: number;
+
+  private writeSeq = 0;
+  private readSeq = 0;
+  private readonly pendingWrites = new Map<string, Write>();
+  private readonly reads = new Map<string, Read>();
+  private readonly waitingReads = new Map<string, Read[]>();
+  private ackedMax = 0;
+  private completedReadMax = 0;
+  private firstAckAfterHeal: number | null = null;
+
+  readonly stats: SimStats = {
+    events: 0,
+    leaders: 0,
+    applied: 0,
+    writesAcked: 0,
+    readsChecked: 0,
+    leaseReads: 0,
+    snapshotsInstalled: 0,
+    confChanges: 0,
+    transfers: 0,
+    crashes: 0,
+  };
+
+  private readonly chaosEnd: number;
+  private readonly end: number;
+  private readonly traceSize: number;
+
+  constructor(private readonly opts: SimOptions) {
+    this.rng = new Prng(opts.seed);
+    const r = this.rng;
+    this.chaosEnd = (opts.chaosTicks ?? 250) * TICK;
+    this.end = this.chaosEnd + (opts.healTicks ?? 250) * TICK;
+    this.traceSize = opts.traceSize ?? 200;
+    this.fsyncMax = r.int(0, 20);
+    this.setNetwork();
+    const voters = r.chance(0.5) ? 3 : 5;
+    const ids = Array.from({ length: voters }, () => `n${this.nextServer++}`);
+    const config = {
+      electionTicks: ELECTION_TICKS,
+      heartbeatTicks: HEARTBEAT_TICKS,
+      preVote: r.chance(0.85),
+      checkQuorum: r.chance(0.85),
+      maxInflight: r.int(1, 8),
+      maxAppendBytes: r.pick([8, 64, 1024]),
+      leaseDriftTicks: 2,
+    };
+    const compactEvery = r.int(3, 40);
+    this.record(`seed ${opts.seed}: ${voters} voters ${JSON.stringify(config)} compactEvery=${compactEvery}`);
+    this.makeServer = (id, bootstrap) => {
+      const own = r.fork();
+      return new SimServer(id, config, TICK + r.int(-2, 2), () => own.next(), bootstrap, compactEvery, this);
+    };
+    for (const id of ids) this.addServer(this.makeServer(id, { voters: ids, learners: [] }));
+    this.queue.push(r.int(0, 300), { k: "fault" });
+    this.queue.push(r.int(0, 50), { k: "client" });
+    this.queue.push(this.chaosEnd, { k: "heal" });
+  }
+
+  private readonly makeServer: (
+    id: string,
+    bootstrap?: { voters: string[]; learners: string[] },
+  ) => SimServer;
+
+  run(): SimResult {
+    try {
+      for (;;) {
+        const ev = this.queue.pop();
+        if (!ev || ev.at > this.end) break;
+        this.now = ev.at;
+        this.stats.events++;
+        this.handle(ev.item);
+      }
+      this.checkEnd();
+      return { seed: this.opts.seed, ok: true, trace: [], stats: this.stats };
+    } catch (e) {
+      const error =
+        e instanceof InvariantViolation ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
+      return { seed: this.opts.seed, ok: false, error, trace: this.lastTrace(), stats: this.stats };
+    }
+  }
+
+  // ---------------------------------------------------------------- events
+
+  private handle(ev: SimEvent): void {
+    switch (ev.k) {
+      case "tick": {
+        const s = ev.s;
+        if (s.incarnation !== ev.inc || !s.core) return;
+        s.core.tick();
+        this.queue.push(this.now + s.tickPeriod, ev);
+        this.touched(s);
+        return;
+      }
+      case "deliver": {
+        const m = ev.m;
+        const to = this.servers.get(m.to);
+        if (!to?.core || this.cut.has(`${m.from}>${m.to}`)) return;
+        this.record(`deliver ${fmt(m)}`);
+        to.core.step(m);
+        this.touched(to);
+        return;
+      }
+      case "ready": {
+        const s = ev.s;
+        if (s.incarnation !== ev.inc || !s.inflight) return;
+        const crash = !this.healed && this.rng.chance(0.003);
+        if (crash) this.record(`${s.id} crashes right after an fsync`);
+        s.completeReady(crash);
+        if (crash) this.afterCrash(s);
+        else this.touched(s);
+        return;
+      }
+      case "chunk":
+        this.deliverChunk(ev.stream);
+        return;
+      case "snapshot-report": {
+        const { stream } = ev;
+        if (stream.from.incarnation !== stream.fromInc || !stream.from.core) return;
+        this.record(`${stream.from.id}: snapshot to ${stream.to.id} ${ev.ok ? "done" : "failed"}`);
+        stream.from.core.reportSnapshot(stream.to.id, ev.ok);
+        this.touched(stream.from);
+        return;
+      }
+      case "restart":
+        if (ev.s.alive) return;
+        this.record(`restart ${ev.s.id}`);
+        this.startServer(ev.s);
+        return;
+      case "fault":
+        if (this.healed) return;
+        this.fault();
+        this.queue.push(this.now + this.rng.int(50, 600), ev);
+        return;
+      case "client":
+        // The last stretch is quiet so every acknowledged write can reach every member.
+        if (this.now > this.end - 40 * TICK) return;
+        this.client();
+        this.queue.push(this.now + this.rng.int(5, 60), ev);
+        return;
+      case "heal":
+        this.heal();
+        return;
+    }
+  }
+
+  /** After anything changed `s`: check invariants, then hand its next Ready to the simulated fsync. */
+  private touched(s: SimServer): void {
+    const wasLeader = s.core?.status().role === "leader";
+    this.checker.observe(s);
+    if (wasLeader && s.core) {
+      const st = s.core.status();
+      if (!this.leaderTerms.has(`${st.term}`)) {
+        this.leaderTerms.add(`${st.term}`);
+        this.stats.leaders++;
+        this.record(`${s.id} is leader of term ${st.term}`);
+      }
+    }
+    const r = s.takeReady();
+    if (r) this.queue.push(this.now + this.rng.int(0, this.fsyncMax), { k: "ready", s, inc: s.incarnation });
+  }
+
+  private readonly leaderTerms = new Set<string>();
+
+  private addServer(s: SimServer): void {
+    this.servers.set(s.id, s);
+    this.startServer(s);
+  }
+
+  private startServer(s: SimServer): void {
+    s.start();
+    this.queue.push(this.now + this.rng.int(1, s.tickPeriod), { k: "tick", s, inc: s.incarnation });
+    this.touched(s);
+  }
+
+  private afterCrash(s: SimServer): void {
+    this.stats.crashes++;
+    this.waitingReads.delete(s.id);
+    this.queue.push(this.now + this.rng.int(TICK, 30 * TICK), { k: "restart", s });
+  }
+
+  // ---------------------------------------------------------------- network
+
+  private setNetwork(): void {
+    const r = this.rng;
+    this.drop = r.pick([0, 0, 0.01, 0.05, 0.15]);
+    this.dup = r.pick([0, 0, 0.02, 0.1]);
+    this.maxDelay = r.pick([5, 20, 60, 150]);
+  }
+
+  private delay(): number {
+    // Now and then a message lingers for many election timeouts, to arrive stale and out of order.
+    return this.rng.chance(0.01) ? this.rng.int(TICK, 40 * TICK) : this.rng.int(1, this.maxDelay);
+  }
+
+  send(from: SimServer, m: Message): void {
+    if (m.type === "snapshot") {
+      this.startStream(from, m);
+      return;
+    }
+    if (this.cut.has(`${m.from}>${m.to}`) || this.rng.chance(this.drop)) return;
+    this.queue.push(this.now + this.delay(), { k: "deliver", m });
+    if (this.rng.chance(this.dup)) this.queue.push(this.now + this.delay(), { k: "deliver", m });
+  }
+
+  /** The snapshot file travels as chunks, each exposed to loss and partitions; the core hears of it only once all arrived. */
+  private startStream(from: SimServer, msg: Extract<Message, { type: "snapshot" }>): void {
+    const to = this.servers.get(msg.to)!;
+    const snap = from.durable.snapshot;
+    const stream: Stream = {
+      from,
+      fromInc: from.incarnation,
+      to,
+      toInc: to.incarnation,
+      msg,
+      sm: snap ? { ...snap.sm } : { index: 0, hash: 0 },
+      chunks: this.rng.int(1, 4),
+      received: 0,
+      failed: false,
+    };
+    if (!snap || snap.meta.index !== msg.snapshot.index) {
+      this.record(`${from.id}: no snapshot file for ${msg.snapshot.index}`);
+      this.queue.push(this.now + TICK, { k: "snapshot-report", stream, ok: false });
+      return;
+    }
+    this.record(
+      `${from.id}: streaming snapshot ${msg.snapshot.index} to ${to.id} in ${stream.chunks} chunks`,
+    );
+    this.queue.push(this.now + this.delay(), { k: "chunk", stream });
+  }
+
+  private deliverChunk(st: Stream): void {
+    if (st.failed) return;
+    const lost =
+      !st.to.core ||
+      st.to.incarnation !== st.toInc ||
+      this.cut.has(`${st.from.id}>${st.to.id}`) ||
+      this.rng.chance(this.drop);
+    if (lost) {
+      st.failed = true;
+      this.queue.push(this.now + 5 * TICK, { k: "snapshot-report", stream: st, ok: false });
+      return;
+    }
+    if (++st.received < st.chunks) {
+      this.queue.push(this.now + this.rng.int(1, this.maxDelay), { k: "chunk", stream: st });
+      return;
+    }
+    const meta: SnapshotMeta = st.msg.snapshot;
+    st.to.receivedSnapshots.set(`${meta.index}:${meta.term}`, { ...st.sm });
+    this.record(`${st.to.id}: snapshot ${meta.index} fully received`);
+    st.to.core!.step(st.msg);
+    this.touched(st.to);
+    this.queue.push(this.now + this.rng.int(1, this.maxDelay), {
+      k: "snapshot-report",
+      stream: st,
+      ok: true,
+    });
+  }
+
+  // ---------------------------------------------------------------- driver hooks
+
+  persisted(s: SimServer, r: Ready, prevTermOfFirst: number): void {
+    this.checker.persisted(s, r, prevTermOfFirst);
+  }
+
+  applied(s: SimServer, e: Entry): void {
+    this.stats.applied++;
+    this.checker.applied(s, e, this.liveServers());
+    const key = `${s.id}:${e.index}`;
+    const w = this.pendingWrites.get(key);
+    if (w) {
+      this.pendingWrites.delete(key);
+      if (w.inc === s.incarnation && w.term === e.term && decodeWrite(e) === w.id) {
+        w.ackedAt = this.now;
+        this.stats.writesAcked++;
+        if (e.index > this.ackedMax) this.ackedMax = e.index;
+        if (this.healed && this.firstAckAfterHeal === null) this.firstAckAfterHeal = this.now;
+      }
+    }
+    const waiting = this.waitingReads.get(s.id);
+    if (waiting) {
+      const ready = waiting.filter((r) => r.index <= s.sm.index);
+      if (ready.length > 0) {
+        this.waitingReads.set(
+          s.id,
+          waiting.filter((r) => r.index > s.sm.index),
+        );
+        for (const r of ready) this.completeRead(s, r);
+      }
+    }
+  }
+
+  snapshotInstalled(s: SimServer, meta: SnapshotMeta): void {
+    this.stats.snapshotsInstalled++;
+    this.record(`${s.id}: installed snapshot ${meta.index}`);
+    this.checker.snapshotInstalled(s, meta);
+  }
+
+  readState(s: SimServer, rs: ReadState): void {
+    const r = this.reads.get(rs.ctx);
+    if (!r || r.node !== s.id || r.inc !== s.incarnation) return;
+    this.reads.delete(rs.ctx);
+    if ("error" in rs) return;
+    r.index = rs.index;
+    if (s.sm.index >= rs.index) this.completeRead(s, r);
+    else {
+      const list = this.waitingReads.get(s.id) ?? [];
+      list.push(r);
+      this.waitingReads.set(s.id, list);
+    }
+  }
+
+  private completeRead(s: SimServer, r: Read): void {
+    const served = s.sm.index;
+    if (served < r.floor) {
+      throw new InvariantViolation(
+        `stale ${r.lease ? "lease " : ""}read ${r.ctx} on ${s.id}: served state ${served}, but index ${r.floor} was acknowledged before it was invoked at ${r.invokedAt}`,
+      );
+    }
+    if (served > this.completedReadMax) this.completedReadMax = served;
+    this.stats.readsChecked++;
+    if (r.lease) this.stats.leaseReads++;
+  }
+
+  // ---------------------------------------------------------------- clients and faults
+
+  private liveServers(): SimServer[] {
+    return [...this.servers.values()].filter((s) => s.alive);
+  }
+
+  /** The live leader with the highest term, if any. */
+  private leader(): SimServer | null {
+    let best: SimServer | null = null;
+    let bestTerm = -1;
+    for (const s of this.servers.values()) {
+      const st = s.core?.status();
+      if (st?.role === "leader" && st.term > bestTerm) {
+        best = s;
+        bestTerm = st.term;
+      }
+    }
+    return best;
+  }
+
+  private client(): void {
+    const live = this.liveServers();
+    if (live.length === 0) return;
+    const r = this.rng;
+    // Clients favour the leader, as real ones do after a redirect.
+    const s = (r.chance(0.7) ? this.leader() : null) ?? r.pick(live);
+    const core = s.core!;
+    if (r.chance(0.6)) {
+      const id = ++this.writeSeq;
+      const res = core.propose(encodeWrite(id));
+      if ("index" in res) {
+        this.pendingWrites.set(`${s.id}:${res.index}`, {
+          id,
+          node: s.id,
+          inc: s.incarnation,
+          index: res.index,
+          term: res.term,
+          ackedAt: null,
+        });
+      }
+    } else {
+      const ctx = `r${++this.readSeq}`;
+      const lease = r.chance(0.5);
+      const floor = Math.max(this.ackedMax, this.completedReadMax);
+      this.reads.set(ctx, {
+        ctx,
+        node: s.id,
+        inc: s.incarnation,
+        invokedAt: this.now,
+        floor,
+        lease,
+        index: 0,
+      });
+      core.readIndex(ctx, { lease });
+    }
+    this.touched(s);
+  }
+
+  private fault(): void {
+    const r = this.rng;
+    const all = [...this.servers.values()];
+    const ids = all.map((s) => s.id);
+    const choice = r.int(0, 11);
+    switch (choice) {
+      case 0: {
+        const side = new Set(ids.filter(() => r.chance(0.5)));
+        this.cut.clear();
+        for (const a of ids) for (const b of ids) if (side.has(a) !== side.has(b)) this.cut.add(`${a}>${b}`);
+        this.record(`partition {${[...side].join(",")}} | rest`);
+        return;
+      }
+      case 1: {
+        const victim = r.chance(0.6) ? (this.leader()?.id ?? r.pick(ids)) : r.pick(ids);
+        for (const o of ids) {
+          if (o === victim) continue;
+          this.cut.add(`${victim}>${o}`);
+          this.cut.add(`${o}>${victim}`);
+        }
+        this.record(`isolate ${victim}`);
+        return;
+      }
+      case 2: {
+        const a = r.pick(ids);
+        const b = r.pick(ids);
+        if (a === b) return;
+        this.cut.add(`${a}>${b}`);
+        this.record(`cut one way ${a}>${b}`);
+        return;
+      }
+      case 3:
+      case 4:
+        this.cut.clear();
+        this.record("network healed");
+        return;
+      case 5: {
+        const live = this.liveServers();
+        if (live.length === 0) return;
+        const s = r.chance(0.5) ? (this.leader() ?? r.pick(live)) : r.pick(live);
+        this.record(`crash ${s.id}`);
+        s.crash();
+        this.afterCrash(s);
+        return;
+      }
+      case 6:
+        this.setNetwork();
+        this.record(`network drop=${this.drop} dup=${this.dup} maxDelay=${this.maxDelay}`);
+        return;
+      case 7:
+      case 8:
+        this.confChange();
+        return;
+      case 9: {
+        const l = this.leader();
+        if (!l) return;
+        const to = r.pick(l.core!.status().conf.voters);
+        const res = l.core!.transferLeadership(to);
+        this.record(`transfer ${l.id} -> ${to}: ${res ? res.error : "started"}`);
+        if (!res) this.stats.transfers++;
+        this.touched(l);
+        return;
+      }
+      default:
+        return; // quiet period
+    }
+  }
+
+  private confChange(): void {
+    const r = this.rng;
+    const l = this.leader();
+    if (!l) return;
+    const core = l.core!;
+    const conf = core.status().conf;
+    const members = [...conf.voters, ...conf.learners];
+    const op = r.pick(["add-learner", "promote", "remove"] as const);
+    let node: string;
+    if (op === "add-learner") {
+      if (members.length >= 6) return;
+      node = `n${this.nextServer}`;
+    } else if (op === "promote") {
+      if (conf.learners.length === 0) return;
+      node = r.pick(conf.learners);
+    } else {
+      const removable = conf.voters.length > 3 ? members : conf.learners;
+      if (removable.length === 0) return;
+      node = r.chance(0.3) ? l.id : r.pick(removable);
+      if (node === l.id && conf.voters.length <= 3) return;
+    }
+    const res = core.proposeConfChange({ op, node });
+    this.record(`conf ${op} ${node} via ${l.id}: ${"index" in res ? `index ${res.index}` : res.error}`);
+    if ("index" in res) {
+      this.stats.confChanges++;
+      if (op === "add-learner") {
+        this.nextServer++;
+        this.addServer(this.makeServer(node));
+      }
+    }
+    this.touched(l);
+  }
+
+  private heal(): void {
+    this.healed = true;
+    this.healAt = this.now;
+    this.cut.clear();
+    this.drop = 0;
+    this.dup = 0;
+    this.maxDelay = 20;
+    this.record("heal: network clean, every server restarted");
+    for (const s of this.servers.values()) if (!s.alive) this.startServer(s);
+  }
+
+  // ---------------------------------------------------------------- end-of-run checks
+
+  private checkEnd(): void {
+    const bound = this.healAt + LIVENESS_TIMEOUTS * ELECTION_TICKS * TICK;
+    if (this.firstAckAfterHeal === null || this.firstAckAfterHeal > bound) {
+      throw new InvariantViolation(
+        `liveness: no write acknowledged within ${LIVENESS_TIMEOUTS} election timeouts after healing at ${this.healAt}`,
+      );
+    }
+    const l = this.leader();
+    if (!l) throw new InvariantViolation("liveness: no leader at the end of a long healed period");
+    const conf = l.core!.status().conf;
+    for (const id of [...conf.voters, ...conf.learners]) {
+      const s = this.servers.get(id)!;
+      if (s.sm.index < this.ackedMax) {
+        throw new InvariantViolation(
+          `acknowledged write at ${this.ackedMax} not applied on ${id} (applied ${s.sm.index}) after healing`,
+        );
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- trace
+
+  private record(text: string): void {
+    const line = `${this.now.toString().padStart(7)} ${text}`;
+    if (this.trace.length < this.traceSize) this.trace.push(line);
+    else {
+      this.trace[this.traceAt] = line;
+      this.traceAt = (this.traceAt + 1) % this.traceSize;
+    }
+  }
+
+  private lastTrace(): string[] {
+    return [...this.trace.slice(this.traceAt), ...this.trace.slice(0, this.traceAt)];
+  }
+}
+
+function fmt(m: Message): string {
+  const base = `${m.type} ${m.from}->${m.to} t${m.term}`;
+  switch (m.type) {
+    case "append":
+      return `${base} prev=${m.prevIndex}/${m.prevTerm} n=${m.entries.length} commit=${m.commit}`;
+    case "append-resp":
+      return `${base} ${m.reject ? `reject ${m.index} hint=${m.hintIndex}/${m.hintTerm}` : `ok ${m.index}`}`;
+    case "pre-vote":
+    case "vote":
+      return `${base} last=${m.lastIndex}/${m.lastTerm}${m.transfer ? " transfer" : ""}`;
+    case "pre-vote-resp":
+    case "vote-resp":
+      return `${base} ${m.reject ? "reject" : "grant"}`;
+    case "heartbeat":
+      return `${base} commit=${m.commit} read=${m.read}`;
+    case "read-index-resp":
+      return `${base} ${m.ctx} ${m.reject ?? m.index}`;
+    default:
+      return base;
+  }
+}
