@@ -1,1 +1,67 @@
-export {};
+/**
+ * @cairn/fsm: the replicated state machine and its state store.
+ *
+ * Writes: build a `Command` (stamping `now` and any IDs on the leader), `encodeCommand` it, replicate it,
+ * and on every server `store.apply(index, bytes)` in log order; the `ApplyResult` goes back to the caller.
+ * Reads: `store.view()` is an O(1) consistent snapshot whose query methods return `{ value, index, watch }`;
+ * send `index` as X-Service-Index, and for a blocking query `await store.watches.wait(watch, signal)` in the
+ * same tick as the read. Snapshots: `store.snapshot()` yields frames; `store.restore(chunks)` installs them.
+ */
+export { decodeCommand, encodeCommand } from "./commands/codec.js";
+export { CommandDecodeError } from "./commands/errors.js";
+export {
+  type ApplyError,
+  type ApplyResult,
+  isApplyError,
+  type SessionCreated,
+  type TxnError,
+  type TxnResponse,
+  type TxnResult,
+} from "./commands/results.js";
+export {
+  type CatalogDeregisterCommand,
+  type CatalogRegisterCommand,
+  type CatalogVerb,
+  type CheckSpec,
+  COMMAND_VERSION,
+  type Command,
+  type CommandType,
+  type CoordinateBatchUpdateCommand,
+  type CoordinateUpdate,
+  type KVCasCommand,
+  type KVDeleteCasCommand,
+  type KVDeleteCommand,
+  type KVDeleteTreeCommand,
+  type KVLockCommand,
+  type KVSetCommand,
+  type KVUnlockCommand,
+  type KVVerb,
+  type NodeSpec,
+  type RegisterSpec,
+  type ServiceSpec,
+  type SessionCreateCommand,
+  type SessionDestroyCommand,
+  type SessionInvalidateCommand,
+  type SessionSpec,
+  type TombstoneReapCommand,
+  type TxnCheckOp,
+  type TxnCommand,
+  type TxnKVOp,
+  type TxnNodeOp,
+  type TxnOp,
+  type TxnServiceOp,
+} from "./commands/types.js";
+export { SnapshotFormatError } from "./snapshot/format.js";
+export { parseDurationNs } from "./state/duration.js";
+export {
+  DEFAULT_LOCK_DELAY_NS,
+  MAX_LOCK_DELAY_NS,
+  SESSION_TTL_MAX_NS,
+  SESSION_TTL_MIN_NS,
+} from "./state/sessions.js";
+export { StateStore } from "./state/store.js";
+export { isReadOnlyTxn, MAX_TXN_OPS, MAX_TXN_VALUE_BYTES } from "./state/txn.js";
+export type { Read, ServiceHealth, ServiceQuery, StateView } from "./state/view.js";
+export * from "./types.js";
+export type { WatchKey, WatchSet } from "./watch/keys.js";
+export type { WaitOutcome, WatchRegistry } from "./watch/registry.js";

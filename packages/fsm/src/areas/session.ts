@@ -1,0 +1,61 @@
+import { int, obj, optInt, optList, optOneOf, optStr, type Raw, str, strItem } from "../commands/fields.js";
+import type { HandlerMap } from "../commands/handler.js";
+import { applyError } from "../commands/results.js";
+import { COMMAND_VERSION, type SessionSpec } from "../commands/types.js";
+import { sessionCreate, sessionInvalidate } from "../state/sessions.js";
+
+const v = COMMAND_VERSION;
+
+function decodeSpec(r: Raw): SessionSpec {
+  return {
+    ID: str(r, "ID"),
+    Node: str(r, "Node"),
+    Name: optStr(r, "Name"),
+    Checks: optList(r, "Checks", strItem),
+    LockDelay: optInt(r, "LockDelay"),
+    Behavior: optOneOf(r, "Behavior", ["release", "delete"]),
+    TTL: optStr(r, "TTL"),
+    Namespace: optStr(r, "Namespace"),
+  };
+}
+
+export const sessionHandlers: HandlerMap<"session.create" | "session.destroy" | "session.invalidate"> = {
+  "session.create": {
+    decode: (r) => ({
+      v,
+      type: "session.create",
+      session: decodeSpec(obj(r, "session")),
+      now: int(r, "now"),
+    }),
+    apply(tx, c) {
+      const created = sessionCreate(tx, c.session);
+      return typeof created === "string" ? applyError(created) : { ID: created.ID };
+    },
+  },
+  "session.destroy": {
+    decode: (r) => ({
+      v,
+      type: "session.destroy",
+      ns: optStr(r, "ns"),
+      id: str(r, "id"),
+      now: int(r, "now"),
+    }),
+    apply(tx, c) {
+      sessionInvalidate(tx, c.id, c.now);
+      return true;
+    },
+  },
+  "session.invalidate": {
+    decode: (r) => ({
+      v,
+      type: "session.invalidate",
+      ns: optStr(r, "ns"),
+      id: str(r, "id"),
+      now: int(r, "now"),
+    }),
+    apply(tx, c) {
+      sessionInvalidate(tx, c.id, c.now);
+      return true;
+    },
+  },
+};

@@ -1,0 +1,21 @@
+import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
+import { kvHandlers } from "../areas/kv.js";
+import { sessionHandlers } from "../areas/session.js";
+import { txnHandlers } from "../areas/txn.js";
+import type { CommandHandler, HandlerMap } from "./handler.js";
+import type { Command, CommandType } from "./types.js";
+
+/** Every command type and its handler. A new area adds its file under areas/ and one line here. */
+export const handlers: HandlerMap<CommandType> = {
+  ...kvHandlers,
+  ...sessionHandlers,
+  ...txnHandlers,
+  ...catalogHandlers,
+  ...tombstoneHandlers,
+};
+
+export function handlerFor(type: string): CommandHandler<Command> | undefined {
+  return Object.hasOwn(handlers, type)
+    ? (handlers[type as CommandType] as CommandHandler<Command>)
+    : undefined;
+}

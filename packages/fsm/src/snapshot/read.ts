@@ -1,0 +1,140 @@
+import { ZERO_FLAGS } from "../state/kv.js";
+import { joinKey, KvRecord, SEP, type TableIndexes, Tables } from "../state/tables.js";
+import type { CatalogNode, CoordinateEntry, HealthCheck, NodeService, Session } from "../types.js";
+import {
+  SNAPSHOT_MAGIC,
+  SNAPSHOT_TABLES,
+  SNAPSHOT_VERSION,
+  SnapshotFormatError,
+  snapshotPackr,
+} from "./format.js";
+
+type Row = readonly unknown[];
+
+/**
+ * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
+ * writeSnapshot wrote (the stream is ours); the framing, header and row count are checked.
+ */
+export class SnapshotReader {
+  #pending: Buffer[] = [];
+  #pendingBytes = 0;
+  #tables = new Tables();
+  #index: number | undefined;
+  #rows = 0;
+  #ended = false;
+
+  push(chunk: Uint8Array): void {
+    this.#pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    this.#pendingBytes += chunk.byteLength;
+    for (;;) {
+      if (this.#pendingBytes < 4) return;
+      const head = this.#contiguous(4);
+      const length = head.readUInt32BE(0);
+      if (this.#pendingBytes < 4 + length) return;
+      const framed = this.#contiguous(4 + length);
+      this.#consume(4 + length);
+      this.#frame(snapshotPackr.unpack(framed.subarray(4, 4 + length)));
+    }
+  }
+
+  finish(): { tables: Tables; index: number } {
+    if (!this.#ended || this.#pendingBytes !== 0 || this.#index === undefined) {
+      throw new SnapshotFormatError("snapshot stream is truncated");
+    }
+    return { tables: this.#tables, index: this.#index };
+  }
+
+  #contiguous(n: number): Buffer {
+    if (this.#pending[0]!.byteLength < n) this.#pending = [Buffer.concat(this.#pending)];
+    return this.#pending[0]!;
+  }
+
+  #consume(n: number): void {
+    const first = this.#pending[0]!;
+    this.#pendingBytes -= n;
+    if (first.byteLength === n) this.#pending.shift();
+    else this.#pending[0] = first.subarray(n);
+  }
+
+  #frame(value: unknown): void {
+    if (!Array.isArray(value)) throw new SnapshotFormatError("snapshot frame is not an array");
+    if (this.#ended) throw new SnapshotFormatError("data after the end of the snapshot");
+    if (this.#index === undefined) {
+      const [magic, version, index, indexes] = value;
+      if (magic !== SNAPSHOT_MAGIC || version !== SNAPSHOT_VERSION || typeof index !== "number") {
+        throw new SnapshotFormatError(`not a version ${SNAPSHOT_VERSION} Cairn state snapshot`);
+      }
+      this.#index = index;
+      Object.assign(this.#tables.indexes, indexes as TableIndexes);
+      return;
+    }
+    const [table, rows] = value as [string, Row[]];
+    if (table === "end") {
+      if ((rows as unknown as number) !== this.#rows)
+        throw new SnapshotFormatError("snapshot row count mismatch");
+      this.#ended = true;
+      return;
+    }
+    if (!(SNAPSHOT_TABLES as readonly string[]).includes(table) || !Array.isArray(rows)) {
+      throw new SnapshotFormatError(`unknown snapshot table "${String(table)}"`);
+    }
+    this.#rows += rows.length;
+    for (const row of rows) this.#row(table, row);
+  }
+
+  #row(table: string, row: Row): void {
+    const t = this.#tables;
+    const key = row[0] as string;
+    switch (table) {
+      case "kv": {
+        const [, value, flags, createIndex, modifyIndex, lockIndex, session] = row;
+        const f = flags as bigint;
+        const s = (session as string | null) ?? undefined;
+        t.kv.set(
+          key,
+          new KvRecord(
+            value as string,
+            f === 0n ? ZERO_FLAGS : f,
+            createIndex as number,
+            modifyIndex as number,
+            lockIndex as number,
+            s,
+          ),
+        );
+        if (s) t.kvBySession.set(joinKey(s, key), true);
+        return;
+      }
+      case "tombstones":
+        t.tombstones.set(key, row[1] as number);
+        return;
+      case "lockDelays":
+        t.lockDelays.set(key, row[1] as number);
+        return;
+      case "sessions": {
+        const s = row[1] as Session;
+        t.sessions.set(key, s);
+        t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
+        for (const checkID of s.Checks) t.sessionsByCheck.set(joinKey(s.Node, checkID, s.ID), true);
+        return;
+      }
+      case "nodes":
+        t.nodes.set(key, row[1] as CatalogNode);
+        return;
+      case "services": {
+        const s = row[1] as NodeService;
+        t.services.set(key, s);
+        t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
+        return;
+      }
+      case "checks":
+        t.checks.set(key, row[1] as HealthCheck);
+        return;
+      case "coordinates":
+        t.coordinates.set(key, row[1] as CoordinateEntry);
+        return;
+      case "serviceIndexes":
+        t.serviceIndexes.set(key, row[1] as number);
+        return;
+    }
+  }
+}

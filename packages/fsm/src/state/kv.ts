@@ -1,0 +1,158 @@
+import type { KVEntry } from "../types.js";
+import { fromBinaryString } from "./binary.js";
+import { joinKey, KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
+import type { Tx } from "./tx.js";
+
+/** KV writes on a Tx, with Consul's state-store semantics. Keys here are composite (`ns \0 key`). */
+
+export const ZERO_FLAGS = 0n;
+
+function put(tx: Tx, ck: string, record: KvRecord, previous: KvRecord | undefined): void {
+  const t = tx.tables;
+  t.kv.set(ck, record);
+  if (previous?.session !== record.session) {
+    if (previous?.session) t.kvBySession.delete(joinKey(previous.session, ck));
+    if (record.session) t.kvBySession.set(joinKey(record.session, ck), true);
+  }
+  tx.changedKv(ck);
+}
+
+/** Plain set: keeps CreateIndex, LockIndex and the holding session of an existing entry. */
+export function kvSet(tx: Tx, ck: string, value: string, flags: bigint): void {
+  const existing = tx.tables.kv.get(ck);
+  put(
+    tx,
+    ck,
+    new KvRecord(
+      value,
+      flags === 0n ? ZERO_FLAGS : flags,
+      existing?.createIndex ?? tx.index,
+      tx.index,
+      existing?.lockIndex ?? 0,
+      existing?.session,
+    ),
+    existing,
+  );
+}
+
+/** index 0: only if absent; otherwise only if the ModifyIndex matches. */
+export function kvCas(tx: Tx, ck: string, value: string, flags: bigint, index: number): boolean {
+  const existing = tx.tables.kv.get(ck);
+  if (index === 0 ? existing !== undefined : existing?.modifyIndex !== index) return false;
+  kvSet(tx, ck, value, flags);
+  return true;
+}
+
+export function kvDelete(tx: Tx, ck: string): void {
+  const t = tx.tables;
+  const existing = t.kv.get(ck);
+  if (!existing) return;
+  t.kv.delete(ck);
+  if (existing.session) t.kvBySession.delete(joinKey(existing.session, ck));
+  t.tombstones.set(ck, tx.index);
+  tx.changedKv(ck);
+}
+
+/** A missing key counts as deleted (true); a ModifyIndex mismatch refuses (false). */
+export function kvDeleteCas(tx: Tx, ck: string, index: number): boolean {
+  const existing = tx.tables.kv.get(ck);
+  if (!existing) return true;
+  if (existing.modifyIndex !== index) return false;
+  kvDelete(tx, ck);
+  return true;
+}
+
+/** Every deleted key gets its own tombstone so a read of any prefix of it keeps a never-decreasing index. */
+export function kvDeleteTree(tx: Tx, cprefix: string): void {
+  const doomed: string[] = [];
+  tx.tables.kv.forRange(cprefix, prefixEnd(cprefix), false, (k) => {
+    doomed.push(k);
+  });
+  for (const ck of doomed) kvDelete(tx, ck);
+}
+
+export type LockOutcome = "locked" | "held-by-other" | "lock-delay" | "invalid-session";
+
+export function kvLock(
+  tx: Tx,
+  ck: string,
+  value: string,
+  flags: bigint,
+  session: string,
+  now: number,
+): LockOutcome {
+  const t = tx.tables;
+  const delayUntil = t.lockDelays.get(ck);
+  if (delayUntil !== undefined && delayUntil > now) return "lock-delay";
+  if (!session || !t.sessions.has(session)) return "invalid-session";
+  const existing = t.kv.get(ck);
+  if (existing?.session && existing.session !== session) return "held-by-other";
+  const lockIndex = existing
+    ? existing.session === session
+      ? existing.lockIndex
+      : existing.lockIndex + 1
+    : 1;
+  put(
+    tx,
+    ck,
+    new KvRecord(
+      value,
+      flags === 0n ? ZERO_FLAGS : flags,
+      existing?.createIndex ?? tx.index,
+      tx.index,
+      lockIndex,
+      session,
+    ),
+    existing,
+  );
+  return "locked";
+}
+
+/** False unless `session` holds the key. */
+export function kvUnlock(tx: Tx, ck: string, value: string, flags: bigint, session: string): boolean {
+  const existing = tx.tables.kv.get(ck);
+  if (!existing || !session || existing.session !== session) return false;
+  put(
+    tx,
+    ck,
+    new KvRecord(
+      value,
+      flags === 0n ? ZERO_FLAGS : flags,
+      existing.createIndex,
+      tx.index,
+      existing.lockIndex,
+      undefined,
+    ),
+    existing,
+  );
+  return true;
+}
+
+/** Keys (composite) held by a session. */
+export function keysHeldBy(t: Tables, session: string): string[] {
+  const prefix = session + SEP;
+  const out: string[] = [];
+  t.kvBySession.forRange(prefix, prefixEnd(prefix), false, (k) => {
+    out.push(k.slice(prefix.length));
+  });
+  return out;
+}
+
+export function splitKvKey(ck: string): { ns: string; key: string } {
+  const at = ck.indexOf(SEP);
+  return { ns: ck.slice(0, at), key: ck.slice(at + 1) };
+}
+
+export function toKVEntry(ck: string, r: KvRecord, withValue: boolean): KVEntry {
+  const { ns, key } = splitKvKey(ck);
+  const entry: KVEntry = {
+    Key: key,
+    Value: withValue ? fromBinaryString(r.value) : null,
+    Flags: r.flags,
+    CreateIndex: r.createIndex,
+    ModifyIndex: r.modifyIndex,
+    LockIndex: r.lockIndex,
+    Namespace: ns,
+  };
+  return r.session ? { ...entry, Session: r.session } : entry;
+}

@@ -1,0 +1,128 @@
+import type { SessionSpec } from "../commands/types.js";
+import { DEFAULT_NAMESPACE, type Session } from "../types.js";
+import { Channels } from "../watch/keys.js";
+import { parseDurationNs } from "./duration.js";
+import { keysHeldBy, kvDelete, ZERO_FLAGS } from "./kv.js";
+import { joinKey, KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
+import type { Tx } from "./tx.js";
+
+export const SESSION_TTL_MIN_NS = 10e9;
+export const SESSION_TTL_MAX_NS = 86_400e9;
+export const DEFAULT_LOCK_DELAY_NS = 15e9;
+/** Consul caps lock-delay at 60s. */
+export const MAX_LOCK_DELAY_NS = 60e9;
+
+/** Returns Consul's error text, or the stored session. */
+export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
+  const t = tx.tables;
+  const behavior = spec.Behavior ?? "release";
+  if (behavior !== "release" && behavior !== "delete")
+    return `Invalid session behavior "${String(behavior)}"`;
+  const ttl = spec.TTL ?? "";
+  if (ttl !== "") {
+    const ns = parseDurationNs(ttl);
+    if (ns === undefined) return `Session TTL '${ttl}' is not a valid duration`;
+    if (ns !== 0 && (ns < SESSION_TTL_MIN_NS || ns > SESSION_TTL_MAX_NS)) {
+      return `Invalid Session TTL '${ttl}', must be between [10s=24h0m0s]`;
+    }
+  }
+  const lockDelay = spec.LockDelay ?? DEFAULT_LOCK_DELAY_NS;
+  if (lockDelay < 0) return "LockDelay must not be negative";
+  if (!spec.ID) return "Missing session ID";
+  if (t.sessions.has(spec.ID)) return `Session ID "${spec.ID}" is already in use`;
+  if (!t.nodes.has(spec.Node)) return `Missing node registration`;
+  const checks = spec.Checks ?? [];
+  for (const checkID of checks) {
+    const check = t.checks.get(joinKey(spec.Node, checkID));
+    if (!check) return `Missing check '${checkID}' registration`;
+    if (check.Status === "critical") return `Check '${checkID}' is in critical state`;
+  }
+  const session: Session = {
+    ID: spec.ID,
+    Name: spec.Name ?? "",
+    Node: spec.Node,
+    Checks: [...checks],
+    LockDelay: Math.min(lockDelay, MAX_LOCK_DELAY_NS),
+    Behavior: behavior,
+    TTL: ttl,
+    Namespace: spec.Namespace ?? DEFAULT_NAMESPACE,
+    CreateIndex: tx.index,
+    ModifyIndex: tx.index,
+  };
+  t.sessions.set(session.ID, session);
+  t.sessionsByNode.set(joinKey(session.Node, session.ID), true);
+  for (const checkID of checks) t.sessionsByCheck.set(joinKey(session.Node, checkID, session.ID), true);
+  sessionsChanged(tx);
+  return session;
+}
+
+function sessionsChanged(tx: Tx): void {
+  tx.tables.indexes.sessions = tx.index;
+  tx.channels.add(Channels.sessions);
+}
+
+/**
+ * Destroy or invalidate: drop the session, then per its Behavior release or delete every key it holds; each
+ * such key refuses acquires until `now + LockDelay`. Missing sessions are a no-op.
+ */
+export function sessionInvalidate(tx: Tx, id: string, now: number): void {
+  const t = tx.tables;
+  const session = t.sessions.get(id);
+  if (!session) return;
+  t.sessions.delete(id);
+  t.sessionsByNode.delete(joinKey(session.Node, id));
+  for (const checkID of session.Checks) t.sessionsByCheck.delete(joinKey(session.Node, checkID, id));
+  sessionsChanged(tx);
+
+  const held = keysHeldBy(t, id);
+  if (held.length === 0) return;
+  pruneLockDelays(t, now);
+  const delayMs = session.LockDelay / 1e6;
+  for (const ck of held) {
+    t.kvBySession.delete(joinKey(id, ck));
+    if (delayMs > 0) t.lockDelays.set(ck, now + delayMs);
+    const existing = t.kv.get(ck);
+    if (!existing) continue;
+    if (session.Behavior === "delete") {
+      kvDelete(tx, ck);
+    } else {
+      t.kv.set(
+        ck,
+        new KvRecord(
+          existing.value,
+          existing.flags === 0n ? ZERO_FLAGS : existing.flags,
+          existing.createIndex,
+          tx.index,
+          existing.lockIndex,
+          undefined,
+        ),
+      );
+      tx.changedKv(ck);
+    }
+  }
+}
+
+/** Expired lock-delays carry no meaning; dropping them at a command's `now` keeps the table small. */
+function pruneLockDelays(t: Tables, now: number): void {
+  const expired: string[] = [];
+  t.lockDelays.forEach((until, ck) => {
+    if (until <= now) expired.push(ck);
+  });
+  for (const ck of expired) t.lockDelays.delete(ck);
+}
+
+function idsUnder(tree: Tables["sessionsByNode"], prefix: string): string[] {
+  const out: string[] = [];
+  tree.forRange(prefix, prefixEnd(prefix), false, (k) => {
+    out.push(k.slice(k.lastIndexOf(SEP) + 1));
+  });
+  return out;
+}
+
+export function sessionIdsOnNode(t: Tables, node: string): string[] {
+  return idsUnder(t.sessionsByNode, node + SEP);
+}
+
+export function sessionIdsForCheck(t: Tables, node: string, checkID: string): string[] {
+  return idsUnder(t.sessionsByCheck, joinKey(node, checkID) + SEP);
+}

@@ -1,0 +1,287 @@
+import type { TxnResponse } from "../commands/results.js";
+import type { TxnOp } from "../commands/types.js";
+import { writeSnapshot } from "../snapshot/write.js";
+import {
+  type CatalogNode,
+  type CoordinateEntry,
+  DEFAULT_NAMESPACE,
+  type HealthCheck,
+  type HealthStatus,
+  type KVEntry,
+  type NodeService,
+  type ServiceInstance,
+  type Session,
+} from "../types.js";
+import { Channels, channelWatch, kvKeyWatch, kvPrefixWatch, type WatchSet } from "../watch/keys.js";
+import { checksOnNode, servicesOnNode } from "./catalog.js";
+import { splitKvKey, toKVEntry } from "./kv.js";
+import { sessionIdsOnNode } from "./sessions.js";
+import { joinKey, type KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
+import { Tx } from "./tx.js";
+import { isReadOnlyTxn, runTxn } from "./txn.js";
+
+/** A read's answer, the index for X-Service-Index (never 0) and what to watch for a blocking query. */
+export interface Read<T> {
+  readonly value: T;
+  readonly index: number;
+  readonly watch: WatchSet;
+}
+
+/** A service instance with its checks (node-level and its own), for health endpoints. */
+export interface ServiceHealth extends ServiceInstance {
+  readonly checks: readonly HealthCheck[];
+}
+
+export interface ServiceQuery {
+  /** All must be present on the instance. */
+  readonly tags?: readonly string[];
+  /** `*` for every namespace. */
+  readonly ns?: string;
+}
+
+/** `*` matches every namespace. */
+const inNs = (want: string | undefined, ns: string) => want === "*" || (want ?? DEFAULT_NAMESPACE) === ns;
+
+/**
+ * A consistent, immutable view of the state at one index. Taking one is O(1) (copy-on-write clones);
+ * applies that follow never show through.
+ */
+export class StateView {
+  constructor(
+    private readonly t: Tables,
+    /** Last index applied when the view was taken. */
+    readonly index: number,
+  ) {}
+
+  #read<T>(value: T, index: number, ...keys: string[]): Read<T> {
+    return { value, index: Math.max(index, 1), watch: { index: this.index, keys } };
+  }
+
+  #channel<T>(value: T, index: number, channel: string): Read<T> {
+    return this.#read(value, index, channelWatch(channel));
+  }
+
+  /** Found: its ModifyIndex. Missing: the KV table index, as Consul does. */
+  kvGet(key: string, ns: string = DEFAULT_NAMESPACE): Read<KVEntry | undefined> {
+    const ck = joinKey(ns, key);
+    const r = this.t.kv.get(ck);
+    return this.#read(
+      r ? toKVEntry(ck, r, true) : undefined,
+      r ? r.modifyIndex : this.t.indexes.kvs,
+      kvKeyWatch(ck),
+    );
+  }
+
+  /** Every entry under the prefix, in key order. `ns` "*" lists all namespaces. */
+  kvList(prefix: string, ns: string = DEFAULT_NAMESPACE): Read<KVEntry[]> {
+    const out: KVEntry[] = [];
+    const index = this.#scanKv(prefix, ns, (ck, r) => {
+      out.push(toKVEntry(ck, r, true));
+    });
+    return this.#read(out, index, kvPrefixWatch(ns === "*" ? "" : joinKey(ns, prefix)));
+  }
+
+  /**
+   * Keys under the prefix; with a separator, keys are cut after the first separator past the prefix
+   * ("directories" end with it) and repeated ones collapse.
+   */
+  kvKeys(prefix: string, separator = "", ns: string = DEFAULT_NAMESPACE): Read<string[]> {
+    const out: string[] = [];
+    const index = this.#scanKv(prefix, ns, (ck) => {
+      let key = splitKvKey(ck).key;
+      if (separator) {
+        const at = key.indexOf(separator, prefix.length);
+        if (at >= 0) key = key.slice(0, at + separator.length);
+      }
+      if (out[out.length - 1] !== key) out.push(key);
+    });
+    return this.#read(out, index, kvPrefixWatch(ns === "*" ? "" : joinKey(ns, prefix)));
+  }
+
+  /**
+   * Visits live entries under a prefix and returns the index such a read reports: the highest ModifyIndex
+   * among them and the tombstones under the prefix (so deletes never lower it), else the KV table index.
+   */
+  #scanKv(prefix: string, ns: string, visit: (ck: string, r: KvRecord) => void): number {
+    let max = 0;
+    if (ns === "*") {
+      this.t.kv.forEach((r, ck) => {
+        if (splitKvKey(ck).key.startsWith(prefix)) {
+          visit(ck, r);
+          if (r.modifyIndex > max) max = r.modifyIndex;
+        }
+      });
+      this.t.tombstones.forEach((at, ck) => {
+        if (at > max && splitKvKey(ck).key.startsWith(prefix)) max = at;
+      });
+    } else {
+      const cp = joinKey(ns, prefix);
+      const end = prefixEnd(cp);
+      this.t.kv.forRange(cp, end, false, (ck, r) => {
+        visit(ck, r);
+        if (r.modifyIndex > max) max = r.modifyIndex;
+      });
+      this.t.tombstones.forRange(cp, end, false, (_, at) => {
+        if (at > max) max = at;
+      });
+    }
+    return prefix === "" || max === 0 ? this.t.indexes.kvs : max;
+  }
+
+  sessionGet(id: string, ns?: string): Read<Session | undefined> {
+    const s = this.t.sessions.get(id);
+    return this.#channel(
+      s && inNs(ns, s.Namespace) ? s : undefined,
+      this.t.indexes.sessions,
+      Channels.sessions,
+    );
+  }
+
+  sessionList(ns?: string): Read<Session[]> {
+    const out: Session[] = [];
+    this.t.sessions.forEach((s) => {
+      if (inNs(ns, s.Namespace)) out.push(s);
+    });
+    return this.#channel(out, this.t.indexes.sessions, Channels.sessions);
+  }
+
+  /** Sessions on a node, given by name or node ID. */
+  sessionsForNode(node: string, ns?: string): Read<Session[]> {
+    let name = node;
+    if (!this.t.nodes.has(node)) {
+      for (const n of this.t.nodes.values()) if (n.ID === node) name = n.Node;
+    }
+    const out = sessionIdsOnNode(this.t, name)
+      .map((id) => this.t.sessions.get(id))
+      .filter((s): s is Session => s !== undefined && inNs(ns, s.Namespace));
+    return this.#channel(out, this.t.indexes.sessions, Channels.sessions);
+  }
+
+  nodes(): Read<CatalogNode[]> {
+    return this.#channel([...this.t.nodes.values()], this.t.indexes.nodes, Channels.nodes);
+  }
+
+  /** The node (by name or ID) with its services; undefined when it is not registered. */
+  node(name: string, ns?: string): Read<{ node: CatalogNode; services: NodeService[] } | undefined> {
+    let node = this.t.nodes.get(name);
+    if (!node) for (const n of this.t.nodes.values()) if (n.ID === name) node = n;
+    const value = node
+      ? { node, services: servicesOnNode(this.t, node.Node).filter((s) => inNs(ns, s.Namespace)) }
+      : undefined;
+    return this.#channel(
+      value,
+      Math.max(this.t.indexes.nodes, this.t.indexes.services),
+      Channels.node(node?.Node ?? name),
+    );
+  }
+
+  /** Service name -> union of its instances' tags (sorted, distinct). */
+  services(ns?: string): Read<Record<string, string[]>> {
+    const tags = new Map<string, Set<string>>();
+    this.t.servicesByName.forEach((s) => {
+      if (!inNs(ns, s.Namespace)) return;
+      let set = tags.get(s.Service);
+      if (!set) {
+        set = new Set();
+        tags.set(s.Service, set);
+      }
+      for (const tag of s.Tags) set.add(tag);
+    });
+    const out: Record<string, string[]> = {};
+    for (const [name, set] of [...tags].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      out[name] = [...set].sort();
+    return this.#channel(out, this.t.indexes.services, Channels.services);
+  }
+
+  serviceInstances(name: string, query: ServiceQuery = {}): Read<ServiceInstance[]> {
+    const out: ServiceInstance[] = [];
+    // servicesByName keys are ns \0 name \0 node \0 service ID: the node comes from the key.
+    const visit = (key: string, s: NodeService) => {
+      if (query.tags && !query.tags.every((tag) => s.Tags.includes(tag))) return;
+      const node = this.t.nodes.get(key.split(SEP)[2]!);
+      if (node) out.push({ node, service: s });
+    };
+    const nsList = query.ns === "*" ? this.#namespacesOf(name) : [query.ns ?? DEFAULT_NAMESPACE];
+    for (const ns of nsList) {
+      const p = joinKey(ns, name) + SEP;
+      this.t.servicesByName.forRange(p, prefixEnd(p), false, visit);
+    }
+    return this.#channel(out, this.#serviceIndex(name, nsList), this.#serviceChannel(name, query.ns));
+  }
+
+  /** Instances with their node's checks and their own, for /health/service. */
+  serviceHealth(name: string, query: ServiceQuery = {}): Read<ServiceHealth[]> {
+    const read = this.serviceInstances(name, query);
+    const value = read.value.map((inst) => ({
+      ...inst,
+      checks: checksOnNode(this.t, inst.node.Node).filter(
+        (c) =>
+          c.ServiceID === "" || (c.ServiceID === inst.service.ID && c.Namespace === inst.service.Namespace),
+      ),
+    }));
+    return { ...read, value };
+  }
+
+  checksForNode(node: string, ns?: string): Read<HealthCheck[]> {
+    const out = checksOnNode(this.t, node).filter((c) => ns === undefined || inNs(ns, c.Namespace));
+    return this.#channel(out, this.t.indexes.checks, Channels.node(node));
+  }
+
+  checksForService(name: string, ns?: string): Read<HealthCheck[]> {
+    const out: HealthCheck[] = [];
+    this.t.checks.forEach((c) => {
+      if (c.ServiceName === name && inNs(ns, c.Namespace)) out.push(c);
+    });
+    const nsList = ns === "*" ? this.#namespacesOf(name) : [ns ?? DEFAULT_NAMESPACE];
+    return this.#channel(out, this.#serviceIndex(name, nsList), this.#serviceChannel(name, ns));
+  }
+
+  /** "any" lists every check. */
+  checksInState(state: HealthStatus | "any", ns?: string): Read<HealthCheck[]> {
+    const out: HealthCheck[] = [];
+    this.t.checks.forEach((c) => {
+      if ((state === "any" || c.Status === state) && (ns === undefined || inNs(ns, c.Namespace))) out.push(c);
+    });
+    return this.#channel(out, this.t.indexes.checks, Channels.checks);
+  }
+
+  /** All coordinates, or one node's (one per segment). */
+  coordinates(node?: string): Read<CoordinateEntry[]> {
+    const out: CoordinateEntry[] = [];
+    if (node === undefined) this.t.coordinates.forEach((c) => void out.push(c));
+    else {
+      const p = node + SEP;
+      this.t.coordinates.forRange(p, prefixEnd(p), false, (_, c) => void out.push(c));
+    }
+    return this.#channel(out, this.t.indexes.coordinates, Channels.coordinates);
+  }
+
+  /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
+  snapshot(): Generator<Uint8Array> {
+    return writeSnapshot(this.t, this.index);
+  }
+
+  /** A transaction with no write verbs, evaluated here without going through Raft. */
+  readTxn(ops: readonly TxnOp[]): TxnResponse {
+    if (!isReadOnlyTxn(ops)) throw new Error("readTxn needs a transaction without write operations");
+    return runTxn(new Tx(this.t.clone(), this.index), ops, 0);
+  }
+
+  #serviceChannel(name: string, ns: string | undefined): string {
+    return ns === "*" ? Channels.services : Channels.serviceName(ns ?? DEFAULT_NAMESPACE, name);
+  }
+
+  #namespacesOf(name: string): string[] {
+    const out = new Set<string>();
+    this.t.servicesByName.forEach((s) => {
+      if (s.Service === name) out.add(s.Namespace);
+    });
+    return [...out];
+  }
+
+  #serviceIndex(name: string, nsList: readonly string[]): number {
+    let max = 0;
+    for (const ns of nsList) max = Math.max(max, this.t.serviceIndexes.get(joinKey(ns, name)) ?? 0);
+    return max || Math.max(this.t.indexes.services, this.t.indexes.nodes);
+  }
+}
