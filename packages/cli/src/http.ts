@@ -1,6 +1,9 @@
 // The HTTP client of Cairn's Consul-compatible API. Failures become one-line errors worded as Consul's Go
 // client words them (`Unexpected response code: 500 (No cluster leader)`), which commands prefix.
 import { readFileSync } from "node:fs";
+import http from "node:http";
+import https from "node:https";
+import type { Readable } from "node:stream";
 import { boolFlag, type FlagValues, stringFlag } from "./args.js";
 import { type JsonValue, parseJson } from "./json.js";
 
@@ -103,7 +106,24 @@ export interface ApiResponse {
   status: number;
   /** X-Service-Index / X-Consul-Index, exact. */
   index: bigint;
-  response: Response;
+  /** The body as it arrives, for large payloads (snapshots). */
+  stream: Readable;
+  text(): Promise<string>;
+  /** Drops the body so the connection can be reused. */
+  discard(): void;
+}
+
+// Keep-alive: a blocking-query loop or an import reuses one connection. Idle pooled sockets are unref'd by
+// Node, so they never hold the process open.
+const agents = {
+  "http:": new http.Agent({ keepAlive: true }),
+  "https:": new https.Agent({ keepAlive: true }),
+};
+
+async function readAll(stream: Readable): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 export class HttpClient {
@@ -125,46 +145,51 @@ export class HttpClient {
 
   async request(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse> {
     const url = this.url(path, opts);
-    const headers: Record<string, string> = {};
-    if (this.config.token !== "") headers["X-Consul-Token"] = this.config.token;
-    let response: Response;
+    let message: http.IncomingMessage;
     try {
-      response = await fetch(url, {
-        method,
-        headers,
-        body: opts.body,
-        signal: opts.signal,
-      });
+      message = await this.send(method, new URL(url), opts);
     } catch (err) {
       if (opts.signal?.aborted) throw err;
-      throw new ApiError(
-        `${method[0]}${method.slice(1).toLowerCase()} "${url}": ${describeFetchError(err)}`,
-        0,
-      );
+      const verb = `${method[0]}${method.slice(1).toLowerCase()}`;
+      throw new ApiError(`${verb} "${url}": ${err instanceof Error ? err.message : String(err)}`, 0);
     }
-    const ok = response.status >= 200 && response.status < 300;
-    if (!ok && !(opts.accept ?? []).includes(response.status)) {
-      const text = (await response.text()).trim();
-      throw new ApiError(`Unexpected response code: ${response.status} (${text})`, response.status);
+    const status = message.statusCode ?? 0;
+    if ((status < 200 || status >= 300) && !(opts.accept ?? []).includes(status)) {
+      const text = (await readAll(message)).trim();
+      throw new ApiError(`Unexpected response code: ${status} (${text})`, status);
     }
-    const header = response.headers.get("x-service-index") ?? response.headers.get("x-consul-index");
-    const index = header !== null && /^\d+$/.test(header) ? BigInt(header) : 0n;
-    return { status: response.status, index, response };
+    const header = message.headers["x-service-index"] ?? message.headers["x-consul-index"];
+    const index = typeof header === "string" && /^\d+$/.test(header) ? BigInt(header) : 0n;
+    return {
+      status,
+      index,
+      stream: message,
+      text: () => readAll(message),
+      discard: () => void message.resume(),
+    };
+  }
+
+  private send(method: string, url: URL, opts: RequestOptions): Promise<http.IncomingMessage> {
+    const headers: Record<string, string | number> = {};
+    if (this.config.token !== "") headers["X-Consul-Token"] = this.config.token;
+    const body = typeof opts.body === "string" ? Buffer.from(opts.body) : opts.body;
+    if (body !== undefined) headers["Content-Length"] = body.length;
+    const transport = url.protocol === "https:" ? https : http;
+    const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      return Promise.reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, "")}"`));
+    }
+    return new Promise((resolve, reject) => {
+      const req = transport.request(url, { method, headers, agent, signal: opts.signal }, resolve);
+      req.once("error", reject);
+      req.end(body);
+    });
   }
 
   async json(method: string, path: string, opts: RequestOptions = {}): Promise<JsonValue> {
-    const { response } = await this.request(method, path, opts);
-    return parseJson(await response.text());
+    const res = await this.request(method, path, opts);
+    return parseJson(await res.text());
   }
-}
-
-function describeFetchError(err: unknown): string {
-  if (err instanceof Error) {
-    const cause: unknown = err.cause;
-    if (cause instanceof Error) return cause.message;
-    return err.message;
-  }
-  return String(err);
 }
 
 /** A KV path as Consul's client escapes it: each segment escaped, slashes kept. */

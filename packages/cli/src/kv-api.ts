@@ -66,13 +66,16 @@ export class KvApi {
   }
 
   async keys(prefix: string, separator: string): Promise<string[]> {
-    const { response, status } = await this.http.request("GET", kvPath(prefix), {
+    const res = await this.http.request("GET", kvPath(prefix), {
       query: { keys: true, separator: separator === "" ? undefined : separator },
       read: true,
       accept: [404],
     });
-    if (status === 404) return [];
-    const body = parseJson(await response.text());
+    if (res.status === 404) {
+      res.discard();
+      return [];
+    }
+    const body = parseJson(await res.text());
     return Array.isArray(body) ? body.filter((k): k is string => typeof k === "string") : [];
   }
 
@@ -81,7 +84,7 @@ export class KvApi {
     query: Record<string, boolean>,
     block: Blocking,
   ): Promise<{ entries: KvEntry[]; index: bigint }> {
-    const { response, status, index } = await this.http.request("GET", kvPath(key), {
+    const res = await this.http.request("GET", kvPath(key), {
       query: {
         ...query,
         index: block.index,
@@ -92,11 +95,11 @@ export class KvApi {
       accept: [404],
       signal: block.signal,
     });
-    if (status === 404) {
-      await response.body?.cancel();
-      return { entries: [], index };
+    if (res.status === 404) {
+      res.discard();
+      return { entries: [], index: res.index };
     }
-    return { entries: decodeEntries(parseJson(await response.text())), index };
+    return { entries: decodeEntries(parseJson(await res.text())), index: res.index };
   }
 
   /** PUT; true when the server applied it (false for a failed cas, acquire or release). */
@@ -136,25 +139,20 @@ export class SessionApi {
 
   /** Renews the session; returns the TTL the server granted, or undefined when the session is gone. */
   async renew(id: string): Promise<string | undefined> {
-    const { response, status } = await this.http.request(
-      "PUT",
-      `/v1/session/renew/${encodeURIComponent(id)}`,
-      {
-        accept: [404],
-      },
-    );
-    if (status === 404) {
-      await response.body?.cancel();
+    const res = await this.http.request("PUT", `/v1/session/renew/${encodeURIComponent(id)}`, {
+      accept: [404],
+    });
+    if (res.status === 404) {
+      res.discard();
       return undefined;
     }
-    const body = parseJson(await response.text());
+    const body = parseJson(await res.text());
     const first = Array.isArray(body) ? body[0] : undefined;
     if (!isObject(first)) return undefined;
     return str(field(first, "TTL"));
   }
 
   async destroy(id: string): Promise<void> {
-    const { response } = await this.http.request("PUT", `/v1/session/destroy/${encodeURIComponent(id)}`);
-    await response.body?.cancel();
+    (await this.http.request("PUT", `/v1/session/destroy/${encodeURIComponent(id)}`)).discard();
   }
 }

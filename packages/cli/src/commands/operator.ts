@@ -86,8 +86,7 @@ Usage: cairn operator raft remove-peer [options]
     }
     try {
       const query = f.address !== "" ? { address: f.address } : { id: f.id };
-      const { response } = await client().request("DELETE", "/v1/operator/raft/peer", { query });
-      await response.body?.cancel();
+      (await client().request("DELETE", "/v1/operator/raft/peer", { query })).discard();
     } catch (err) {
       io.err(`Error removing peer: ${errorText(err)}`);
       return 1;

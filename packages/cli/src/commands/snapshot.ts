@@ -2,9 +2,8 @@
 import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { type Command, commandGroup, defineCommand, errorText } from "../command.js";
 import { formatTable } from "../format.js";
 import { type JsonValue, stringifyGo } from "../json.js";
@@ -18,14 +17,11 @@ function oneFile(positionals: string[], io: { err(t: string): void }): string | 
 }
 
 /** Writes `body` to `path` so that `path` is either the old file or the whole new one, fsynced. */
-async function writeAtomically(path: string, body: ReadableStream<Uint8Array>): Promise<void> {
+async function writeAtomically(path: string, body: Readable): Promise<void> {
   const temp = `${path}.${randomBytes(4).toString("hex")}.tmp`;
   const handle = await open(temp, "wx", 0o600);
   try {
-    await pipeline(
-      Readable.fromWeb(body as WebReadableStream<Uint8Array>),
-      handle.createWriteStream({ autoClose: false }),
-    );
+    await pipeline(body, handle.createWriteStream({ autoClose: false }));
     await handle.sync();
   } catch (err) {
     await handle.close();
@@ -65,17 +61,13 @@ Usage: cairn snapshot save [options] FILE
     const file = oneFile(positionals, io);
     if (file === undefined) return 1;
     let index: bigint;
-    let body: ReadableStream<Uint8Array> | null;
+    let body: Readable;
     try {
       const res = await client().request("GET", "/v1/snapshot", { read: true });
       index = res.index;
-      body = res.response.body;
+      body = res.stream;
     } catch (err) {
       io.err(`Error saving snapshot: ${errorText(err)}`);
-      return 1;
-    }
-    if (body === null) {
-      io.err("Error saving snapshot: empty response");
       return 1;
     }
     try {
@@ -117,8 +109,7 @@ Usage: cairn snapshot restore [options] FILE
       return 1;
     }
     try {
-      const { response } = await client().request("PUT", "/v1/snapshot", { body: data });
-      await response.body?.cancel();
+      (await client().request("PUT", "/v1/snapshot", { body: data })).discard();
     } catch (err) {
       io.err(`Error restoring snapshot: ${errorText(err)}`);
       return 1;
