@@ -1,3 +1,23 @@
 export { applyConfChange, type ConfEntry, decodeConfEntry, encodeConfEntry } from "./core/conf.js";
 export { RaftCore } from "./core/raft.js";
 export type * from "./core/types.js";
+export {
+  NodeStoppedError,
+  NotLeaderError,
+  ProposalDroppedError,
+  RaftRejectedError,
+  RaftTimeoutError,
+} from "./node/errors.js";
+export type { SnapshotOutput, StateMachine } from "./node/state-machine.js";
+export {
+  type AddressedConfChange,
+  RaftNode,
+  type RaftNodeEvents,
+  type RaftNodeOptions,
+  type RaftNodeStatus,
+  type Timers,
+} from "./node.js";
+export { StorageCorruptionError, StorageVersionError } from "./storage/errors.js";
+export type { TransportLimits } from "./transport/options.js";
+export { RpcError, type RpcFailure, type RpcHandler } from "./transport/rpc.js";
+export type { ServerTransport } from "./transport/server-transport.js";

@@ -41,7 +41,7 @@ export interface DurableChanges {
 
 const EMPTY_HARD_STATE: HardState = { term: 0, vote: null, commit: 0 };
 
-export function snapshotFileName(meta: SnapshotMeta): string {
+export function snapshotFileName(meta: Pick<SnapshotMeta, "index" | "term">): string {
   return `snapshot-${meta.term}-${meta.index}.bin`;
 }
 
@@ -57,6 +57,8 @@ export class RaftStorage {
   private first: number;
   private last: number;
   private current: SnapshotRecord | null;
+  /** Fsynced log writes and the entries they carried since open: the group-commit ratio. */
+  readonly stats = { syncedWrites: 0, entriesWritten: 0 };
   /** Files received from peers and committed, not yet recorded as the current snapshot. */
   private readonly received = new Map<string, SnapshotFileInfo>();
 
@@ -145,11 +147,13 @@ export class RaftStorage {
     }
     if (ops.length === 0) return;
     await this.db.batch(ops, { sync: true });
+    this.stats.syncedWrites++;
+    this.stats.entriesWritten += entries.length;
     if (installed) await this.replaceSnapshot(installed);
   }
 
   /** Opens a writer for the file of snapshot `meta`, whether taken locally or received from a peer. */
-  createSnapshotWriter(meta: SnapshotMeta): Promise<SnapshotFileWriter> {
+  createSnapshotWriter(meta: Pick<SnapshotMeta, "index" | "term">): Promise<SnapshotFileWriter> {
     return SnapshotFileWriter.create(this.snapshotDir, snapshotFileName(meta));
   }
 

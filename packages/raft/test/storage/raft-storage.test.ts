@@ -213,7 +213,7 @@ describe("RaftStorage", () => {
 
   it("removes leftovers of interrupted snapshot writes at start", async () => {
     const s = await RaftStorage.open(dir, silent);
-    const writer = await s.createSnapshotWriter({ index: 1, term: 1, conf });
+    const writer = await s.createSnapshotWriter({ index: 1, term: 1 });
     await writer.write(Buffer.from("partial"));
     await s.close();
     await (await RaftStorage.open(dir, silent)).close();

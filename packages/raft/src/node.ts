@@ -1,0 +1,606 @@
+import { EventEmitter } from "node:events";
+import type { Logger } from "pino";
+import { decodeConfEntry } from "./core/conf.js";
+import { RaftCore } from "./core/raft.js";
+import type {
+  ConfChange,
+  ConfState,
+  Entry,
+  Message,
+  NodeId,
+  ProposeResult,
+  RaftStatus,
+  Ready,
+  Rejected,
+  Role,
+} from "./core/types.js";
+import {
+  NodeStoppedError,
+  NotLeaderError,
+  ProposalDroppedError,
+  RaftRejectedError,
+  RaftTimeoutError,
+} from "./node/errors.js";
+import { PendingProposals, PendingReads } from "./node/pending.js";
+import type { StateMachine } from "./node/state-machine.js";
+import { RaftStorage } from "./storage/raft-storage.js";
+import type { SnapshotFileInfo } from "./storage/snapshot-files.js";
+import { isRaftMessage } from "./transport/message-shape.js";
+import type { SnapshotSink, TransportLimits } from "./transport/options.js";
+import { ServerTransport } from "./transport/server-transport.js";
+
+/**
+ * A membership change as this driver proposes it: the core's change plus, for a new member, the address its
+ * server connections accept on. The core stores the change verbatim in the conf entry, so every server learns
+ * the address when it applies the entry.
+ */
+export type AddressedConfChange = ConfChange & { address?: string };
+
+export interface Timers {
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+}
+
+export interface RaftNodeOptions<R> {
+  id: NodeId;
+  clusterId: string;
+  /** Holds `log/` (LevelDB) and `snapshots/`. */
+  dataDir: string;
+  host: string;
+  /** 0 picks a free port; see `RaftNode.address`. */
+  port: number;
+  advertiseAddress?: string;
+  /** Addresses of servers known at start (bootstrap members, join targets). */
+  peers?: Record<NodeId, string>;
+  /** Voters of a brand-new cluster; ignored once the data directory holds any state. */
+  bootstrap?: NodeId[];
+  stateMachine: StateMachine<R>;
+  logger: Logger;
+  tickMs?: number;
+  electionTicks?: number;
+  heartbeatTicks?: number;
+  /** Take a snapshot and compact the log after this many applied entries. */
+  snapshotThreshold?: number;
+  /** Lease reads need this margin (in ticks) for clock drift between servers. */
+  leaseDriftTicks?: number;
+  proposeTimeoutMs?: number;
+  readTimeoutMs?: number;
+  maxInflight?: number;
+  maxAppendBytes?: number;
+  timers?: Timers;
+  random?: () => number;
+  transportLimits?: Partial<TransportLimits>;
+}
+
+export interface RaftNodeEvents {
+  /** The known leader changed (null: none known). */
+  leader: [leader: NodeId | null, role: Role];
+  /** The node hit an error it cannot continue after (a failed disk write) and stopped. */
+  fatal: [error: Error];
+}
+
+export type RaftNodeStatus = RaftStatus & {
+  snapshotIndex: number;
+  connected: NodeId[];
+  /** Fsynced log writes since start, and the entries they carried. */
+  storage: { syncedWrites: number; entriesWritten: number };
+};
+
+const NOT_LEADER_REASONS = new Set(["not-leader", "no-leader", "transferring"]);
+
+/**
+ * The driver of one Raft server: feeds the pure core with ticks, messages and requests, and carries out each
+ * Ready in the order Raft requires — persist (one fsynced batch), then send, then apply. Proposals that arrive
+ * while a batch is being written accumulate in the core and go to disk together in the next one (group commit).
+ */
+export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
+  private readonly proposals = new PendingProposals<R>();
+  private readonly reads = new PendingReads();
+  private readonly unreachable = new Set<NodeId>();
+  private readonly addresses = new Map<NodeId, string>();
+  private applied: number;
+  private appliedTerm: number;
+  private snapshotIndex: number;
+  private driveScheduled = false;
+  private driving: Promise<void> | undefined;
+  private snapshotting = false;
+  private compaction: { index: number; term: number; file: SnapshotFileInfo } | undefined;
+  private readSeq = 0;
+  private leader: NodeId | null = null;
+  private role: Role = "follower";
+  private stopped = false;
+  private readonly tickHandle: unknown;
+  private readonly log: Logger;
+  private readonly timers: Timers;
+
+  private constructor(
+    private readonly options: RaftNodeOptions<R>,
+    private readonly storage: RaftStorage,
+    private readonly core: RaftCore,
+    /** Server connections; the next layers (write forwarding) register their RPC handlers here. */
+    readonly transport: ServerTransport<Message>,
+    addresses: Map<NodeId, string>,
+  ) {
+    super();
+    this.log = options.logger;
+    this.addresses = addresses;
+    const snapshot = storage.restored.snapshot;
+    this.applied = snapshot?.index ?? 0;
+    this.appliedTerm = snapshot?.term ?? 0;
+    this.snapshotIndex = this.applied;
+    this.timers = options.timers ?? {
+      setInterval: (fn, ms) => setInterval(fn, ms),
+      clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
+    };
+    this.syncPeers(core.status().conf);
+    this.tickHandle = this.timers.setInterval(() => this.tick(), options.tickMs ?? 100);
+    this.scheduleDrive();
+  }
+
+  /** Opens the data directory, restores the state machine from the latest snapshot, and starts serving. */
+  static async start<R>(options: RaftNodeOptions<R>): Promise<RaftNode<R>> {
+    const log = options.logger;
+    const storage = await RaftStorage.open(options.dataDir, log);
+    try {
+      const { restored } = storage;
+      const current = storage.snapshot;
+      if (current) await options.stateMachine.restore(current.path);
+      const fresh = restored.hardState.term === 0 && restored.entries.length === 0 && !restored.snapshot;
+      const bootstrap: ConfState | undefined =
+        fresh && options.bootstrap ? { voters: options.bootstrap, learners: [] } : undefined;
+      const core = new RaftCore(
+        {
+          id: options.id,
+          electionTicks: options.electionTicks ?? 10,
+          heartbeatTicks: options.heartbeatTicks ?? 1,
+          random: options.random ?? Math.random,
+          preVote: true,
+          checkQuorum: true,
+          maxInflight: options.maxInflight ?? 256,
+          maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
+          leaseDriftTicks: options.leaseDriftTicks ?? 2,
+        },
+        { ...restored, applied: current?.meta.index ?? 0 },
+        bootstrap,
+      );
+      const addresses = new Map<NodeId, string>(Object.entries(storage.addresses));
+      for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
+      for (const e of restored.entries) learnAddressFrom(e, addresses);
+
+      let node: RaftNode<R> | undefined;
+      const transport = await ServerTransport.start<Message>({
+        nodeId: options.id,
+        clusterId: options.clusterId,
+        host: options.host,
+        port: options.port,
+        ...(options.advertiseAddress === undefined ? {} : { advertiseAddress: options.advertiseAddress }),
+        logger: log.child({ component: "transport" }),
+        isMessage: isRaftMessage,
+        ...(options.random ? { random: options.random } : {}),
+        ...(options.transportLimits ? { limits: options.transportLimits } : {}),
+        handlers: {
+          onMessages: (from, messages) => node?.receive(from, messages),
+          onUnreachable: (peer) => node?.markUnreachable(peer),
+          onSnapshot: (from, message) => {
+            if (!node) return Promise.reject(new Error("not started"));
+            return node.snapshotSink(from, message);
+          },
+          onPeerAddress: (peer, address) => node?.learnAddress(peer, address),
+        },
+      });
+      addresses.set(options.id, transport.address);
+      node = new RaftNode(options, storage, core, transport, addresses);
+      await storage.saveAddresses(Object.fromEntries(addresses));
+      log.info(
+        {
+          id: options.id,
+          address: transport.address,
+          applied: node.applied,
+          commit: restored.hardState.commit,
+        },
+        "raft node started",
+      );
+      return node;
+    } catch (err) {
+      await storage.close();
+      throw err;
+    }
+  }
+
+  get id(): NodeId {
+    return this.options.id;
+  }
+
+  get address(): string {
+    return this.transport.address;
+  }
+
+  get appliedIndex(): number {
+    return this.applied;
+  }
+
+  isLeader(): boolean {
+    return this.role === "leader";
+  }
+
+  leaderId(): NodeId | null {
+    return this.leader;
+  }
+
+  addressOf(id: NodeId): string | undefined {
+    return this.addresses.get(id);
+  }
+
+  /** Replicates `data`; resolves with the state machine's result once the entry is applied here. */
+  propose(data: Uint8Array): Promise<R> {
+    if (this.stopped) return Promise.reject(new NodeStoppedError());
+    const accepted = this.accepted(this.core.propose(data));
+    this.scheduleDrive();
+    return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs);
+  }
+
+  /**
+   * Resolves with an index such that a read of the local state machine is linearizable: the leader confirmed
+   * it still leads (a heartbeat round, or with `lease` its read lease) and this server has applied that far.
+   */
+  readIndex(options: { lease?: boolean } = {}): Promise<number> {
+    if (this.stopped) return Promise.reject(new NodeStoppedError());
+    const ctx = `${this.id}/${++this.readSeq}`;
+    const answer = this.reads.add(ctx, this.options.readTimeoutMs ?? this.electionTimeoutMs() * 2);
+    this.core.readIndex(ctx, { lease: options.lease ?? false });
+    this.scheduleDrive();
+    return answer;
+  }
+
+  /** Asks the leader (this server) to hand leadership to `to`; resolves once `to` leads. */
+  async transferLeadership(to: NodeId): Promise<void> {
+    if (this.stopped) throw new NodeStoppedError();
+    const rejected = this.core.transferLeadership(to);
+    if (rejected) throw this.rejection(rejected);
+    this.scheduleDrive();
+    await this.until(
+      () => this.leader === to,
+      this.electionTimeoutMs() * 2,
+      `leadership did not move to ${to}`,
+    );
+  }
+
+  addLearner(id: NodeId, address: string): Promise<void> {
+    return this.changeMembership({ op: "add-learner", node: id, address });
+  }
+
+  promote(id: NodeId): Promise<void> {
+    return this.changeMembership({ op: "promote", node: id });
+  }
+
+  remove(id: NodeId): Promise<void> {
+    return this.changeMembership({ op: "remove", node: id });
+  }
+
+  status(): RaftNodeStatus {
+    return {
+      ...this.core.status(),
+      applied: this.applied,
+      snapshotIndex: this.snapshotIndex,
+      connected: this.transport.peers().filter((p) => this.transport.isConnected(p)),
+      storage: { ...this.storage.stats },
+    };
+  }
+
+  /**
+   * Stops at once: no leadership hand-off, no final snapshot. What was fsynced is all a restart needs; a
+   * write in progress finishes first because it cannot be cancelled.
+   */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.timers.clearInterval(this.tickHandle);
+    await this.transport.close();
+    await this.driving?.catch(() => {});
+    const err = new NodeStoppedError();
+    this.proposals.failAll(err);
+    this.reads.failAll(err);
+    await this.storage.close();
+    this.log.info({ id: this.id }, "raft node stopped");
+  }
+
+  private async changeMembership(change: AddressedConfChange): Promise<void> {
+    if (this.stopped) throw new NodeStoppedError();
+    const accepted = this.accepted(this.core.proposeConfChange(change));
+    this.scheduleDrive();
+    await this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs);
+  }
+
+  private accepted(result: ProposeResult): { index: number; term: number } {
+    if ("error" in result) throw this.rejection(result);
+    return result;
+  }
+
+  private rejection(r: Rejected): Error {
+    if (NOT_LEADER_REASONS.has(r.error)) {
+      const reason = r.error as NotLeaderError["reason"];
+      return new NotLeaderError(reason, r.leader, r.leader ? (this.addresses.get(r.leader) ?? null) : null);
+    }
+    return new RaftRejectedError(r.error, r.leader);
+  }
+
+  private electionTimeoutMs(): number {
+    return (this.options.electionTicks ?? 10) * (this.options.tickMs ?? 100);
+  }
+
+  private until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      if (condition()) return resolve();
+      const check = () => {
+        if (!condition()) return;
+        clearTimeout(timer);
+        this.off("leader", check);
+        resolve();
+      };
+      const timer = setTimeout(() => {
+        this.off("leader", check);
+        reject(new RaftTimeoutError(what));
+      }, timeoutMs);
+      this.on("leader", check);
+    });
+  }
+
+  // --- inputs -------------------------------------------------------------------------------------------
+
+  private tick(): void {
+    if (this.stopped) return;
+    this.core.tick();
+    this.scheduleDrive();
+  }
+
+  private receive(from: NodeId, messages: Message[]): void {
+    if (this.stopped) return;
+    for (const m of messages) {
+      if (m.from !== from || m.to !== this.id) {
+        this.log.warn(
+          { from, claimed: m.from, to: m.to },
+          "dropping message with a foreign sender or recipient",
+        );
+        continue;
+      }
+      this.core.step(m);
+    }
+    this.scheduleDrive();
+  }
+
+  private markUnreachable(peer: NodeId): void {
+    this.unreachable.add(peer);
+    this.scheduleDrive();
+  }
+
+  private learnAddress(peer: NodeId, address: string): void {
+    if (this.addresses.get(peer) === address) return;
+    this.addresses.set(peer, address);
+    this.saveAddresses();
+    this.syncPeers(this.core.status().conf);
+  }
+
+  // --- the loop -----------------------------------------------------------------------------------------
+
+  /** Coalesces everything that happened in this loop turn into (at most) one Ready. */
+  private scheduleDrive(): void {
+    if (this.driveScheduled || this.driving || this.stopped) return;
+    this.driveScheduled = true;
+    setImmediate(() => {
+      this.driveScheduled = false;
+      if (this.driving || this.stopped) return;
+      this.driving = this.drive().finally(() => {
+        this.driving = undefined;
+        if (this.core.hasReady() || this.compaction || this.unreachable.size > 0) this.scheduleDrive();
+      });
+    });
+  }
+
+  private async drive(): Promise<void> {
+    try {
+      for (const peer of this.unreachable) this.core.reportUnreachable(peer);
+      this.unreachable.clear();
+      if (this.compaction) await this.compact();
+      while (!this.stopped && this.core.hasReady()) {
+        const rd = this.core.ready();
+        await this.carryOut(rd);
+        this.core.advance(rd);
+      }
+    } catch (err) {
+      this.fatal(err as Error);
+    }
+  }
+
+  private async carryOut(rd: Ready): Promise<void> {
+    if (rd.softState) this.noteSoftState(rd.softState.leader, rd.softState.role);
+    if (rd.hardState || rd.entries.length > 0 || rd.snapshot) {
+      await this.storage.save({
+        entries: rd.entries,
+        ...(rd.hardState ? { hardState: rd.hardState } : {}),
+        ...(rd.snapshot ? { snapshot: rd.snapshot } : {}),
+      });
+    }
+    if (rd.snapshot) await this.installSnapshot(rd.snapshot.index, rd.snapshot.term, rd.snapshot.conf);
+    if (this.stopped) return;
+    for (const m of rd.messages) {
+      if (m.type === "snapshot") this.streamSnapshot(m);
+      else this.transport.send(m.to, m);
+    }
+    for (const e of rd.committed) this.apply(e);
+    this.reads.applied(this.applied);
+    for (const rs of rd.readStates) {
+      const outcome = "error" in rs ? { error: this.rejection({ error: rs.error, leader: rs.leader }) } : rs;
+      this.reads.answered(rs.ctx, outcome, this.applied);
+    }
+    this.maybeSnapshot();
+  }
+
+  private noteSoftState(leader: NodeId | null, role: Role): void {
+    const changed = leader !== this.leader || role !== this.role;
+    this.leader = leader;
+    this.role = role;
+    if (changed) {
+      this.log.info({ leader, role }, "raft leadership changed");
+      this.emit("leader", leader, role);
+    }
+  }
+
+  private apply(e: Entry): void {
+    if (e.index <= this.applied) return; // replayed by the core after a restart, already in the snapshot
+    if (e.index !== this.applied + 1) throw new Error(`applying entry ${e.index} after ${this.applied}`);
+    switch (e.kind) {
+      case "normal": {
+        let outcome: { ok: true; value: R } | { ok: false; error: Error };
+        try {
+          outcome = { ok: true, value: this.options.stateMachine.apply(e.index, e.data) };
+        } catch (err) {
+          outcome = { ok: false, error: err as Error };
+        }
+        this.proposals.applied(e.index, e.term, outcome);
+        break;
+      }
+      case "conf": {
+        const { change, conf } = decodeConfEntry(e.data);
+        const address = (change as AddressedConfChange | null)?.address;
+        if (change && typeof address === "string" && this.addresses.get(change.node) !== address) {
+          this.addresses.set(change.node, address);
+          this.saveAddresses();
+        }
+        this.syncPeers(conf);
+        this.proposals.applied(e.index, e.term, { ok: true, value: undefined as R });
+        break;
+      }
+      case "noop":
+        this.proposals.applied(e.index, e.term, { ok: false, error: new ProposalDroppedError(e.index) });
+        break;
+    }
+    this.applied = e.index;
+    this.appliedTerm = e.term;
+  }
+
+  /** Keeps one link per other member; links to servers no longer members close. */
+  private syncPeers(conf: ConfState): void {
+    const members = new Set([...conf.voters, ...conf.learners]);
+    members.delete(this.id);
+    for (const id of members) {
+      const address = this.addresses.get(id);
+      if (address) this.transport.setPeer(id, address);
+      else this.log.warn({ peer: id }, "no address known for a member");
+    }
+    for (const id of this.transport.peers()) if (!members.has(id)) this.transport.removePeer(id);
+  }
+
+  private saveAddresses(): void {
+    this.storage
+      .saveAddresses(Object.fromEntries(this.addresses))
+      .catch((err: Error) => this.log.warn({ err: err.message }, "could not save the address book"));
+  }
+
+  // --- snapshots ----------------------------------------------------------------------------------------
+
+  /** Leader side: stream our snapshot file to a follower that fell behind the compacted log. */
+  private streamSnapshot(m: Extract<Message, { type: "snapshot" }>): void {
+    const current = this.storage.snapshot;
+    const report = (ok: boolean) => {
+      if (this.stopped) return;
+      this.core.reportSnapshot(m.to, ok);
+      this.scheduleDrive();
+    };
+    if (!current || current.meta.index !== m.snapshot.index) {
+      setImmediate(() => report(false));
+      return;
+    }
+    this.log.info({ to: m.to, index: m.snapshot.index }, "sending snapshot");
+    this.transport.sendSnapshot(m.to, m, current.path).then(
+      () => report(true),
+      (err: Error) => {
+        this.log.warn({ to: m.to, err: err.message }, "snapshot transfer failed");
+        report(false);
+      },
+    );
+  }
+
+  /** Follower side: where an incoming snapshot is written; once durable, its message goes to the core. */
+  private async snapshotSink(from: NodeId, message: Message): Promise<SnapshotSink> {
+    if (message.type !== "snapshot" || message.from !== from) throw new Error("not a snapshot message");
+    const writer = await this.storage.createSnapshotWriter(message.snapshot);
+    return {
+      write: (chunk) => writer.write(chunk),
+      commit: async () => {
+        this.storage.noteReceivedSnapshot(await writer.commit());
+        if (this.stopped) return;
+        this.core.step(message);
+        this.scheduleDrive();
+      },
+      abort: () => writer.abort(),
+    };
+  }
+
+  /** A snapshot from the leader is durable: the state machine jumps to it. */
+  private async installSnapshot(index: number, term: number, conf: ConfState): Promise<void> {
+    const current = this.storage.snapshot;
+    if (!current) throw new Error("snapshot recorded without a file");
+    await this.options.stateMachine.restore(current.path);
+    this.proposals.skippedThrough(index);
+    this.applied = index;
+    this.appliedTerm = term;
+    this.snapshotIndex = index;
+    this.syncPeers(conf);
+    this.log.info({ index, term }, "installed snapshot from leader");
+  }
+
+  /** Every `snapshotThreshold` applied entries: snapshot the state machine, then compact the log. */
+  private maybeSnapshot(): void {
+    const threshold = this.options.snapshotThreshold ?? 10_000;
+    if (this.snapshotting || this.applied - this.snapshotIndex < threshold) return;
+    this.snapshotting = true;
+    const index = this.applied;
+    const term = this.appliedTerm;
+    const writer = this.storage.createSnapshotWriter({ index, term });
+    // The state machine captures its state now, synchronously, at exactly `index`.
+    const written = this.options.stateMachine.snapshot({
+      write: async (chunk) => (await writer).write(chunk),
+    });
+    (async () => {
+      const w = await writer;
+      try {
+        await written;
+        this.compaction = { index, term, file: await w.commit() };
+        this.scheduleDrive();
+      } catch (err) {
+        await w.abort();
+        throw err;
+      }
+    })().catch((err: Error) => {
+      this.snapshotting = false;
+      this.log.error({ err: err.message, index }, "taking a snapshot failed");
+    });
+  }
+
+  /** Runs inside the loop, between Readys, so the core's log and the durable log shrink together. */
+  private async compact(): Promise<void> {
+    const c = this.compaction!;
+    this.compaction = undefined;
+    const meta = this.core.compact(c.index);
+    if (meta.term !== c.term)
+      throw new Error(`core compacted ${c.index} at term ${meta.term}, applied ${c.term}`);
+    await this.storage.compact(meta, c.file);
+    this.snapshotIndex = c.index;
+    this.snapshotting = false;
+    this.log.info({ index: c.index }, "log compacted");
+  }
+
+  private fatal(err: Error): void {
+    if (this.stopped) return;
+    this.log.fatal({ err: err.message, stack: err.stack }, "raft node cannot continue");
+    this.emit("fatal", err);
+    void this.stop();
+  }
+}
+
+function learnAddressFrom(e: Entry, addresses: Map<NodeId, string>): void {
+  if (e.kind !== "conf") return;
+  const { change } = decodeConfEntry(e.data);
+  const address = (change as AddressedConfChange | null)?.address;
+  if (change && typeof address === "string") addresses.set(change.node, address);
+}

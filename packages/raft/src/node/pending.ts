@@ -1,0 +1,110 @@
+import { ProposalDroppedError, RaftTimeoutError } from "./errors.js";
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+function waiter<T>(
+  timeoutMs: number | undefined,
+  onTimeout: () => void,
+): { w: Waiter<T>; promise: Promise<T> } {
+  let w!: Waiter<T>;
+  const promise = new Promise<T>((resolve, reject) => {
+    w = { resolve, reject, timer: undefined };
+  });
+  if (timeoutMs !== undefined) w.timer = setTimeout(onTimeout, timeoutMs);
+  return { w, promise };
+}
+
+function settle<T>(w: Waiter<T>, outcome: { ok: true; value: T } | { ok: false; error: Error }): void {
+  clearTimeout(w.timer);
+  if (outcome.ok) w.resolve(outcome.value);
+  else w.reject(outcome.error);
+}
+
+/** Proposals waiting for their entry to be applied, by index; the term tells ours from a replacement. */
+export class PendingProposals<R> {
+  private readonly byIndex = new Map<number, Waiter<R> & { term: number }>();
+
+  get size(): number {
+    return this.byIndex.size;
+  }
+
+  add(index: number, term: number, timeoutMs: number | undefined): Promise<R> {
+    const { w, promise } = waiter<R>(timeoutMs, () => {
+      this.byIndex.delete(index);
+      w.reject(
+        new RaftTimeoutError(`proposal at index ${index} not applied in ${timeoutMs} ms; it may still be`),
+      );
+    });
+    this.byIndex.set(index, { ...w, term });
+    return promise;
+  }
+
+  /** The entry at `index` was applied: answer its proposer, or tell it its entry was replaced. */
+  applied(index: number, term: number, outcome: { ok: true; value: R } | { ok: false; error: Error }): void {
+    const w = this.byIndex.get(index);
+    if (!w) return;
+    this.byIndex.delete(index);
+    settle(w, w.term === term ? outcome : { ok: false, error: new ProposalDroppedError(index) });
+  }
+
+  /** A snapshot jumped the state past these indexes: whether they were ours cannot be told any more. */
+  skippedThrough(index: number): void {
+    for (const [i, w] of this.byIndex) {
+      if (i > index) continue;
+      this.byIndex.delete(i);
+      settle(w, { ok: false, error: new RaftTimeoutError(`proposal at index ${i} outcome unknown`) });
+    }
+  }
+
+  failAll(error: Error): void {
+    for (const w of this.byIndex.values()) settle(w, { ok: false, error });
+    this.byIndex.clear();
+  }
+}
+
+/** ReadIndex requests: first waiting for the leader's answer (by ctx), then for the local apply to catch up. */
+export class PendingReads {
+  private readonly byCtx = new Map<string, Waiter<number>>();
+  private catchingUp: Array<{ index: number; w: Waiter<number> }> = [];
+
+  add(ctx: string, timeoutMs: number): Promise<number> {
+    const { w, promise } = waiter<number>(timeoutMs, () => {
+      this.byCtx.delete(ctx);
+      this.catchingUp = this.catchingUp.filter((c) => c.w !== w);
+      w.reject(new RaftTimeoutError(`read index not confirmed in ${timeoutMs} ms`));
+    });
+    this.byCtx.set(ctx, w);
+    return promise;
+  }
+
+  /** The core answered `ctx` with a read index (or a refusal), `applied` is the local applied index. */
+  answered(ctx: string, outcome: { index: number } | { error: Error }, applied: number): void {
+    const w = this.byCtx.get(ctx);
+    if (!w) return;
+    this.byCtx.delete(ctx);
+    if ("error" in outcome) settle(w, { ok: false, error: outcome.error });
+    else if (outcome.index <= applied) settle(w, { ok: true, value: outcome.index });
+    else this.catchingUp.push({ index: outcome.index, w });
+  }
+
+  applied(applied: number): void {
+    if (this.catchingUp.length === 0) return;
+    const still: typeof this.catchingUp = [];
+    for (const c of this.catchingUp) {
+      if (c.index <= applied) settle(c.w, { ok: true, value: c.index });
+      else still.push(c);
+    }
+    this.catchingUp = still;
+  }
+
+  failAll(error: Error): void {
+    for (const w of this.byCtx.values()) settle(w, { ok: false, error });
+    for (const c of this.catchingUp) settle(c.w, { ok: false, error });
+    this.byCtx.clear();
+    this.catchingUp = [];
+  }
+}
