@@ -1,0 +1,134 @@
+import { z } from "zod";
+import {
+  booleanField,
+  definitionList,
+  durationField,
+  enumField,
+  integerField,
+  numberField,
+  portField,
+  requiredStringField,
+  section,
+  stringField,
+  stringListField,
+  stringMapField,
+} from "./fields.js";
+
+const count = integerField(0, Number.MAX_SAFE_INTEGER, "expected a non-negative integer");
+const positive = integerField(1, Number.MAX_SAFE_INTEGER, "expected a positive integer");
+
+/** Service and check definitions stay in Consul's JSON shape; these are the fields checked at load time. */
+const serviceDefinition = {
+  name: requiredStringField,
+  id: stringField,
+  port: portField,
+  tags: stringListField,
+};
+const checkDefinition = { name: stringField, id: stringField };
+
+/**
+ * The configuration keys Cairn reads, with Consul's names (one source: a file, -hcl fragment, or the flags).
+ * Deprecated spellings are rewritten before this schema sees them (see legacy.ts); keys Consul has and Cairn
+ * does not are removed with a warning (see unsupported.ts).
+ */
+export const configSourceSchema = z.strictObject({
+  node_name: stringField,
+  node_id: stringField,
+  datacenter: stringField,
+  primary_datacenter: stringField,
+  data_dir: stringField,
+  server: booleanField,
+  bootstrap: booleanField,
+  bootstrap_expect: integerField(0, 1_000, "expected a positive integer"),
+  bind_addr: stringField,
+  advertise_addr: stringField,
+  advertise_addr_wan: stringField,
+  client_addr: stringField,
+  ports: section({
+    http: portField,
+    https: portField,
+    grpc: portField,
+    dns: portField,
+    server: portField,
+    serf_lan: portField,
+    serf_wan: portField,
+  }),
+  addresses: section({ http: stringField, https: stringField, dns: stringField, grpc: stringField }),
+  retry_join: stringListField,
+  retry_interval: durationField,
+  retry_max: count,
+  start_join: stringListField,
+  log_level: enumField(["trace", "debug", "info", "warn", "error"], { err: "error", warning: "warn" }),
+  log_json: booleanField,
+  enable_debug: booleanField,
+  pid_file: stringField,
+  session_ttl_min: durationField,
+  acl: section({
+    enabled: booleanField,
+    default_policy: enumField(["allow", "deny"]),
+    down_policy: enumField(["allow", "deny", "extend-cache", "async-cache"]),
+    enable_token_persistence: booleanField,
+    enable_key_list_policy: booleanField,
+    token_ttl: durationField,
+    policy_ttl: durationField,
+    role_ttl: durationField,
+    tokens: section({
+      initial_management: stringField,
+      agent: stringField,
+      agent_recovery: stringField,
+      default: stringField,
+      replication: stringField,
+    }),
+  }),
+  enable_script_checks: booleanField,
+  enable_local_script_checks: booleanField,
+  encrypt: stringField,
+  ui_config: section({ enabled: booleanField, dir: stringField, content_path: stringField }),
+  telemetry: section({ prometheus_retention_time: durationField, disable_hostname: booleanField }),
+  performance: section({ raft_multiplier: integerField(1, 10, "expected an integer from 1 to 10") }),
+  raft_protocol: integerField(3, 3, "expected 3, the only Raft protocol version Cairn speaks"),
+  node_meta: stringMapField,
+  services: definitionList(serviceDefinition),
+  service: definitionList(serviceDefinition),
+  checks: definitionList(checkDefinition),
+  check: definitionList(checkDefinition),
+  leave_on_terminate: booleanField,
+  skip_leave_on_interrupt: booleanField,
+  rejoin_after_leave: booleanField,
+  limits: section({
+    http_max_conns_per_client: positive,
+    rpc_max_conns_per_client: positive,
+    rpc_rate: numberField,
+    rpc_max_burst: positive,
+    kv_max_value_size: positive,
+    txn_max_req_len: positive,
+  }),
+  autopilot: section({
+    cleanup_dead_servers: booleanField,
+    last_contact_threshold: durationField,
+    max_trailing_logs: count,
+    min_quorum: count,
+    server_stabilization_time: durationField,
+  }),
+  disable_update_check: booleanField,
+  domain: stringField,
+  alt_domain: stringField,
+  recursors: stringListField,
+  dns_config: section({
+    allow_stale: booleanField,
+    max_stale: durationField,
+    node_ttl: durationField,
+    service_ttl: z
+      .record(z.string(), durationField.unwrap(), {
+        error: 'expected an object of durations, such as { "*" = "5s" }',
+      })
+      .optional(),
+    udp_answer_limit: positive,
+    only_passing: booleanField,
+    enable_truncate: booleanField,
+    recursor_timeout: durationField,
+  }),
+});
+
+/** One source after validation: every key optional, values decoded (durations in milliseconds). */
+export type ConfigSourceValues = z.output<typeof configSourceSchema>;

@@ -1,0 +1,130 @@
+/** The agent's resolved configuration: defaults, dev mode, files, -hcl fragments and flags merged and checked. */
+export interface AgentConfig {
+  /** `-dev`: one in-memory server, nothing persisted. */
+  readonly dev: boolean;
+  readonly server: boolean;
+  readonly bootstrap: boolean;
+  /** 0 when not bootstrapping by expectation. */
+  readonly bootstrapExpect: number;
+  readonly nodeName: string;
+  /** Lowercased UUID when configured; otherwise the agent generates and persists one. */
+  readonly nodeId: string | undefined;
+  readonly datacenter: string;
+  readonly primaryDatacenter: string;
+  /** Undefined only in dev mode or on a client without one. */
+  readonly dataDir: string | undefined;
+  readonly bindAddr: string;
+  /** Undefined: the agent picks an address (the bind address unless that is 0.0.0.0). */
+  readonly advertiseAddr: string | undefined;
+  readonly advertiseAddrWan: string | undefined;
+  /** Space-separated list, as Consul allows. */
+  readonly clientAddr: string;
+  readonly ports: AgentPorts;
+  /** Listen addresses per interface, defaulting to clientAddr. */
+  readonly addresses: {
+    readonly http: string;
+    readonly https: string;
+    readonly dns: string;
+    readonly grpc: string;
+  };
+  readonly retryJoin: readonly string[];
+  readonly retryIntervalMs: number;
+  /** 0: retry forever. */
+  readonly retryMax: number;
+  readonly startJoin: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly logJson: boolean;
+  readonly enableDebug: boolean;
+  readonly pidFile: string | undefined;
+  readonly sessionTtlMinMs: number;
+  readonly acl: AclSettings;
+  readonly enableScriptChecks: boolean;
+  readonly enableLocalScriptChecks: boolean;
+  /** Base64 gossip key. */
+  readonly encrypt: string | undefined;
+  readonly ui: { readonly enabled: boolean; readonly dir: string | undefined; readonly contentPath: string };
+  readonly telemetry: { readonly prometheusRetentionMs: number; readonly disableHostname: boolean };
+  readonly performance: { readonly raftMultiplier: number };
+  readonly raftProtocol: number;
+  readonly nodeMeta: Readonly<Record<string, string>>;
+  /** Service definitions from `service`/`services`, in Consul's JSON shape; the local-services module reads them. */
+  readonly services: readonly Readonly<Record<string, unknown>>[];
+  /** Check definitions from `check`/`checks`, in Consul's JSON shape. */
+  readonly checks: readonly Readonly<Record<string, unknown>>[];
+  readonly leaveOnTerminate: boolean;
+  readonly skipLeaveOnInterrupt: boolean;
+  readonly rejoinAfterLeave: boolean;
+  readonly limits: AgentLimits;
+  readonly autopilot: AutopilotSettings;
+  readonly disableUpdateCheck: boolean;
+  /** DNS domain, always ending in a dot (`consul.`). */
+  readonly domain: string;
+  readonly altDomain: string | undefined;
+  readonly recursors: readonly string[];
+  readonly dnsConfig: DnsSettings;
+  /** Test-only (`-clock-offset`): added to the agent's clock. */
+  readonly clockOffsetMs: number;
+  /** The configuration files read, in the order applied. */
+  readonly configFiles: readonly string[];
+}
+
+export type LogLevel = "trace" | "debug" | "info" | "warn" | "error";
+
+/** -1 disables an interface. */
+export interface AgentPorts {
+  readonly http: number;
+  readonly https: number;
+  readonly grpc: number;
+  readonly dns: number;
+  readonly server: number;
+  readonly serfLan: number;
+  readonly serfWan: number;
+}
+
+export interface AclSettings {
+  readonly enabled: boolean;
+  readonly defaultPolicy: "allow" | "deny";
+  readonly downPolicy: "allow" | "deny" | "extend-cache" | "async-cache";
+  readonly enableTokenPersistence: boolean;
+  readonly enableKeyListPolicy: boolean;
+  readonly tokenTtlMs: number;
+  readonly policyTtlMs: number;
+  readonly roleTtlMs: number;
+  readonly tokens: {
+    readonly initialManagement: string | undefined;
+    readonly agent: string | undefined;
+    readonly agentRecovery: string | undefined;
+    readonly default: string | undefined;
+    readonly replication: string | undefined;
+  };
+}
+
+export interface AgentLimits {
+  readonly httpMaxConnsPerClient: number;
+  readonly rpcMaxConnsPerClient: number;
+  /** Requests per second; undefined is unlimited, Consul's default. */
+  readonly rpcRate: number | undefined;
+  readonly rpcMaxBurst: number;
+  readonly kvMaxValueSize: number;
+  readonly txnMaxReqLen: number;
+}
+
+export interface AutopilotSettings {
+  readonly cleanupDeadServers: boolean;
+  readonly lastContactThresholdMs: number;
+  readonly maxTrailingLogs: number;
+  readonly minQuorum: number;
+  readonly serverStabilizationTimeMs: number;
+}
+
+export interface DnsSettings {
+  readonly allowStale: boolean;
+  readonly maxStaleMs: number;
+  readonly nodeTtlMs: number;
+  /** Per service name (`*` for all), as Consul's `service_ttl`. */
+  readonly serviceTtlMs: Readonly<Record<string, number>>;
+  readonly udpAnswerLimit: number;
+  readonly onlyPassing: boolean;
+  readonly enableTruncate: boolean;
+  readonly recursorTimeoutMs: number;
+}
