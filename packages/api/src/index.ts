@@ -1,1 +1,26 @@
-export {};
+export { createApi } from "./app.js";
+export {
+  type AclAccess,
+  type AclDecision,
+  type AclResourceType,
+  type Authorizer,
+  allowAll,
+  filterAllowed,
+} from "./authorizer.js";
+export {
+  type ApiConfig,
+  type ApiDeps,
+  type ClusterBackend,
+  DEFAULT_API_CONFIG,
+  type LeaderContact,
+  NoClusterLeaderError,
+  PermissionDeniedError,
+  type ReadMode,
+  type SnapshotArchive,
+} from "./backend.js";
+export { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "./duration.js";
+export type { ApiEnv } from "./http/env.js";
+export { HttpError } from "./http/errors.js";
+export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
+export { writeJson } from "./json/write.js";
+export { LocalBackend } from "./local-backend.js";

@@ -1,0 +1,34 @@
+import { Hono } from "hono";
+import type { ApiDeps } from "./backend.js";
+import type { ApiEnv } from "./http/env.js";
+import { handleError, handleNotFound } from "./http/error-handler.js";
+import { resolveDeps } from "./http/route-context.js";
+import { namespaceMiddleware } from "./middleware/namespace.js";
+import { queryMiddleware } from "./middleware/query.js";
+import { requestLog } from "./middleware/request-log.js";
+import { tokenMiddleware } from "./middleware/token.js";
+import { kvRoutes } from "./routes/kv.js";
+import { sessionRoutes } from "./routes/session.js";
+import { snapshotRoutes } from "./routes/snapshot.js";
+import { statusRoutes } from "./routes/status.js";
+import { txnRoutes } from "./routes/txn.js";
+
+/** The /v1 HTTP API for KV, sessions, transactions, status and snapshots over a cluster backend. */
+export function createApi(deps: ApiDeps): Hono<ApiEnv> {
+  const ctx = resolveDeps(deps);
+  const app = new Hono<ApiEnv>();
+  app.use(requestLog(ctx.logger, () => performance.now()));
+  app.use(queryMiddleware);
+  app.use(tokenMiddleware);
+  app.use(namespaceMiddleware);
+
+  app.route("/v1/kv", kvRoutes(ctx));
+  app.route("/v1/session", sessionRoutes(ctx));
+  app.route("/v1/txn", txnRoutes(ctx));
+  app.route("/v1/status", statusRoutes(ctx));
+  app.route("/v1/snapshot", snapshotRoutes(ctx));
+
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+  return app;
+}

@@ -1,0 +1,98 @@
+import type { ApplyResult, Command, Session, StateStore } from "@cairn/fsm";
+import type { Logger } from "pino";
+import type { Authorizer } from "./authorizer.js";
+
+/**
+ * The seam between the HTTP layer and the cluster. The server implements it with Raft (forwarding writes
+ * to the leader, ReadIndex for consistent reads, leader-run session timers); `LocalBackend` implements it
+ * for one node in memory. Routes never touch Raft or timers directly.
+ */
+
+export type ReadMode = "default" | "stale" | "consistent";
+
+export interface LeaderContact {
+  knownLeader: boolean;
+  /** Milliseconds since this server last heard from the leader (0 on the leader itself). */
+  lastContactMs: number;
+}
+
+export interface SnapshotArchive {
+  /** Raft index the snapshot covers; sent as X-Service-Index. */
+  index: number;
+  data: AsyncIterable<Uint8Array> | Uint8Array;
+}
+
+export interface ClusterBackend {
+  /** The write path: commits `command` through the leader and returns the state machine's result. */
+  apply(command: Command): Promise<ApplyResult>;
+  /**
+   * Resolves once the local store may serve a read in `mode`: default waits until it has applied the
+   * leader's commit index, consistent also confirms leadership (ReadIndex), stale is immediate unless
+   * the last contact is older than `maxStaleMs`, in which case it behaves as default.
+   */
+  readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<LeaderContact>;
+  /** Resets the session's TTL timer on the leader; null when there is no such session. */
+  renewSession(id: string, ns: string): Promise<Session | null>;
+  /** `host:port` of the leader's server RPC address, "" when none is known. */
+  leader(): Promise<string>;
+  /** Server RPC addresses of the voting peers. */
+  peers(): Promise<string[]>;
+  snapshotSave(): Promise<SnapshotArchive>;
+  snapshotRestore(data: Uint8Array): Promise<void>;
+  /** The local replica of the state machine: reads and blocking-query watches. */
+  readonly store: StateStore;
+}
+
+/** Thrown by the backend when no leader could be reached within its hold time; the API answers 500. */
+export class NoClusterLeaderError extends Error {
+  constructor() {
+    super("No cluster leader");
+    this.name = "NoClusterLeaderError";
+  }
+}
+
+/** Thrown by anything behind the seam that refuses a token; the API answers 403. */
+export class PermissionDeniedError extends Error {
+  constructor() {
+    super("Permission denied");
+    this.name = "PermissionDeniedError";
+  }
+}
+
+export interface ApiConfig {
+  /** Smallest session TTL accepted (Consul's `session_ttl_min`); default 10 s. */
+  sessionTtlMinMs: number;
+  /** Largest KV value (Consul's `kv_max_value_size`); default 512 kB. */
+  kvMaxValueBytes: number;
+  /** Largest /v1/txn body (Consul's `txn_max_req_len`); default 512 kB. */
+  txnMaxReqBytes: number;
+  /** Largest JSON body of the other endpoints; default 1 MB. */
+  maxBodyBytes: number;
+  /** Largest snapshot accepted by restore; default 1 GB. */
+  maxSnapshotBytes: number;
+}
+
+export const DEFAULT_API_CONFIG: ApiConfig = {
+  sessionTtlMinMs: 10_000,
+  kvMaxValueBytes: 512 * 1024,
+  txnMaxReqBytes: 512 * 1024,
+  maxBodyBytes: 1024 * 1024,
+  maxSnapshotBytes: 1024 * 1024 * 1024,
+};
+
+export interface ApiDeps {
+  backend: ClusterBackend;
+  /** Defaults to allowing everything. */
+  authorizer?: Authorizer;
+  /** This agent's node name: the default Node of a new session. */
+  nodeName: string;
+  datacenter: string;
+  config?: Partial<ApiConfig>;
+  /** Wall clock in ms since the epoch; stamped into commands that need time. */
+  now?: () => number;
+  /** [0, 1); blocking-query jitter. */
+  random?: () => number;
+  /** New session IDs. */
+  uuid?: () => string;
+  logger?: Logger;
+}

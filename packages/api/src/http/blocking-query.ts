@@ -1,0 +1,65 @@
+import type { StateStore, StateView, WatchSet } from "@cairn/fsm";
+import type { ReadMeta } from "./read-meta.js";
+import type { ReadOptions } from "./read-options.js";
+import type { RouteContext } from "./route-context.js";
+
+/** One run of a read against a store view: the answer, its index, and what would change it. */
+export interface ReadRun<T> {
+  readonly value: T;
+  /** Highest modify index the read covered; 0 is reported as 1. */
+  readonly index: number;
+  readonly watch: WatchSet;
+}
+
+export type ReadFn<V, T> = (view: V) => ReadRun<T>;
+
+export interface ReadAnswer<T> {
+  result: T;
+  meta: ReadMeta;
+}
+
+/**
+ * Serves a read in the requested consistency mode, blocking when the client sent `index`: the read runs
+ * on a fresh store view, and while its index is still the client's it waits for a change to what the read
+ * covered, up to `wait`. It answers at once when `index` is 0, when the data moved past the client's index,
+ * and when the store's own index is behind the client's (a snapshot restore went back in time).
+ */
+export async function blockingRead<T>(
+  ctx: RouteContext,
+  store: StateStore,
+  opts: ReadOptions,
+  read: ReadFn<StateView, T>,
+  clientGone: AbortSignal,
+): Promise<ReadAnswer<T>> {
+  let contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
+  let run = read(store.view());
+  const answer = (): ReadAnswer<T> => ({
+    result: run.value,
+    meta: { index: run.index, knownLeader: contact.knownLeader, lastContactMs: contact.lastContactMs },
+  });
+  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
+
+  const timeout = new AbortController();
+  const timer = setTimeout(() => timeout.abort(), opts.waitMs);
+  const onGone = () => timeout.abort();
+  clientGone.addEventListener("abort", onGone, { once: true });
+  try {
+    while (!timeout.signal.aborted) {
+      const outcome = await store.watches.wait(run.watch, timeout.signal);
+      if (outcome === "timeout" || clientGone.aborted) break;
+      // A consistent read must be confirmed again; the other modes read the now-newer local data.
+      if (opts.consistency === "consistent") contact = await ctx.backend.readBarrier("consistent");
+      run = read(store.view());
+      if (!stillCurrent(run, opts.minIndex)) break;
+    }
+  } finally {
+    clearTimeout(timer);
+    clientGone.removeEventListener("abort", onGone);
+  }
+  return answer();
+}
+
+/** The client already has this answer: same index, and the store has not gone back in time. */
+function stillCurrent(run: ReadRun<unknown>, minIndex: bigint): boolean {
+  return BigInt(Math.max(run.index, 1)) <= minIndex && BigInt(run.watch.index) >= minIndex;
+}

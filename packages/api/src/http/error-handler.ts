@@ -1,0 +1,37 @@
+import type { Context } from "hono";
+import { NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
+import type { ApiEnv } from "./env.js";
+import { HttpError } from "./errors.js";
+
+const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
+
+/**
+ * Maps anything a route throws to Consul's plain-text one-line error responses. Only faults that are not
+ * an HttpError (or a known backend condition) are 500s, and those are logged at error level.
+ */
+export function handleError(err: unknown, c: Context<ApiEnv>): Response {
+  if (err instanceof HttpError) {
+    if (err.allow !== undefined) c.header("Allow", err.allow.join(","));
+    return c.body(oneLine(err.message), err.status, TEXT);
+  }
+  if (err instanceof PermissionDeniedError) return c.body("Permission denied", 403, TEXT);
+  if (err instanceof NoClusterLeaderError) {
+    c.var.log?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");
+    return c.body("No cluster leader", 500, TEXT);
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  c.var.log?.error({ method: c.req.method, path: c.req.path, err }, "request failed");
+  return c.body(oneLine(message || "An unexpected error occurred"), 500, TEXT);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/[\r\n]+/g, " ");
+}
+
+/** Consul's answer for a path no endpoint serves. */
+export function handleNotFound(c: Context<ApiEnv>): Response {
+  const reason = c.req.path.includes("/v1/")
+    ? "Invalid URL path: not a recognized HTTP API endpoint"
+    : "Invalid URL path: if attempting to use the HTTP API, ensure the path starts with '/v1/'";
+  return c.body(reason, 404, TEXT);
+}

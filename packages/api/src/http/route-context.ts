@@ -1,0 +1,31 @@
+import { randomUUID } from "node:crypto";
+import pino, { type Logger } from "pino";
+import { type Authorizer, allowAll } from "../authorizer.js";
+import { type ApiConfig, type ApiDeps, type ClusterBackend, DEFAULT_API_CONFIG } from "../backend.js";
+
+/** ApiDeps with every default filled in: what route modules receive. */
+export interface RouteContext {
+  backend: ClusterBackend;
+  authorizer: Authorizer;
+  nodeName: string;
+  datacenter: string;
+  config: ApiConfig;
+  now: () => number;
+  random: () => number;
+  uuid: () => string;
+  logger: Logger;
+}
+
+export function resolveDeps(deps: ApiDeps): RouteContext {
+  return {
+    backend: deps.backend,
+    authorizer: deps.authorizer ?? allowAll,
+    nodeName: deps.nodeName,
+    datacenter: deps.datacenter,
+    config: { ...DEFAULT_API_CONFIG, ...deps.config },
+    now: deps.now ?? Date.now,
+    random: deps.random ?? Math.random,
+    uuid: deps.uuid ?? randomUUID,
+    logger: deps.logger ?? pino({ level: "silent" }),
+  };
+}

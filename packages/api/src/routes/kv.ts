@@ -1,0 +1,173 @@
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { filterAllowed } from "../authorizer.js";
+import { applyCommand } from "../http/apply.js";
+import { blockingRead } from "../http/blocking-query.js";
+import { readBodyLimited } from "../http/body.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { parseUint64, type Query } from "../http/query.js";
+import { setReadMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { encodeKVEntries } from "../kv/encode.js";
+import { kvPath } from "../kv/path.js";
+import { requireSessionId } from "../session/id.js";
+
+const V = 1 as const;
+
+/** /v1/kv/:key — GET (get, recurse, keys, raw), PUT (set, cas, acquire, release), DELETE (key, recurse, cas). */
+export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const handlers = {
+    GET: (c: Context<ApiEnv>) => get(ctx, c),
+    PUT: (c: Context<ApiEnv>) => put(ctx, c),
+    DELETE: (c: Context<ApiEnv>) => del(ctx, c),
+  };
+  route(app, "/", handlers);
+  route(app, "/*", handlers);
+  return app;
+}
+
+async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const q = c.var.query;
+  const key = kvPath(c.req.url);
+  const opts = parseReadOptions(q, ctx.random);
+  const ns = c.var.namespace;
+  const token = c.var.token;
+  const store = ctx.backend.store;
+  const allowed = (k: string) => ctx.authorizer.authorize(token, ns, "key", k, "read") === "allow";
+
+  if (q.has("keys")) {
+    const separator = q.get("separator") ?? q.get("seperator") ?? "";
+    const { result, meta } = await blockingRead(
+      ctx,
+      store,
+      opts,
+      (v) => v.kvKeys(key, separator, ns),
+      c.req.raw.signal,
+    );
+    setReadMeta(c, meta);
+    const keys = filterAllowed(ctx.authorizer, token, ns, result, (k) => ({ type: "key", name: k }), "read");
+    if (keys.length === 0 && key !== "") return c.body(null, 404);
+    return jsonResponse(c, keys);
+  }
+
+  if (q.has("recurse")) {
+    const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), c.req.raw.signal);
+    setReadMeta(c, meta);
+    const entries = filterAllowed(
+      ctx.authorizer,
+      token,
+      ns,
+      result,
+      (e) => ({ type: "key", name: e.Key }),
+      "read",
+    );
+    if (entries.length === 0) return c.body(null, 404);
+    return encodedJsonResponse(c, encodeKVEntries(entries));
+  }
+
+  if (key === "") throw badRequest("Missing key name");
+  if (!allowed(key)) throw permissionDenied();
+  const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), c.req.raw.signal);
+  setReadMeta(c, meta);
+  if (result === undefined) return c.body(null, 404);
+  if (q.has("raw")) {
+    c.header("Content-Type", "text/plain");
+    c.header("X-Content-Type-Options", "nosniff");
+    c.header("Content-Security-Policy", "sandbox");
+    return c.body((result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>);
+  }
+  return encodedJsonResponse(c, encodeKVEntries([result]));
+}
+
+/** Consul refuses combinations of mutually exclusive flags with this message. */
+function refuseConflicting(q: Query, url: string, flags: readonly string[]): void {
+  if (flags.filter((f) => q.has(f)).length > 1) {
+    const search = url.includes("?") ? url.slice(url.indexOf("?") + 1) : "";
+    const params = new URLSearchParams(search);
+    params.sort();
+    throw badRequest(`Conflicting flags: ${params.toString()}`);
+  }
+}
+
+async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const q = c.var.query;
+  const key = kvPath(c.req.url);
+  const ns = c.var.namespace;
+  if (key === "") throw badRequest("Missing key name");
+  refuseConflicting(q, c.req.url, ["cas", "acquire", "release"]);
+  const flags = q.uint64("flags") ?? 0n;
+  const cas = q.has("cas") ? toIndex(parseUint64(q.get("cas") ?? "", "cas")) : undefined;
+  const acquire = q.has("acquire") ? requireSessionId(q.get("acquire") ?? "") : undefined;
+  const release = q.has("release") ? requireSessionId(q.get("release") ?? "") : undefined;
+  if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
+
+  const limit = ctx.config.kvMaxValueBytes;
+  const value = await readBodyLimited(
+    c,
+    limit,
+    (size) => `Request body(${size} bytes) too large, max size: ${limit} bytes.`,
+  );
+
+  if (acquire !== undefined) {
+    const command = {
+      v: V,
+      type: "kv.lock",
+      ns,
+      key,
+      value,
+      flags,
+      session: acquire,
+      now: ctx.now(),
+    } as const;
+    // The only refusal of an acquire is a session that does not exist: the client's mistake, so a 400.
+    const locked = await applyCommand(ctx, command).catch((err: unknown) => {
+      throw err instanceof HttpError ? badRequest(err.message) : err;
+    });
+    return jsonResponse(c, locked);
+  }
+  if (release !== undefined) {
+    return jsonResponse(
+      c,
+      await applyCommand(ctx, { v: V, type: "kv.unlock", ns, key, value, flags, session: release }),
+    );
+  }
+  if (cas !== undefined) {
+    return jsonResponse(
+      c,
+      await applyCommand(ctx, { v: V, type: "kv.cas", ns, key, value, flags, index: cas }),
+    );
+  }
+  await applyCommand(ctx, { v: V, type: "kv.set", ns, key, value, flags });
+  return jsonResponse(c, true);
+}
+
+async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const q = c.var.query;
+  const key = kvPath(c.req.url);
+  const ns = c.var.namespace;
+  refuseConflicting(q, c.req.url, ["recurse", "cas"]);
+  const recurse = q.has("recurse");
+  if (!recurse && key === "") throw badRequest("Missing key name");
+  const cas = q.has("cas") ? toIndex(parseUint64(q.get("cas") ?? "", "cas")) : undefined;
+  if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
+
+  if (recurse) {
+    await applyCommand(ctx, { v: V, type: "kv.delete-tree", ns, prefix: key });
+    return jsonResponse(c, true);
+  }
+  if (cas !== undefined) {
+    return jsonResponse(c, await applyCommand(ctx, { v: V, type: "kv.delete-cas", ns, key, index: cas }));
+  }
+  await applyCommand(ctx, { v: V, type: "kv.delete", ns, key });
+  return jsonResponse(c, true);
+}
+
+/** A client-sent index beyond 2^53 cannot match any real Raft index; clamp so the comparison just fails. */
+function toIndex(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+}

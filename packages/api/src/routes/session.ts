@@ -1,0 +1,149 @@
+import type { Session, StateView } from "@cairn/fsm";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { filterAllowed } from "../authorizer.js";
+import { formatDuration, parseDurationNs } from "../duration.js";
+import { applyCommand } from "../http/apply.js";
+import type { ReadFn } from "../http/blocking-query.js";
+import { blockingRead } from "../http/blocking-query.js";
+import { readTextLimited } from "../http/body.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, notFound, permissionDenied } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { setReadMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { decodeBody } from "../json/decode-body.js";
+import { sessionCreateBody } from "../schemas/session-create.js";
+import { requireSessionId } from "../session/id.js";
+
+const V = 1 as const;
+/** The agent's own node-level health check that sessions depend on by default. */
+export const SERF_HEALTH_CHECK = "serfHealth";
+const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
+const SESSION_TTL_MAX_NS = 86_400_000_000_000n;
+
+/** /v1/session/{create,destroy,info,node,list,renew}. */
+export function sessionRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/create", { PUT: (c) => create(ctx, c) });
+  route(app, "/destroy/:id", { PUT: (c) => destroy(ctx, c) });
+  route(app, "/renew/:id", { PUT: (c) => renew(ctx, c) });
+  route(app, "/info/:id", {
+    GET: (c) => {
+      const id = requireSessionId(c.req.param("id") ?? "");
+      return listRead(ctx, c, (v) => {
+        const read = v.sessionGet(id, c.var.namespace);
+        return { ...read, value: read.value ? [read.value] : [] };
+      });
+    },
+  });
+  route(app, "/node/:node", {
+    GET: (c) => listRead(ctx, c, (v) => v.sessionsForNode(c.req.param("node") ?? "", c.var.namespace)),
+  });
+  route(app, "/list", { GET: (c) => listRead(ctx, c, (v) => v.sessionList(c.var.namespace)) });
+  for (const path of ["/destroy", "/destroy/", "/renew", "/renew/", "/info", "/info/"]) {
+    route(app, path, {
+      [path.startsWith("/info") ? "GET" : "PUT"]: () => {
+        throw badRequest("Missing session");
+      },
+    });
+  }
+  route(app, "/node", {
+    GET: () => {
+      throw badRequest("Missing node name");
+    },
+  });
+  return app;
+}
+
+async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const text = await readTextLimited(
+    c,
+    ctx.config.maxBodyBytes,
+    (n) => `Request body too large (${n} bytes)`,
+  );
+  const body = text.trim() === "" ? {} : decodeBody(sessionCreateBody, text);
+
+  const behavior = body.Behavior || "release";
+  if (behavior !== "release" && behavior !== "delete")
+    throw badRequest(`Invalid Behavior setting '${behavior}'`);
+
+  const ttl = body.TTL ?? "";
+  if (ttl !== "") {
+    let ns: bigint;
+    try {
+      ns = parseDurationNs(ttl);
+    } catch {
+      throw badRequest(`Session TTL '${ttl}' invalid: not a duration`);
+    }
+    const min = BigInt(Math.round(ctx.config.sessionTtlMinMs * 1e6));
+    if (ns !== 0n && (ns < min || ns > SESSION_TTL_MAX_NS)) {
+      throw badRequest(
+        `Invalid Session TTL '${ttl}', must be between [${formatDuration(min)}=${formatDuration(SESSION_TTL_MAX_NS)}]`,
+      );
+    }
+  }
+
+  const ns = body.Namespace || c.var.namespace;
+  const node = body.Node || ctx.nodeName;
+  if (ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") !== "allow")
+    throw permissionDenied();
+
+  const created = await applyCommand(ctx, {
+    v: V,
+    type: "session.create",
+    session: {
+      ID: ctx.uuid(),
+      Node: node,
+      Name: body.Name ?? "",
+      Checks: body.Checks ?? [SERF_HEALTH_CHECK],
+      LockDelay: body.LockDelay ?? DEFAULT_LOCK_DELAY_NS,
+      Behavior: behavior,
+      TTL: ttl,
+      Namespace: ns,
+    },
+    now: ctx.now(),
+  });
+  if (typeof created !== "object" || !("ID" in created)) throw new Error("session create returned no ID");
+  return jsonResponse(c, { ID: created.ID });
+}
+
+async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const id = requireSessionId(c.req.param("id") ?? "");
+  const ns = c.var.namespace;
+  await applyCommand(ctx, { v: V, type: "session.destroy", ns, id, now: ctx.now() });
+  return jsonResponse(c, true);
+}
+
+async function renew(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const id = requireSessionId(c.req.param("id") ?? "");
+  const session = await ctx.backend.renewSession(id, c.var.namespace);
+  if (session === null) throw notFound(`Session id '${id}' not found`);
+  if (ctx.authorizer.authorize(c.var.token, c.var.namespace, "session", session.Node, "write") !== "allow") {
+    throw permissionDenied();
+  }
+  return jsonResponse(c, [session]);
+}
+
+/** Session reads answer an array (empty, never null), filtered to the sessions the token may read. */
+async function listRead(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  read: ReadFn<StateView, Session[]>,
+): Promise<Response> {
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, c.req.raw.signal);
+  setReadMeta(c, meta);
+  const ns = c.var.namespace;
+  const visible = filterAllowed(
+    ctx.authorizer,
+    c.var.token,
+    ns,
+    result,
+    (s) => ({ type: "session", name: s.Node }),
+    "read",
+  );
+  return jsonResponse(c, visible);
+}

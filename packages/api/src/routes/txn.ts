@@ -1,0 +1,99 @@
+import type { TxnOp, TxnResponse } from "@cairn/fsm";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import type { Authorizer } from "../authorizer.js";
+import { applyCommand } from "../http/apply.js";
+import { readTextLimited } from "../http/body.js";
+import type { ApiEnv } from "../http/env.js";
+import { route } from "../http/methods.js";
+import { setLeaderMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { decodeTxn } from "../txn/decode.js";
+
+const V = 1 as const;
+
+/**
+ * PUT /v1/txn. A transaction with any write goes through the write path as one command; a read-only one
+ * is served from the local store under the requested consistency mode and carries the leader headers.
+ * 200 with Results when applied, 409 with Errors when rolled back.
+ */
+export function txnRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/", { PUT: (c) => txn(ctx, c) });
+  return app;
+}
+
+async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const limit = ctx.config.txnMaxReqBytes;
+  const text = await readTextLimited(c, limit, () => `Request body too large, max size: ${limit} bytes`);
+  const { ops, writes } = decodeTxn(text, {
+    maxKVValueBytes: ctx.config.kvMaxValueBytes,
+    datacenter: ctx.datacenter,
+    namespace: c.var.namespace,
+  });
+
+  const denied = deniedOps(ctx.authorizer, c.var.token, c.var.namespace, ops);
+  if (denied.length > 0) return respond(c, { Results: null, Errors: denied });
+
+  if (writes === 0) {
+    const opts = parseReadOptions(c.var.query, ctx.random);
+    const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
+    setLeaderMeta(c, contact.knownLeader, contact.lastContactMs);
+    return respond(c, ctx.backend.store.view().readTxn(ops));
+  }
+  const result = await applyCommand(ctx, { v: V, type: "txn", ops, now: ctx.now() });
+  if (typeof result !== "object" || !("Results" in result)) throw new Error("txn apply returned no response");
+  return respond(c, result);
+}
+
+function respond(c: Context<ApiEnv>, response: TxnResponse): Response {
+  return jsonResponse(c, response, response.Errors && response.Errors.length > 0 ? 409 : 200);
+}
+
+/** Consul reports an operation the token may not perform as that operation's error, rolling back the whole. */
+function deniedOps(
+  authorizer: Authorizer,
+  token: string,
+  ns: string,
+  ops: readonly TxnOp[],
+): { OpIndex: number; What: string }[] {
+  const denied: { OpIndex: number; What: string }[] = [];
+  ops.forEach((op, i) => {
+    let ok: boolean;
+    if ("KV" in op) {
+      const read = ["get", "get-tree", "check-index", "check-session", "check-not-exists"].includes(
+        op.KV.Verb,
+      );
+      ok =
+        authorizer.authorize(token, op.KV.Namespace ?? ns, "key", op.KV.Key, read ? "read" : "write") ===
+        "allow";
+    } else if ("Node" in op) {
+      ok =
+        authorizer.authorize(
+          token,
+          ns,
+          "node",
+          op.Node.Node.Node,
+          op.Node.Verb === "get" ? "read" : "write",
+        ) === "allow";
+    } else if ("Service" in op) {
+      const name = op.Service.Service.Service;
+      ok =
+        authorizer.authorize(token, ns, "service", name, op.Service.Verb === "get" ? "read" : "write") ===
+        "allow";
+    } else {
+      ok =
+        authorizer.authorize(
+          token,
+          ns,
+          "node",
+          op.Check.Check.Node,
+          op.Check.Verb === "get" ? "read" : "write",
+        ) === "allow";
+    }
+    if (!ok) denied.push({ OpIndex: i, What: "Permission denied" });
+  });
+  return denied;
+}

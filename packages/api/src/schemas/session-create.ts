@@ -1,0 +1,43 @@
+import { z } from "zod";
+import { DurationError, parseDurationNs } from "../duration.js";
+import { stringList } from "./scalars.js";
+
+/**
+ * Numbers (and duration strings) below this many nanoseconds are taken as seconds: clients often send
+ * `5` meaning five seconds, as Consul's handler allows for.
+ */
+const LOCK_DELAY_SECONDS_BELOW = 1000n;
+
+const lockDelay = z.union([z.string(), z.number(), z.bigint()]).transform((raw, ctx) => {
+  let ns: bigint;
+  if (typeof raw === "string") {
+    try {
+      ns = parseDurationNs(raw);
+    } catch (err) {
+      if (!(err instanceof DurationError)) throw err;
+      ctx.addIssue({ code: "custom", message: `invalid duration "${raw}"` });
+      return z.NEVER;
+    }
+  } else {
+    ns = typeof raw === "bigint" ? raw : BigInt(Math.trunc(raw));
+  }
+  if (ns < LOCK_DELAY_SECONDS_BELOW) ns *= 1_000_000_000n;
+  if (ns <= 0n) {
+    ctx.addIssue({ code: "custom", message: "must be greater than 0" });
+    return z.NEVER;
+  }
+  return Number(ns);
+});
+
+/** Body of PUT /v1/session/create. Defaults that depend on the agent are applied by the route. */
+export const sessionCreateBody = z.object({
+  LockDelay: lockDelay.optional(),
+  Node: z.string().optional(),
+  Name: z.string().nullable().optional(),
+  Checks: stringList.optional(),
+  Behavior: z.string().nullable().optional(),
+  TTL: z.string().nullable().optional(),
+  Namespace: z.string().nullable().optional(),
+});
+
+export type SessionCreateBody = z.output<typeof sessionCreateBody>;

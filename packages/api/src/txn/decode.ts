@@ -1,0 +1,61 @@
+import type { TxnOp } from "@cairn/fsm";
+import { badRequest, tooLarge } from "../http/errors.js";
+import { printable } from "../http/query.js";
+import { canonicalizeKeys } from "../json/canonical-keys.js";
+import { JsonSyntaxError, readJson } from "../json/read.js";
+import { isWriteOp, toTxnOp, txnBodySchema } from "../schemas/txn.js";
+
+export const MAX_TXN_OPS = 64;
+
+export interface DecodedTxn {
+  ops: TxnOp[];
+  /** Zero means read-only: served from the local store under the read consistency rules. */
+  writes: number;
+}
+
+export interface TxnDefaults {
+  maxKVValueBytes: number;
+  /** Fills an empty node Datacenter. */
+  datacenter: string;
+  /** The request's namespace: fills an empty KV Namespace. */
+  namespace: string;
+}
+
+/**
+ * Turns a /v1/txn body into state-machine operations, or throws a 400/413 HttpError with a one-line
+ * reason. Pure: no I/O, safe on any input (fuzzed).
+ */
+export function decodeTxn(text: string, limits: TxnDefaults): DecodedTxn {
+  let raw: ReturnType<typeof readJson>;
+  try {
+    raw = readJson(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw badRequest(`Failed to parse body: ${err.message}`);
+    throw err;
+  }
+  if (Array.isArray(raw) && raw.length > MAX_TXN_OPS) {
+    throw tooLarge(`Transaction contains too many operations (${raw.length} > ${MAX_TXN_OPS})`);
+  }
+  const parsed = txnBodySchema.safeParse(canonicalizeKeys(txnBodySchema, raw));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `operation ${issue.path.map(String).join(".")}: ` : "";
+    throw badRequest(
+      `Failed to parse body: ${where}${(issue?.message ?? "invalid").replace(/[\r\n]+/g, " ")}`,
+    );
+  }
+
+  const ops: TxnOp[] = [];
+  let writes = 0;
+  for (const op of parsed.data) {
+    const size = op.KV?.Value?.byteLength ?? 0;
+    if (op.KV && size > limits.maxKVValueBytes) {
+      throw tooLarge(
+        `Value for key "${printable(op.KV.Key)}" is too large (${size} > ${limits.maxKVValueBytes} bytes)`,
+      );
+    }
+    if (isWriteOp(op)) writes++;
+    ops.push(toTxnOp(op, limits.datacenter, limits.namespace));
+  }
+  return { ops, writes };
+}
