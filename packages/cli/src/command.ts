@@ -5,7 +5,8 @@ import { type FlagSet, formatFlags, type Parsed, parseFlags, UsageError } from "
 import { HttpClient, type HttpFlagValues, httpFlags, resolveHttpConfig } from "./http.js";
 
 export interface Io {
-  out(text: string): void;
+  /** Writes a line to stdout; bytes are written as they are (KV values need not be UTF-8). */
+  out(text: string | Uint8Array): void;
   err(text: string): void;
   readStdin(): Promise<Buffer>;
   env: Readonly<Record<string, string | undefined>>;

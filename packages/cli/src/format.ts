@@ -2,7 +2,7 @@
 import type { KvEntry } from "./kv-api.js";
 
 /** `kv get -detailed`: Go's tabwriter with padding 6, one `Field<pad>value` line per field. */
-export function formatDetailed(entry: KvEntry, base64: boolean): string {
+export function formatDetailed(entry: KvEntry, base64: boolean): Buffer {
   const rows: [string, string][] = [
     ["CreateIndex", entry.createIndex.toString()],
     ["Flags", entry.flags.toString()],
@@ -10,14 +10,15 @@ export function formatDetailed(entry: KvEntry, base64: boolean): string {
     ["LockIndex", entry.lockIndex.toString()],
     ["ModifyIndex", entry.modifyIndex.toString()],
     ["Session", entry.session === "" ? "-" : entry.session],
-    ["Value", formatValue(entry.value, base64)],
   ];
-  const width = Math.max(...rows.map(([name]) => name.length)) + 6;
-  return rows.map(([name, value]) => name.padEnd(width) + value).join("\n");
+  const width = "ModifyIndex".length + 6;
+  const head = rows.map(([name, value]) => `${name.padEnd(width)}${value}\n`).join("");
+  return Buffer.concat([Buffer.from(`${head}${"Value".padEnd(width)}`), formatValue(entry.value, base64)]);
 }
 
-export function formatValue(value: Buffer, base64: boolean): string {
-  return base64 ? value.toString("base64") : value.toString("utf8");
+/** A value as consul prints it: the raw bytes, or their base64 with -base64. */
+export function formatValue(value: Buffer, base64: boolean): Buffer {
+  return base64 ? Buffer.from(value.toString("base64")) : value;
 }
 
 /** columnize: columns left-aligned, joined by two spaces, the last column unpadded. */

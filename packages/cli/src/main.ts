@@ -11,7 +11,10 @@ async function readStdin(): Promise<Buffer> {
 }
 
 const io: Io = {
-  out: (text) => process.stdout.write(`${text}\n`),
+  out: (text) => {
+    process.stdout.write(text);
+    process.stdout.write("\n");
+  },
   err: (text) => process.stderr.write(`${text}\n`),
   readStdin,
   env: process.env,

@@ -14,7 +14,7 @@ const entry: KvEntry = {
 
 describe("formatDetailed", () => {
   it("lays out fields as Go's tabwriter with padding 6", () => {
-    expect(formatDetailed(entry, false)).toBe(
+    expect(formatDetailed(entry, false).toString()).toBe(
       [
         "CreateIndex      7",
         "Flags            18446744073709551615",
@@ -27,8 +27,13 @@ describe("formatDetailed", () => {
     );
   });
 
+  it("writes a non-UTF-8 value byte for byte", () => {
+    const bytes = formatDetailed({ ...entry, value: Buffer.from([0xff, 0x00]) }, false);
+    expect(bytes.subarray(-2)).toEqual(Buffer.from([0xff, 0x00]));
+  });
+
   it("shows the session and a base64 value when asked", () => {
-    const text = formatDetailed({ ...entry, session: "abc" }, true);
+    const text = formatDetailed({ ...entry, session: "abc" }, true).toString();
     expect(text).toContain("Session          abc");
     expect(text.endsWith("Value            YmFy")).toBe(true);
   });

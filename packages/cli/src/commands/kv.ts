@@ -83,8 +83,12 @@ Usage: cairn kv get [options] [KEY_OR_PREFIX]
       if (f.recurse) {
         const { entries } = await kv.list(key);
         entries.forEach((entry, i) => {
-          if (!f.detailed) io.out(`${entry.key}:${formatValue(entry.value, f.base64)}`);
-          else io.out(formatDetailed(entry, f.base64) + (i < entries.length - 1 ? "\n" : ""));
+          if (!f.detailed)
+            io.out(Buffer.concat([Buffer.from(`${entry.key}:`), formatValue(entry.value, f.base64)]));
+          else {
+            io.out(formatDetailed(entry, f.base64));
+            if (i < entries.length - 1) io.out("");
+          }
         });
         return 0;
       }
@@ -93,7 +97,7 @@ Usage: cairn kv get [options] [KEY_OR_PREFIX]
         io.err(`Error! No key exists at: ${key}`);
         return 1;
       }
-      io.out(f.detailed ? formatDetailed(entry, f.base64) : formatValue(entry.value, false));
+      io.out(f.detailed ? formatDetailed(entry, f.base64) : formatValue(entry.value, f.base64));
       return 0;
     } catch (err) {
       io.err(`Error querying Cairn agent: ${errorText(err)}`);

@@ -3,7 +3,6 @@ import { randomBytes } from "node:crypto";
 import { open, readFile, rename, rm } from "node:fs/promises";
 import { dirname } from "node:path";
 import type { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import { type Command, commandGroup, defineCommand, errorText } from "../command.js";
 import { formatTable } from "../format.js";
 import { type JsonValue, stringifyGo } from "../json.js";
@@ -21,7 +20,7 @@ async function writeAtomically(path: string, body: Readable): Promise<void> {
   const temp = `${path}.${randomBytes(4).toString("hex")}.tmp`;
   const handle = await open(temp, "wx", 0o600);
   try {
-    await pipeline(body, handle.createWriteStream({ autoClose: false }));
+    for await (const chunk of body) await handle.write(chunk as Buffer);
     await handle.sync();
   } catch (err) {
     await handle.close();
