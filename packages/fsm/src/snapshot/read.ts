@@ -9,7 +9,7 @@ import {
   snapshotPackr,
 } from "./format.js";
 
-type Row = readonly unknown[];
+type Cells = readonly unknown[];
 
 /**
  * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
@@ -68,72 +68,79 @@ export class SnapshotReader {
       Object.assign(this.#tables.indexes, indexes as TableIndexes);
       return;
     }
-    const [table, rows] = value as [string, Row[]];
+    const [table, count, cells] = value as [string, number, Cells];
     if (table === "end") {
-      if ((rows as unknown as number) !== this.#rows)
-        throw new SnapshotFormatError("snapshot row count mismatch");
+      if (count !== this.#rows) throw new SnapshotFormatError("snapshot row count mismatch");
       this.#ended = true;
       return;
     }
-    if (!(SNAPSHOT_TABLES as readonly string[]).includes(table) || !Array.isArray(rows)) {
-      throw new SnapshotFormatError(`unknown snapshot table "${String(table)}"`);
+    const width = table === "kv" ? 7 : 2;
+    if (
+      !(SNAPSHOT_TABLES as readonly string[]).includes(table) ||
+      !Array.isArray(cells) ||
+      cells.length !== count * width
+    ) {
+      throw new SnapshotFormatError(`malformed snapshot frame for table "${String(table)}"`);
     }
-    this.#rows += rows.length;
-    for (const row of rows) this.#row(table, row);
+    this.#rows += count;
+    if (table === "kv") this.#kvRows(cells);
+    else for (let at = 0; at < cells.length; at += 2) this.#row(table, cells[at] as string, cells[at + 1]);
   }
 
-  #row(table: string, row: Row): void {
+  #kvRows(cells: Cells): void {
     const t = this.#tables;
-    const key = row[0] as string;
+    for (let at = 0; at < cells.length; at += 7) {
+      const key = cells[at] as string;
+      const flags = cells[at + 2] as bigint;
+      const session = (cells[at + 6] as string | null) ?? undefined;
+      t.kv.set(
+        key,
+        new KvRecord(
+          cells[at + 1] as string,
+          flags === 0n ? ZERO_FLAGS : flags,
+          cells[at + 3] as number,
+          cells[at + 4] as number,
+          cells[at + 5] as number,
+          session,
+        ),
+      );
+      if (session) t.kvBySession.set(joinKey(session, key), true);
+    }
+  }
+
+  #row(table: string, key: string, value: unknown): void {
+    const t = this.#tables;
     switch (table) {
-      case "kv": {
-        const [, value, flags, createIndex, modifyIndex, lockIndex, session] = row;
-        const f = flags as bigint;
-        const s = (session as string | null) ?? undefined;
-        t.kv.set(
-          key,
-          new KvRecord(
-            value as string,
-            f === 0n ? ZERO_FLAGS : f,
-            createIndex as number,
-            modifyIndex as number,
-            lockIndex as number,
-            s,
-          ),
-        );
-        if (s) t.kvBySession.set(joinKey(s, key), true);
-        return;
-      }
       case "tombstones":
-        t.tombstones.set(key, row[1] as number);
+        t.tombstones.set(key, value as number);
         return;
       case "lockDelays":
-        t.lockDelays.set(key, row[1] as number);
+        t.lockDelays.set(key, value as number);
         return;
       case "sessions": {
-        const s = row[1] as Session;
+        const s = value as Session;
         t.sessions.set(key, s);
         t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
         for (const checkID of s.Checks) t.sessionsByCheck.set(joinKey(s.Node, checkID, s.ID), true);
         return;
       }
       case "nodes":
-        t.nodes.set(key, row[1] as CatalogNode);
+        t.nodes.set(key, value as CatalogNode);
         return;
       case "services": {
-        const s = row[1] as NodeService;
+        const s = value as NodeService;
         t.services.set(key, s);
         t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
         return;
       }
       case "checks":
-        t.checks.set(key, row[1] as HealthCheck);
+        t.checks.set(key, value as HealthCheck);
         return;
       case "coordinates":
-        t.coordinates.set(key, row[1] as CoordinateEntry);
+        t.coordinates.set(key, value as CoordinateEntry);
         return;
       case "serviceIndexes":
-        t.serviceIndexes.set(key, row[1] as number);
+        t.serviceIndexes.set(key, value as number);
         return;
     }
   }

@@ -16,14 +16,20 @@ function frame(value: unknown): Uint8Array {
   return out;
 }
 
-function* rows(t: Tables, table: SnapshotTable): Generator<unknown[]> {
+/** Appends each row's cells to `cells` (rows are flat, CELLS_PER_ROW cells each) and yields after each row. */
+function* rows(t: Tables, table: SnapshotTable, cells: unknown[]): Generator<void> {
   if (table === "kv") {
     for (const [k, r] of t.kv.entries()) {
-      yield [k, r.value, r.flags, r.createIndex, r.modifyIndex, r.lockIndex, r.session ?? null];
+      cells.push(k, r.value, r.flags, r.createIndex, r.modifyIndex, r.lockIndex, r.session ?? null);
+      yield;
     }
     return;
   }
-  for (const [k, v] of t[table].entries()) yield [k, v];
+  const tree: Tables[Exclude<SnapshotTable, "kv">] = t[table];
+  for (const [k, v] of tree.entries()) {
+    cells.push(k, v);
+    yield;
+  }
 }
 
 /**
@@ -32,21 +38,21 @@ function* rows(t: Tables, table: SnapshotTable): Generator<unknown[]> {
  */
 export function* writeSnapshot(t: Tables, index: number): Generator<Uint8Array> {
   yield frame([SNAPSHOT_MAGIC, SNAPSHOT_VERSION, index, t.indexes]);
-  let count = 0;
+  let total = 0;
   for (const table of SNAPSHOT_TABLES) {
-    let batch: unknown[][] = [];
-    for (const row of rows(t, table)) {
-      batch.push(row);
-      if (batch.length === ROWS_PER_FRAME) {
-        yield frame([table, batch]);
-        count += batch.length;
-        batch = [];
-      }
+    const cells: unknown[] = [];
+    let count = 0;
+    const flush = () => {
+      const out = frame([table, count, cells]);
+      total += count;
+      cells.length = 0;
+      count = 0;
+      return out;
+    };
+    for (const _ of rows(t, table, cells)) {
+      if (++count === ROWS_PER_FRAME) yield flush();
     }
-    if (batch.length > 0) {
-      yield frame([table, batch]);
-      count += batch.length;
-    }
+    if (count > 0) yield flush();
   }
-  yield frame(["end", count]);
+  yield frame(["end", total]);
 }
