@@ -232,8 +232,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   }
 
   /** Replicates `data`; resolves with the state machine's result once the entry is applied here. */
-  propose(data: Uint8Array): Promise<R> {
-    if (this.stopped) return Promise.reject(new NodeStoppedError());
+  async propose(data: Uint8Array): Promise<R> {
+    if (this.stopped) throw new NodeStoppedError();
     const accepted = this.accepted(this.core.propose(data));
     this.scheduleDrive();
     return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs);
@@ -243,8 +243,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
    * Resolves with an index such that a read of the local state machine is linearizable: the leader confirmed
    * it still leads (a heartbeat round, or with `lease` its read lease) and this server has applied that far.
    */
-  readIndex(options: { lease?: boolean } = {}): Promise<number> {
-    if (this.stopped) return Promise.reject(new NodeStoppedError());
+  async readIndex(options: { lease?: boolean } = {}): Promise<number> {
+    if (this.stopped) throw new NodeStoppedError();
     const ctx = `${this.id}/${++this.readSeq}`;
     const answer = this.reads.add(ctx, this.options.readTimeoutMs ?? this.electionTimeoutMs() * 2);
     this.core.readIndex(ctx, { lease: options.lease ?? false });
@@ -355,6 +355,10 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   private receive(from: NodeId, messages: Message[]): void {
     if (this.stopped) return;
+    // Answers need a link back, even to a server this one does not know as a member yet (a new learner
+    // hears from the leader before it has the log that makes the leader a member in its eyes).
+    const address = this.addresses.get(from);
+    if (address && !this.transport.hasPeer(from)) this.transport.setPeer(from, address);
     for (const m of messages) {
       if (m.from !== from || m.to !== this.id) {
         this.log.warn(
@@ -478,9 +482,10 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.appliedTerm = e.term;
   }
 
-  /** Keeps one link per other member; links to servers no longer members close. */
+  /** Keeps one link per other member (and the leader); links to servers no longer members close. */
   private syncPeers(conf: ConfState): void {
     const members = new Set([...conf.voters, ...conf.learners]);
+    if (this.leader) members.add(this.leader);
     members.delete(this.id);
     for (const id of members) {
       const address = this.addresses.get(id);

@@ -95,6 +95,10 @@ export class ServerTransport<M> {
     this.links.delete(id);
   }
 
+  hasPeer(id: string): boolean {
+    return this.links.has(id);
+  }
+
   peers(): string[] {
     return [...this.links.keys()];
   }

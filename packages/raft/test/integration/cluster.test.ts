@@ -1,0 +1,177 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { NotLeaderError } from "../../src/node/errors.js";
+import { TestCluster, waitUntil } from "./cluster.js";
+import { putCommand } from "./kv-machine.js";
+
+let cluster: TestCluster | undefined;
+async function threeNodes(options?: Parameters<typeof TestCluster.create>[1]): Promise<TestCluster> {
+  cluster = await TestCluster.create(["a", "b", "c"], options);
+  await Promise.all(cluster.ids.map((id) => cluster!.start(id)));
+  return cluster;
+}
+
+afterEach(async () => {
+  await cluster?.close();
+  cluster = undefined;
+});
+
+/** Every running server holds exactly `expected`, and applied each index at most once since it started. */
+function expectState(c: TestCluster, expected: Map<string, string>): void {
+  for (const [id, machine] of c.machines) {
+    if (!c.nodes.has(id)) continue;
+    expect(Object.fromEntries(machine.data), `state of ${id}`).toEqual(Object.fromEntries(expected));
+    const seen = machine.appliedIndexes;
+    expect(
+      seen.every((index, k) => k === 0 || index > seen[k - 1]!),
+      `apply order on ${id}`,
+    ).toBe(true);
+  }
+}
+
+describe("RaftNode cluster", () => {
+  it("elects a leader and replicates concurrent writes to every server", async () => {
+    const c = await threeNodes();
+    const expected = new Map<string, string>();
+    const indexes = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => {
+        expected.set(`k${i}`, `v${i}`);
+        return c.put(`k${i}`, `v${i}`);
+      }),
+    );
+    expect(new Set(indexes).size).toBe(40);
+    await c.converged(Math.max(...indexes));
+    expectState(c, expected);
+    const leader = await c.leader();
+    const { storage } = leader.status();
+    // Group commit: the 40 concurrent proposals took far fewer than 40 fsynced writes on the leader.
+    expect(storage.syncedWrites).toBeLessThan(storage.entriesWritten);
+  });
+
+  it("loses nothing acknowledged when followers and the leader are killed and restarted", async () => {
+    const c = await threeNodes();
+    const expected = new Map<string, string>();
+    const write = async (from: number, to: number) => {
+      const done = [];
+      for (let i = from; i < to; i++) {
+        expected.set(`k${i}`, `v${i}`);
+        done.push(c.put(`k${i}`, `v${i}`));
+      }
+      return Math.max(...(await Promise.all(done)));
+    };
+
+    await write(0, 20);
+    const follower = [...c.nodes.values()].find((n) => !n.isLeader())!.id;
+    await c.kill(follower);
+    await write(20, 40);
+    await c.start(follower);
+
+    const oldLeader = (await c.leader()).id;
+    await c.kill(oldLeader);
+    const newLeader = await c.leader();
+    expect(newLeader.id).not.toBe(oldLeader);
+    await write(40, 60);
+    await c.start(oldLeader);
+    const last = await write(60, 70);
+
+    await c.converged(last);
+    expectState(c, expected);
+  });
+
+  it("brings a follower that missed a compaction up to date with a snapshot", async () => {
+    const c = await threeNodes({ snapshotThreshold: 25 });
+    const expected = new Map<string, string>();
+    await c.put("first", "1");
+    expected.set("first", "1");
+    const lagging = [...c.nodes.values()].find((n) => !n.isLeader())!.id;
+    await c.kill(lagging);
+
+    let last = 0;
+    for (let i = 0; i < 120; i++) {
+      expected.set(`k${i % 30}`, `v${i}`);
+      last = await c.put(`k${i % 30}`, `v${i}`);
+    }
+    const leader = await c.leader();
+    await waitUntil(() => leader.status().firstIndex > 10, "the leader compacted its log");
+
+    const restarted = await c.start(lagging);
+    await c.converged(last);
+    expect(c.machines.get(lagging)!.restoredFrom).toBeDefined();
+    expect(restarted.status().snapshotIndex).toBeGreaterThan(10);
+    expect(c.logs.some((l) => l.node === lagging && l.msg === "installed snapshot from leader")).toBe(true);
+    expectState(c, expected);
+
+    // Everyone restarts from its own snapshot plus the log after it.
+    await Promise.all(c.ids.map((id) => c.kill(id)));
+    await Promise.all(c.ids.map((id) => c.start(id)));
+    const next = await c.put("after", "restart");
+    expected.set("after", "restart");
+    await c.converged(next);
+    expectState(c, expected);
+  });
+
+  it("serves linearizable reads through readIndex on followers and lease reads on the leader", async () => {
+    const c = await threeNodes();
+    const index = await c.put("color", "blue");
+    const leader = await c.leader();
+    const follower = [...c.nodes.values()].find((n) => !n.isLeader())!;
+    const readAt = await follower.readIndex();
+    expect(readAt).toBeGreaterThanOrEqual(index);
+    expect(follower.appliedIndex).toBeGreaterThanOrEqual(readAt);
+    expect(c.machines.get(follower.id)!.data.get("color")).toBe("blue");
+    expect(await leader.readIndex({ lease: true })).toBeGreaterThanOrEqual(index);
+  });
+
+  it("refuses proposals on a follower with the leader's id and address", async () => {
+    const c = await threeNodes();
+    await c.put("x", "1");
+    const leader = await c.leader();
+    const follower = [...c.nodes.values()].find((n) => !n.isLeader())!;
+    await waitUntil(() => follower.leaderId() === leader.id, "the follower knows the leader");
+    const err = await follower.propose(putCommand("y", "2")).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NotLeaderError);
+    expect(err).toMatchObject({ reason: "not-leader", leader: leader.id, leaderAddress: leader.address });
+  });
+
+  it("transfers leadership on request", async () => {
+    const c = await threeNodes();
+    await c.put("x", "1");
+    const leader = await c.leader();
+    const target = [...c.nodes.values()].find((n) => !n.isLeader())!;
+    await leader.transferLeadership(target.id);
+    await waitUntil(() => target.isLeader(), "the target leads");
+    expect(await c.put("y", "2")).toBeGreaterThan(0);
+  });
+
+  it("adds a learner by address, promotes it to voter and removes it", async () => {
+    const c = await threeNodes();
+    const expected = new Map([["x", "1"]]);
+    await c.put("x", "1");
+    c.addresses.d = `127.0.0.1:${await (
+      async () => {
+        const probe = await TestCluster.create(["p"]);
+        const port = Number(probe.addresses.p!.split(":")[1]);
+        await probe.close();
+        return port;
+      }
+    )()}`;
+    // The newcomer knows nobody and has no bootstrap: it waits to be contacted by the leader.
+    const d = await c.start("d", { bootstrap: false, knowsPeers: false });
+    const leader = await c.leader();
+    await leader.addLearner("d", d.address);
+    await waitUntil(() => {
+      const s = leader.status();
+      return (s.progress?.d?.match ?? 0) >= s.commit;
+    }, "the leader knows d caught up");
+    await leader.promote("d");
+    expect(leader.status().conf.voters).toContain("d");
+    const index = await c.put("y", "2");
+    expected.set("y", "2");
+    await c.converged(index);
+    expectState(c, expected);
+
+    await leader.remove("d");
+    await waitUntil(() => !leader.status().conf.voters.includes("d"), "d is removed");
+    await c.kill("d");
+    expect(await c.put("z", "3")).toBeGreaterThan(index);
+  });
+});
