@@ -3,6 +3,7 @@ import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
+import { datacenterMiddleware } from "./middleware/datacenter.js";
 import { namespaceMiddleware } from "./middleware/namespace.js";
 import { queryMiddleware } from "./middleware/query.js";
 import { requestLog } from "./middleware/request-log.js";
@@ -19,6 +20,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   app.use(requestLog(ctx.logger, () => performance.now()));
   app.use(queryMiddleware);
+  app.use(datacenterMiddleware(ctx.datacenter));
   app.use(tokenMiddleware);
   app.use(namespaceMiddleware);
 

@@ -1,3 +1,4 @@
+import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
@@ -15,8 +16,6 @@ import type { RouteContext } from "../http/route-context.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { requireSessionId } from "../session/id.js";
-
-const V = 1 as const;
 
 /** /v1/kv/:key — GET (get, recurse, keys, raw), PUT (set, cas, acquire, release), DELETE (key, recurse, cas). */
 export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
@@ -115,7 +114,7 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
   if (acquire !== undefined) {
     const command = {
-      v: V,
+      v: COMMAND_VERSION,
       type: "kv.lock",
       ns,
       key,
@@ -133,16 +132,24 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   if (release !== undefined) {
     return jsonResponse(
       c,
-      await applyCommand(ctx, { v: V, type: "kv.unlock", ns, key, value, flags, session: release }),
+      await applyCommand(ctx, {
+        v: COMMAND_VERSION,
+        type: "kv.unlock",
+        ns,
+        key,
+        value,
+        flags,
+        session: release,
+      }),
     );
   }
   if (cas !== undefined) {
     return jsonResponse(
       c,
-      await applyCommand(ctx, { v: V, type: "kv.cas", ns, key, value, flags, index: cas }),
+      await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.cas", ns, key, value, flags, index: cas }),
     );
   }
-  await applyCommand(ctx, { v: V, type: "kv.set", ns, key, value, flags });
+  await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.set", ns, key, value, flags });
   return jsonResponse(c, true);
 }
 
@@ -157,13 +164,16 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
 
   if (recurse) {
-    await applyCommand(ctx, { v: V, type: "kv.delete-tree", ns, prefix: key });
+    await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete-tree", ns, prefix: key });
     return jsonResponse(c, true);
   }
   if (cas !== undefined) {
-    return jsonResponse(c, await applyCommand(ctx, { v: V, type: "kv.delete-cas", ns, key, index: cas }));
+    return jsonResponse(
+      c,
+      await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete-cas", ns, key, index: cas }),
+    );
   }
-  await applyCommand(ctx, { v: V, type: "kv.delete", ns, key });
+  await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete", ns, key });
   return jsonResponse(c, true);
 }
 

@@ -1,4 +1,5 @@
 import type { Session, StateView } from "@cairn/fsm";
+import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
@@ -18,7 +19,6 @@ import { decodeBody } from "../json/decode-body.js";
 import { sessionCreateBody } from "../schemas/session-create.js";
 import { requireSessionId } from "../session/id.js";
 
-const V = 1 as const;
 /** The agent's own node-level health check that sessions depend on by default. */
 export const SERF_HEALTH_CHECK = "serfHealth";
 const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
@@ -92,7 +92,7 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
     throw permissionDenied();
 
   const created = await applyCommand(ctx, {
-    v: V,
+    v: COMMAND_VERSION,
     type: "session.create",
     session: {
       ID: ctx.uuid(),
@@ -113,7 +113,7 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSessionId(c.req.param("id") ?? "");
   const ns = c.var.namespace;
-  await applyCommand(ctx, { v: V, type: "session.destroy", ns, id, now: ctx.now() });
+  await applyCommand(ctx, { v: COMMAND_VERSION, type: "session.destroy", ns, id, now: ctx.now() });
   return jsonResponse(c, true);
 }
 

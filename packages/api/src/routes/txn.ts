@@ -1,4 +1,5 @@
 import type { TxnOp, TxnResponse } from "@cairn/fsm";
+import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import type { Authorizer } from "../authorizer.js";
@@ -11,8 +12,6 @@ import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeTxn } from "../txn/decode.js";
-
-const V = 1 as const;
 
 /**
  * PUT /v1/txn. A transaction with any write goes through the write path as one command; a read-only one
@@ -43,7 +42,7 @@ async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     setLeaderMeta(c, contact.knownLeader, contact.lastContactMs);
     return respond(c, ctx.backend.store.view().readTxn(ops));
   }
-  const result = await applyCommand(ctx, { v: V, type: "txn", ops, now: ctx.now() });
+  const result = await applyCommand(ctx, { v: COMMAND_VERSION, type: "txn", ops, now: ctx.now() });
   if (typeof result !== "object" || !("Results" in result)) throw new Error("txn apply returned no response");
   return respond(c, result);
 }

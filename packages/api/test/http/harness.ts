@@ -1,7 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { Logger } from "pino";
 import { createApi } from "../../src/app.js";
-import type { ApiConfig } from "../../src/backend.js";
+import type { ApiConfig, ClusterBackend } from "../../src/backend.js";
 import { LocalBackend } from "../../src/local-backend.js";
 
 export const NODE = "agent-one";
@@ -24,9 +25,18 @@ export interface TestServer {
 }
 
 /** A real HTTP server on a random loopback port over a LocalBackend. */
-export async function startServer(config: Partial<ApiConfig> = {}): Promise<TestServer> {
+export async function startServer(
+  config: Partial<ApiConfig> = {},
+  options: { logger?: Logger; wrap?: (backend: LocalBackend) => ClusterBackend } = {},
+): Promise<TestServer> {
   const backend = new LocalBackend();
-  const app = createApi({ backend, nodeName: NODE, datacenter: "dc1", config });
+  const app = createApi({
+    backend: options.wrap ? options.wrap(backend) : backend,
+    nodeName: NODE,
+    datacenter: "dc1",
+    config,
+    ...(options.logger ? { logger: options.logger } : {}),
+  });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
