@@ -6,28 +6,36 @@ import { ConfigError, type ConfigFile, type ConfigFormat } from "./source.js";
 
 const FORMAT_BY_EXTENSION: Readonly<Record<string, ConfigFormat>> = { ".json": "json", ".hcl": "hcl" };
 
+export interface ConfigPathsRead {
+  readonly files: ConfigFile[];
+  /** Files passed over because their format is unknown (Consul warns about each). */
+  readonly skipped: string[];
+}
+
 /**
- * Reads each path: a file as itself, a directory as its `*.json` and `*.hcl` files in lexical order (as Consul,
- * whichever flag named it). `format` (-config-format) overrides the extension of files named directly.
+ * Reads each path as Consul does, whichever flag named it: a file as itself, a directory as its files in
+ * lexical order (subdirectories ignored). Without -config-format only `*.json` and `*.hcl` files are read;
+ * with it, every file is read in that format.
  */
-export function readConfigPaths(paths: readonly string[], format: ConfigFormat | undefined): ConfigFile[] {
-  return paths.flatMap((path) => {
-    if (isDirectory(path)) {
-      return readdirSync(path)
-        .filter((name) => FORMAT_BY_EXTENSION[extname(name)] !== undefined)
-        .sort()
-        .map((name) => join(path, name))
-        .filter((file) => !isDirectory(file))
-        .map((file) => readConfigFile(file, format ?? FORMAT_BY_EXTENSION[extname(file)]!));
-    }
+export function readConfigPaths(paths: readonly string[], format: ConfigFormat | undefined): ConfigPathsRead {
+  const files: ConfigFile[] = [];
+  const skipped: string[] = [];
+  const read = (path: string) => {
     const fileFormat = format ?? FORMAT_BY_EXTENSION[extname(path)];
-    if (fileFormat === undefined) {
-      throw new ConfigError(
-        `config file ${path}: cannot tell its format; name it *.json or *.hcl, or pass -config-format`,
-      );
+    if (fileFormat === undefined) skipped.push(path);
+    else files.push(readConfigFile(path, fileFormat));
+  };
+  for (const path of paths) {
+    if (!isDirectory(path)) {
+      read(path);
+      continue;
     }
-    return [readConfigFile(path, fileFormat)];
-  });
+    for (const name of readdirSync(path).sort()) {
+      const file = join(path, name);
+      if (!isDirectory(file)) read(file);
+    }
+  }
+  return { files, skipped };
 }
 
 function isDirectory(path: string): boolean {

@@ -62,8 +62,13 @@ export function flagLabel(path: string): string {
 
 export interface AgentFlags {
   readonly dev: boolean;
-  /** Config keys set by flags, in Consul's JSON shape; values are still the strings given. */
+  /** Config keys set by single-valued flags, in Consul's JSON shape; values are still the strings given. */
   readonly values: Record<string, unknown>;
+  /**
+   * Config keys set by repeatable flags (`-retry-join`, `-join`, `-recursor`). Consul merges these before the
+   * config files, so flag entries come first in the concatenated lists.
+   */
+  readonly lists: Record<string, string[]>;
   /** `-config-file` and `-config-dir` paths in the order given (Consul reads a directory wherever either names one). */
   readonly configPaths: readonly string[];
   readonly configFormat: ConfigFormat | undefined;
@@ -82,6 +87,7 @@ const GO_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
  */
 export function parseAgentFlags(argv: readonly string[]): AgentFlags {
   const values: Record<string, unknown> = {};
+  const lists: Record<string, string[]> = {};
   const configPaths: string[] = [];
   const hcl: string[] = [];
   let dev = false;
@@ -147,11 +153,9 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
         clockOffsetMs = nanosToMillis(nanos);
         break;
       }
-      case "list": {
-        const list = getList(values, spec.key);
-        list.push(value);
+      case "list":
+        lists[spec.key] = [...(lists[spec.key] ?? []), value];
         break;
-      }
       case "meta": {
         const colon = value.indexOf(":");
         if (colon <= 0) throw new ConfigError(`-${name}: expected key:value, got ${JSON.stringify(value)}`);
@@ -162,15 +166,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
         setPath(values, spec.key, spec.kind === "bool" ? value === "true" : value);
     }
   }
-  return { dev, values, configPaths, configFormat, hcl, clockOffsetMs };
-}
-
-function getList(values: Record<string, unknown>, key: string): unknown[] {
-  const existing = values[key];
-  if (Array.isArray(existing)) return existing;
-  const list: unknown[] = [];
-  values[key] = list;
-  return list;
+  return { dev, values, lists, configPaths, configFormat, hcl, clockOffsetMs };
 }
 
 /** Sets a dotted path; with `lastIsData` the final segment is user data (a node-meta key) and kept verbatim. */

@@ -18,13 +18,14 @@ const count = integerField(0, Number.MAX_SAFE_INTEGER, "expected a non-negative 
 const positive = integerField(1, Number.MAX_SAFE_INTEGER, "expected a positive integer");
 
 /** Service and check definitions stay in Consul's JSON shape; these are the fields checked at load time. */
+const checkDefinition = { name: stringField, id: stringField };
 const serviceDefinition = {
   name: requiredStringField,
   id: stringField,
   port: portField,
   tags: stringListField,
+  checks: definitionList(checkDefinition),
 };
-const checkDefinition = { name: stringField, id: stringField };
 
 /**
  * The configuration keys Cairn reads, with Consul's names (one source: a file, -hcl fragment, or the flags).

@@ -70,12 +70,12 @@ describe("parseAgentFlags", () => {
       "-node-meta=rack:r1",
       "-node-meta=a.b:c:d",
     ]);
-    expect(flags.values).toEqual({
+    expect(flags.lists).toEqual({
       retry_join: ["10.0.0.1", "10.0.0.2:8301"],
       start_join: ["a"],
       recursors: ["8.8.8.8"],
-      node_meta: { rack: "r1", "a.b": "c:d" },
     });
+    expect(flags.values).toEqual({ node_meta: { rack: "r1", "a.b": "c:d" } });
   });
 
   it("collects config paths in order, -config-format, -hcl, -dev and -clock-offset", () => {
@@ -96,6 +96,7 @@ describe("parseAgentFlags", () => {
     expect(flags).toEqual({
       dev: true,
       values: {},
+      lists: {},
       configPaths: ["/a.json", "/etc/d", "/b.hcl"],
       configFormat: "hcl",
       hcl: ["server = true", 'log_level = "warn"'],

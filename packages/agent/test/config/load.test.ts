@@ -258,7 +258,11 @@ describe("merging sources", () => {
       "backup.json.bak": "{ broken",
     });
     mkdirSync(join(path, "nested.json"));
-    const { config } = loadAgentConfig(["-config-dir", path], env);
+    const { config, warnings } = loadAgentConfig(["-config-dir", path], env);
+    expect(warnings).toEqual([
+      `skipping file ${join(path, "README.md")}, extension must be .hcl or .json, or config format must be set`,
+      `skipping file ${join(path, "backup.json.bak")}, extension must be .hcl or .json, or config format must be set`,
+    ]);
     expect(config.nodeName).toBe("late");
     expect(config.retryJoin).toEqual(["a", "b", "c"]);
     expect(config.logLevel).toBe("warn");
@@ -281,7 +285,7 @@ describe("merging sources", () => {
     expect(loadAgentConfig(["-config-dir", d, "-config-file", a], env).config.nodeName).toBe("a");
   });
 
-  it("lets flags override files and -hcl fragments, and appends flag lists after file lists", () => {
+  it("lets flags override files, lists from flags come first, and -hcl fragments apply last (as Consul)", () => {
     const path = file(
       "c.hcl",
       'datacenter = "dc2"\nlog_level = "warn"\nretry_join = ["f1"]\nports { http = 1111 }',
@@ -291,9 +295,10 @@ describe("merging sources", () => {
         "-config-file",
         path,
         "-hcl",
-        'log_level = "error"\nports { dns = 2222 }',
+        'log_level = "error"\nports { dns = 2222 }\nretry_join = ["h1"]',
         "-datacenter",
         "dc3",
+        "-log-level=debug",
         "-retry-join",
         "flag1",
         "-http-port",
@@ -304,7 +309,7 @@ describe("merging sources", () => {
     expect(config).toMatchObject({
       datacenter: "dc3",
       logLevel: "error",
-      retryJoin: ["f1", "flag1"],
+      retryJoin: ["flag1", "f1", "h1"],
       ports: { http: 3333, dns: 2222 },
     });
   });
@@ -331,11 +336,25 @@ describe("merging sources", () => {
     expect(loadAgentConfig(["-config-file", path], env).config.ports).toMatchObject({ http: 1, dns: 2 });
   });
 
-  it("forces the format with -config-format", () => {
+  it("forces the format with -config-format, for named files and every file of a directory", () => {
     const path = file("agent.conf", 'node_name = "from-conf"');
     expect(loadAgentConfig(["-config-format=hcl", "-config-file", path], env).config.nodeName).toBe(
       "from-conf",
     );
+    const d = dir({ "a.conf": '{"node_name": "a"}', "b.txt": '{"log_level": "warn"}' });
+    expect(loadAgentConfig(["-config-format=json", "-config-dir", d], env).config).toMatchObject({
+      nodeName: "a",
+      logLevel: "warn",
+    });
+  });
+
+  it("warns about and skips a named file of unknown format", () => {
+    const yaml = file("a.yaml", "server: true");
+    const { config, warnings } = loadAgentConfig(["-config-file", yaml], env);
+    expect(config.server).toBe(false);
+    expect(warnings).toEqual([
+      `skipping file ${yaml}, extension must be .hcl or .json, or config format must be set`,
+    ]);
   });
 
   it("treats an empty file as empty configuration", () => {
@@ -526,15 +545,11 @@ describe("errors name the source and the key", () => {
     );
   });
 
-  it("reports missing files and unknown formats", () => {
+  it("reports missing files and directories", () => {
     const missing = join(root, "nope.hcl");
     expect(loadError(["-config-file", missing])).toBe(`config file ${missing}: no such file or directory`);
     expect(loadError(["-config-dir", join(root, "nodir")])).toBe(
       `config file ${join(root, "nodir")}: no such file or directory`,
-    );
-    const yaml = file("a.yaml", "server: true");
-    expect(loadError(["-config-file", yaml])).toBe(
-      `config file ${yaml}: cannot tell its format; name it *.json or *.hcl, or pass -config-format`,
     );
   });
 });
