@@ -36,12 +36,17 @@ const GO_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
   ...["0", "f", "F", "FALSE", "false", "False"].map((s) => [s, false] as const),
 ]);
 
+/** Go's strconv.ParseBool, which Consul's flags and weak decoding use. */
+export function parseGoBoolean(text: string): boolean | undefined {
+  return GO_BOOLEANS.get(text);
+}
+
 export const booleanField = z
   .unknown()
   .transform((value, ctx) => {
     if (typeof value === "boolean") return value;
     const parsed =
-      typeof value === "string" || value === 0 || value === 1 ? GO_BOOLEANS.get(String(value)) : undefined;
+      typeof value === "string" || value === 0 || value === 1 ? parseGoBoolean(String(value)) : undefined;
     return parsed ?? reject(ctx, `expected true or false, got ${show(value)}`);
   })
   .optional();

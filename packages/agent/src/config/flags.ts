@@ -1,4 +1,5 @@
 import { nanosToMillis, parseGoDuration } from "./duration.js";
+import { parseGoBoolean } from "./fields.js";
 import { ConfigError, type ConfigFormat } from "./source.js";
 
 /**
@@ -76,11 +77,6 @@ export interface AgentFlags {
   readonly clockOffsetMs: number;
 }
 
-const GO_BOOLEANS: ReadonlyMap<string, boolean> = new Map([
-  ...["1", "t", "T", "TRUE", "true", "True"].map((s) => [s, true] as const),
-  ...["0", "f", "F", "FALSE", "false", "False"].map((s) => [s, false] as const),
-]);
-
 /**
  * Parses `cairn agent` arguments as Go's flag package does: `-flag value`, `-flag=value`, `--flag`; booleans
  * as `-server` or `-server=false`; `--` ends the flags. The agent takes no other arguments.
@@ -117,7 +113,7 @@ export function parseAgentFlags(argv: readonly string[]): AgentFlags {
     const isBool = spec.kind === "bool" || spec.kind === "dev";
     let value: string;
     if (isBool) {
-      const parsed = inline === undefined ? true : GO_BOOLEANS.get(inline);
+      const parsed = inline === undefined ? true : parseGoBoolean(inline);
       if (parsed === undefined)
         throw new ConfigError(`-${name}: expected true or false, got ${JSON.stringify(inline)}`);
       value = String(parsed);
