@@ -141,7 +141,7 @@ function runStep(h: Harness, model: Model, s: Step): void {
         if (op.verb === "cas" || op.verb === "delete-cas" || op.verb === "check-index") {
           return { ...op, index: resolve(model, op.key, op.index) };
         }
-        return op;
+        return op as ModelKVOp;
       });
       const got = h.txn(ops.map(toTxnOp)) as TxnResponse;
       const want = model.txn(idx, ops, h.now);

@@ -27,7 +27,7 @@ describe("determinism and snapshots", () => {
     const a = new Harness();
     script(a);
     const b = new StateStore();
-    a.log.forEach((entry, i) => b.apply(i + 1, entry));
+    for (const [i, entry] of a.log.entries()) b.apply(i + 1, entry);
     const sa = a.snapshotBytes();
     const sb = Buffer.concat([...b.snapshot()]);
     expect(sa.equals(sb)).toBe(true);
@@ -38,10 +38,10 @@ describe("determinism and snapshots", () => {
     script(full);
     const cut = Math.floor(full.log.length / 2);
     const straight = new StateStore();
-    full.log.forEach((entry, i) => straight.apply(i + 1, entry));
+    for (const [i, entry] of full.log.entries()) straight.apply(i + 1, entry);
 
     const first = new StateStore();
-    full.log.slice(0, cut).forEach((entry, i) => first.apply(i + 1, entry));
+    for (const [i, entry] of full.log.slice(0, cut).entries()) first.apply(i + 1, entry);
     // Feed the snapshot back in awkward 7-byte chunks to exercise frame reassembly.
     const snap = Buffer.concat([...first.snapshot()]);
     const chunks = Array.from({ length: Math.ceil(snap.length / 7) }, (_, i) =>
@@ -50,7 +50,7 @@ describe("determinism and snapshots", () => {
     const resumed = new StateStore();
     await resumed.restore(chunks);
     expect(resumed.index).toBe(cut);
-    full.log.slice(cut).forEach((entry, i) => resumed.apply(cut + i + 1, entry));
+    for (const [i, entry] of full.log.slice(cut).entries()) resumed.apply(cut + i + 1, entry);
     expect(Buffer.concat([...resumed.snapshot()]).equals(Buffer.concat([...straight.snapshot()]))).toBe(true);
     expect(resumed.view().kvList("k/").value).toEqual(straight.view().kvList("k/").value);
   });
