@@ -118,6 +118,44 @@ describe("parseHcl constructs", () => {
     });
   });
 
+  it("decodes a config entry with blocks inside list elements", () => {
+    const entry = `
+      Kind = "service-router"
+      Name = "web"
+      Routes = [
+        {
+          Match {
+            HTTP {
+              PathPrefix = "/admin"
+              Methods    = ["GET", "POST"]
+            }
+          }
+          Destination {
+            Service               = "admin"
+            RequestTimeout        = "9.97s"
+            NumRetries            = 3
+            RetryOnConnectFailure = true
+          }
+        },
+      ]
+    `;
+    expect(parseHcl(entry)).toEqual({
+      Kind: "service-router",
+      Name: "web",
+      Routes: [
+        {
+          Match: { HTTP: { PathPrefix: "/admin", Methods: ["GET", "POST"] } },
+          Destination: {
+            Service: "admin",
+            RequestTimeout: "9.97s",
+            NumRetries: 3,
+            RetryOnConnectFailure: true,
+          },
+        },
+      ],
+    });
+  });
+
   it("keeps the __proto__ key without touching the prototype", () => {
     const value = parseHcl("__proto__ { polluted = true }");
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);

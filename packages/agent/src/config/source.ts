@@ -68,7 +68,7 @@ export function validateSource(
   const rewritten = rewriteLegacyKeys(raw);
   const warnings = rewritten.warnings.map((warning) => `${name}: ${warning}`);
   const first = configSourceSchema.safeParse(rewritten.raw);
-  if (first.success) return { values: first.data, warnings };
+  if (first.success) return { values: foldSingularDefinitions(first.data), warnings };
 
   const problems = first.error.issues.filter((issue) => issue.code !== "unrecognized_keys");
   if (problems.length > 0) {
@@ -83,7 +83,17 @@ export function validateSource(
       deleteKey(rewritten.raw, issue.path, key);
     }
   }
-  return { values: configSourceSchema.parse(rewritten.raw), warnings };
+  return { values: foldSingularDefinitions(configSourceSchema.parse(rewritten.raw)), warnings };
+}
+
+/** `service`/`check` join `services`/`checks` within their source, so definitions keep the order of sources. */
+function foldSingularDefinitions(values: ConfigSourceValues): ConfigSourceValues {
+  const { service, check, ...rest } = values;
+  return {
+    ...rest,
+    ...(service || rest.services ? { services: [...(rest.services ?? []), ...(service ?? [])] } : {}),
+    ...(check || rest.checks ? { checks: [...(rest.checks ?? []), ...(check ?? [])] } : {}),
+  };
 }
 
 /** Removes `key` from the object at `path`, or from each object of a list of repeated blocks there. */

@@ -357,6 +357,16 @@ describe("merging sources", () => {
     ]);
   });
 
+  it("gathers services and checks from every source, single blocks included", () => {
+    const path = dir({
+      "a.hcl": 'service { name = "a"\n  checks { ttl = "10s" } }\ncheck { id = "c1" }',
+      "b.json": JSON.stringify({ services: [{ name: "b" }], checks: [{ id: "c2" }] }),
+    });
+    const { config } = loadAgentConfig(["-config-dir", path, "-hcl", 'services { name = "c" }'], env);
+    expect(config.services).toEqual([{ name: "a", checks: [{ ttl: "10s" }] }, { name: "b" }, { name: "c" }]);
+    expect(config.checks).toEqual([{ id: "c1" }, { id: "c2" }]);
+  });
+
   it("treats an empty file as empty configuration", () => {
     const path = dir({ "empty.json": "", "blank.hcl": "\n  \n" });
     expect(loadAgentConfig(["-config-dir", path], env).config.nodeName).toBe("test-host");
