@@ -29,7 +29,8 @@ export async function blockingRead<T>(
   store: StateStore,
   opts: ReadOptions,
   read: ReadFn<StateView, T>,
-  clientGone: AbortSignal,
+  /** Only asked for when the read actually blocks: creating the request's signal is not free. */
+  clientGone: () => AbortSignal,
 ): Promise<ReadAnswer<T>> {
   let contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
   let run = read(store.view());
@@ -39,14 +40,15 @@ export async function blockingRead<T>(
   });
   if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
 
+  const gone = clientGone();
   const timeout = new AbortController();
   const timer = setTimeout(() => timeout.abort(), opts.waitMs);
   const onGone = () => timeout.abort();
-  clientGone.addEventListener("abort", onGone, { once: true });
+  gone.addEventListener("abort", onGone, { once: true });
   try {
     while (!timeout.signal.aborted) {
       const outcome = await store.watches.wait(run.watch, timeout.signal);
-      if (outcome === "timeout" || clientGone.aborted) break;
+      if (outcome === "timeout" || gone.aborted) break;
       // A consistent read must be confirmed again; the other modes read the now-newer local data.
       if (opts.consistency === "consistent") contact = await ctx.backend.readBarrier("consistent");
       run = read(store.view());
@@ -54,7 +56,7 @@ export async function blockingRead<T>(
     }
   } finally {
     clearTimeout(timer);
-    clientGone.removeEventListener("abort", onGone);
+    gone.removeEventListener("abort", onGone);
   }
   return answer();
 }

@@ -46,7 +46,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
       store,
       opts,
       (v) => v.kvKeys(key, separator, ns),
-      c.req.raw.signal,
+      () => c.req.raw.signal,
     );
     setReadMeta(c, meta);
     const keys = filterAllowed(ctx.authorizer, token, ns, result, (k) => ({ type: "key", name: k }), "read");
@@ -55,7 +55,13 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   }
 
   if (q.has("recurse")) {
-    const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), c.req.raw.signal);
+    const { result, meta } = await blockingRead(
+      ctx,
+      store,
+      opts,
+      (v) => v.kvList(key, ns),
+      () => c.req.raw.signal,
+    );
     setReadMeta(c, meta);
     const entries = filterAllowed(
       ctx.authorizer,
@@ -71,7 +77,13 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
   if (key === "") throw badRequest("Missing key name");
   if (!allowed(key)) throw permissionDenied();
-  const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), c.req.raw.signal);
+  const { result, meta } = await blockingRead(
+    ctx,
+    store,
+    opts,
+    (v) => v.kvGet(key, ns),
+    () => c.req.raw.signal,
+  );
   setReadMeta(c, meta);
   if (result === undefined) return c.body(null, 404);
   if (q.has("raw")) {

@@ -134,7 +134,7 @@ async function listRead(
   read: ReadFn<StateView, Session[]>,
 ): Promise<Response> {
   const opts = parseReadOptions(c.var.query, ctx.random);
-  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, c.req.raw.signal);
+  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, () => c.req.raw.signal);
   setReadMeta(c, meta);
   const ns = c.var.namespace;
   const visible = filterAllowed(

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { b64, registerAgentNode, startServer, type TestServer } from "./harness.js";
 
@@ -153,6 +154,24 @@ describe("KV write", () => {
     expect(await res.text()).toMatch(/too large/);
     expect((await get("big/k")).status).toBe(404);
     expect((await put("big/ok", new Uint8Array(512 * 1024))).status).toBe(200);
+  });
+
+  it("refuses a chunked upload (no Content-Length) once it passes 512 kB", async () => {
+    const { port } = new URL(s.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        { host: "127.0.0.1", port, method: "PUT", path: "/v1/kv/big/chunked" },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      for (let i = 0; i < 9; i++) req.write(Buffer.alloc(64 * 1024));
+      req.end();
+    });
+    expect(status).toBe(413);
+    expect((await get("big/chunked")).status).toBe(404);
   });
 
   it.each([
