@@ -1,0 +1,176 @@
+// `cairn lock` end to end: real `cairn lock` processes contending on a real API server.
+import { spawn } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type CairnResult, cairn, cairnArgv } from "./helpers/cairn.js";
+import { startServer, type TestServer } from "./helpers/server.js";
+
+let server: TestServer;
+let dir: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  dir = await mkdtemp(join(tmpdir(), "cairn-lock-"));
+});
+
+afterAll(async () => {
+  await server.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A child that appends `start NAME` and, after `ms`, `end NAME` to `file`. */
+function worker(file: string, name: string, ms: number): string {
+  return `echo start ${name} >> ${file}; sleep ${ms / 1000}; echo end ${name} >> ${file}`;
+}
+
+/** Most children ever inside their critical section at once, from the marker file. */
+async function maxConcurrent(file: string): Promise<{ max: number; finished: number }> {
+  let inside = 0;
+  let max = 0;
+  let finished = 0;
+  for (const line of (await readFile(file, "utf8")).trim().split("\n")) {
+    if (line.startsWith("start ")) max = Math.max(max, ++inside);
+    else {
+      inside--;
+      finished++;
+    }
+  }
+  return { max, finished };
+}
+
+async function getJson(path: string): Promise<unknown> {
+  const res = await fetch(`${server.url}${path}`);
+  return res.status === 404 ? null : res.json();
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * A child that runs until killed. Its `sleep` does not inherit our pipes: when `cairn lock` kills the shell,
+ * the orphaned sleep must not keep the test waiting for the pipes to close.
+ */
+const LONG = "sleep 20 >/dev/null 2>&1";
+
+/** Starts `cairn lock ...` in the background. */
+function background(args: string[]) {
+  const child = spawn(process.execPath, cairnArgv(["lock", ...args]), {
+    env: { PATH: process.env.PATH ?? "", ...server.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CairnResult>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, done };
+}
+
+describe("cairn lock", () => {
+  it("never runs two holders' children at the same time", async () => {
+    const file = join(dir, "mutex.log");
+    const runs = ["A", "B", "C"].map((name) =>
+      cairn(["lock", "jobs/mutex", worker(file, name, 300)], { env: server.env }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
+    expect(await maxConcurrent(file)).toEqual({ max: 1, finished: 3 });
+    // Released, cleaned up, and no session left behind.
+    expect(await getJson("/v1/kv/jobs/mutex/.lock")).toBeNull();
+    expect(await getJson("/v1/session/list")).toEqual([]);
+  });
+
+  it("lets at most n holders in with -n (a semaphore)", async () => {
+    const file = join(dir, "semaphore.log");
+    const runs = ["A", "B", "C", "D"].map((name) =>
+      cairn(["lock", "-n=2", "jobs/sem", worker(file, name, 400)], { env: server.env }),
+    );
+    const results = await Promise.all(runs);
+    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
+    const { max, finished } = await maxConcurrent(file);
+    expect(finished).toBe(4);
+    expect(max).toBeLessThanOrEqual(2);
+    expect(await getJson("/v1/kv/jobs/sem?recurse")).toBeNull();
+    expect(await getJson("/v1/session/list")).toEqual([]);
+  });
+
+  it("refuses a semaphore where a lock is held", async () => {
+    const holder = background(["jobs/mixed", LONG]);
+    await waitFor(async () => (await getJson("/v1/kv/jobs/mixed/.lock")) !== null);
+    const sem = await cairn(["lock", "-n=3", "jobs/mixed", "true"], { env: server.env });
+    expect(sem.code).toBe(1);
+    expect(sem.stderr).toBe("Lock acquisition failed: Existing key does not match semaphore use\n");
+    holder.child.kill("SIGTERM");
+    await holder.done;
+  });
+
+  it("gives up after -timeout while the lock is held elsewhere", async () => {
+    const holder = background(["jobs/timeout", LONG]);
+    await waitFor(async () => (await getJson("/v1/kv/jobs/timeout/.lock")) !== null);
+    const started = Date.now();
+    const r = await cairn(["lock", "-timeout=600ms", "jobs/timeout", "echo never"], { env: server.env });
+    expect(r).toMatchObject({
+      code: 1,
+      stdout: "",
+      stderr: "Shutdown triggered or timeout during lock acquisition\n",
+    });
+    expect(Date.now() - started).toBeLessThan(8000);
+    holder.child.kill("SIGTERM");
+    await holder.done;
+  });
+
+  it("passes SIGTERM to the child, then releases and cleans up", async () => {
+    const file = join(dir, "signal.log");
+    const child = `trap 'echo got-term >> ${file}; exit 0' TERM; echo ready >> ${file}; while true; do sleep 0.05; done`;
+    const run = background(["-verbose", "jobs/signal", child]);
+    await waitFor(async () => (await readFile(file, "utf8").catch(() => "")).includes("ready"));
+    run.child.kill("SIGTERM");
+    const r = await run.done;
+    expect(r.code).toBe(0);
+    expect(await readFile(file, "utf8")).toBe("ready\ngot-term\n");
+    expect(r.stdout).toContain("Shutdown triggered, killing child");
+    expect(r.stdout).toContain("Cleanup succeeded");
+    expect(await getJson("/v1/kv/jobs/signal/.lock")).toBeNull();
+  });
+
+  it("kills the child when the lock is lost", async () => {
+    const file = join(dir, "lost.log");
+    const run = background(["jobs/lost", `echo start >> ${file}; ${LONG}; echo end >> ${file}`]);
+    let session = "";
+    await waitFor(async () => {
+      const entries = (await getJson("/v1/kv/jobs/lost/.lock")) as { Session?: string }[] | null;
+      session = entries?.[0]?.Session ?? "";
+      return session !== "";
+    });
+    await fetch(`${server.url}/v1/session/destroy/${session}`, { method: "PUT" });
+    const r = await run.done;
+    expect(r.stderr).toContain("Lock lost, killing child");
+    expect(await readFile(file, "utf8")).toBe("start\n");
+  });
+
+  it("exits 2 with -child-exit-code when the child fails", async () => {
+    const failing = await cairn(["lock", "-child-exit-code", "jobs/code", "exit 3"], { env: server.env });
+    expect(failing.code).toBe(2);
+    expect(failing.stderr).toBe("Error running handler: exit status 3\n");
+    const plain = await cairn(["lock", "jobs/code", "exit 3"], { env: server.env });
+    expect(plain.code).toBe(0);
+  });
+
+  it("checks its arguments as consul lock does", async () => {
+    expect((await cairn(["lock", "jobs/only"], { env: server.env })).stderr).toBe(
+      "Key prefix and child command must be specified\n",
+    );
+    expect((await cairn(["lock", "-n=0", "p", "true"], { env: server.env })).stderr).toBe(
+      "Lock holder limit must be positive\n",
+    );
+  });
+});
