@@ -65,6 +65,10 @@ describe("parseHcl fuzz", () => {
     );
   });
 
+  it("never throws anything but HclParseError on random JSON", () => {
+    fc.assert(fc.property(fc.json({ maxDepth: 4 }), parsesOrThrowsTyped), { numRuns: 2000 });
+  });
+
   it("round-trips generated documents", () => {
     const key = fc.stringMatching(/^[a-z_][a-z0-9_-]{0,8}$/).filter((k) => k !== "true" && k !== "false");
     const scalar = fc.oneof(

@@ -1,6 +1,12 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: HCL interpolations written literally are the subject under test.
 import { describe, expect, it } from "vitest";
-import { type HclObject, parseHcl, parseHclSyntax, parseHclWithPositions } from "../src/index.js";
+import {
+  type HclObject,
+  HclParseError,
+  parseHcl,
+  parseHclSyntax,
+  parseHclWithPositions,
+} from "../src/index.js";
 
 const cases: ReadonlyArray<readonly [string, string, HclObject]> = [
   ["empty input", "", {}],
@@ -161,6 +167,27 @@ describe("parseHcl constructs", () => {
     expect(Object.getPrototypeOf(value)).toBe(Object.prototype);
     expect(Object.hasOwn(value, "__proto__")).toBe(true);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe("JSON form", () => {
+  it("reads text starting with '{' as JSON, as HCL1 does", () => {
+    const rules = ' \n{"key_prefix": {"a/": {"policy": "read"}}, "operator": "write", "n": [1, 2.5, true]}';
+    expect(parseHcl(rules)).toEqual({
+      key_prefix: { "a/": { policy: "read" } },
+      operator: "write",
+      n: [1, 2.5, true],
+    });
+    expect(parseHclWithPositions('{"a": 1}').value).toEqual({ a: 1 });
+  });
+
+  it("reports invalid JSON and null as HclParseError", () => {
+    expect(() => parseHcl('{"a": }')).toThrow(HclParseError);
+    expect(() => parseHcl('{"a": }')).toThrow(/^line 1, column \d+: invalid JSON: /);
+    expect(() => parseHcl('{"a": [1, null]}')).toThrow(
+      "line 1, column 1: invalid JSON for HCL: null values are not supported",
+    );
+    expect(() => parseHcl("{} {}")).toThrow(HclParseError);
   });
 });
 
