@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import type { ApiEnv } from "../http/env.js";
+import { badRequest } from "../http/errors.js";
 
 export const DEFAULT_NAMESPACE = "default";
 
@@ -18,3 +19,9 @@ export const namespaceMiddleware: MiddlewareHandler<ApiEnv> = async (c, next) =>
   );
   await next();
 };
+
+/** `*` selects every namespace, which only list reads accept; anything addressing one record needs one. */
+export function singleNamespace(ns: string): string {
+  if (ns === "*") throw badRequest('Invalid namespace "*": a wildcard is only allowed on list reads');
+  return ns;
+}

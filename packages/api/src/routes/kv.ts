@@ -15,6 +15,7 @@ import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
+import { singleNamespace } from "../middleware/namespace.js";
 import { requireSessionId } from "../session/id.js";
 
 /** /v1/kv/:key — GET (get, recurse, keys, raw), PUT (set, cas, acquire, release), DELETE (key, recurse, cas). */
@@ -76,6 +77,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   }
 
   if (key === "") throw badRequest("Missing key name");
+  singleNamespace(ns);
   if (!allowed(key)) throw permissionDenied();
   const { result, meta } = await blockingRead(
     ctx,
@@ -108,7 +110,7 @@ function refuseConflicting(q: Query, url: string, flags: readonly string[]): voi
 async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const q = c.var.query;
   const key = kvPath(c.req.url);
-  const ns = c.var.namespace;
+  const ns = singleNamespace(c.var.namespace);
   if (key === "") throw badRequest("Missing key name");
   refuseConflicting(q, c.req.url, ["cas", "acquire", "release"]);
   const flags = q.uint64("flags") ?? 0n;
@@ -168,7 +170,7 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const q = c.var.query;
   const key = kvPath(c.req.url);
-  const ns = c.var.namespace;
+  const ns = singleNamespace(c.var.namespace);
   refuseConflicting(q, c.req.url, ["recurse", "cas"]);
   const recurse = q.has("recurse");
   if (!recurse && key === "") throw badRequest("Missing key name");

@@ -16,6 +16,7 @@ import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
+import { singleNamespace } from "../middleware/namespace.js";
 import { sessionCreateBody } from "../schemas/session-create.js";
 import { requireSessionId } from "../session/id.js";
 
@@ -64,7 +65,8 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
     ctx.config.maxBodyBytes,
     (n) => `Request body too large (${n} bytes)`,
   );
-  const body = text.trim() === "" ? {} : decodeBody(sessionCreateBody, text);
+  // No body, or a JSON null, means all defaults (Go decodes null into an untouched struct).
+  const body = text.trim() === "" ? {} : (decodeBody(sessionCreateBody.nullable(), text) ?? {});
 
   const behavior = body.Behavior || "release";
   if (behavior !== "release" && behavior !== "delete")
@@ -86,7 +88,7 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
     }
   }
 
-  const ns = body.Namespace || c.var.namespace;
+  const ns = singleNamespace(body.Namespace || c.var.namespace);
   const node = body.Node || ctx.nodeName;
   if (ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") !== "allow")
     throw permissionDenied();
@@ -112,18 +114,22 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
 async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSessionId(c.req.param("id") ?? "");
-  const ns = c.var.namespace;
+  const ns = singleNamespace(c.var.namespace);
   await applyCommand(ctx, { v: COMMAND_VERSION, type: "session.destroy", ns, id, now: ctx.now() });
   return jsonResponse(c, true);
 }
 
 async function renew(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSessionId(c.req.param("id") ?? "");
-  const session = await ctx.backend.renewSession(id, c.var.namespace);
+  const ns = singleNamespace(c.var.namespace);
+  const mayRenew = (node: string) =>
+    ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") === "allow";
+  // Refuse before touching the leader's timer when the local replica already knows the session's node.
+  const known = ctx.backend.store.view().sessionGet(id, ns).value;
+  if (known && !mayRenew(known.Node)) throw permissionDenied();
+  const session = await ctx.backend.renewSession(id, ns);
   if (session === null) throw notFound(`Session id '${id}' not found`);
-  if (ctx.authorizer.authorize(c.var.token, c.var.namespace, "session", session.Node, "write") !== "allow") {
-    throw permissionDenied();
-  }
+  if (!mayRenew(session.Node)) throw permissionDenied();
   return jsonResponse(c, [session]);
 }
 

@@ -2,6 +2,7 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { createApi } from "../../src/app.js";
+import type { Authorizer } from "../../src/authorizer.js";
 import type { ApiConfig, ClusterBackend } from "../../src/backend.js";
 import { LocalBackend } from "../../src/local-backend.js";
 
@@ -27,7 +28,11 @@ export interface TestServer {
 /** A real HTTP server on a random loopback port over a LocalBackend. */
 export async function startServer(
   config: Partial<ApiConfig> = {},
-  options: { logger?: Logger; wrap?: (backend: LocalBackend) => ClusterBackend } = {},
+  options: {
+    logger?: Logger;
+    wrap?: (backend: LocalBackend) => ClusterBackend;
+    authorizer?: Authorizer;
+  } = {},
 ): Promise<TestServer> {
   const backend = new LocalBackend();
   const app = createApi({
@@ -36,6 +41,7 @@ export async function startServer(
     datacenter: "dc1",
     config,
     ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.authorizer ? { authorizer: options.authorizer } : {}),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

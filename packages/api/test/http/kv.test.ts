@@ -93,6 +93,16 @@ describe("KV read", () => {
     expect(Array.isArray(body)).toBe(true);
   });
 
+  it("the * namespace lists every namespace on recursive reads and is refused for one key", async () => {
+    await put("nsx/a", "1", "?ns=team");
+    expect((await get("nsx/a")).status).toBe(404);
+    expect((await get("nsx/a", "?ns=team")).status).toBe(200);
+    expect((await get("nsx/", "?recurse&ns=*")).body.map((e) => e.Key)).toEqual(["nsx/a"]);
+    const res = await s.req("GET", "/v1/kv/nsx/a?ns=*");
+    expect(res.status).toBe(400);
+    expect((await put("nsx/b", "1", "?ns=*")).status).toBe(400);
+  });
+
   it("keys with a percent-encoded slash address the decoded key", async () => {
     await put("enc%2Fkey", "v");
     expect((await get("enc/key")).status).toBe(200);

@@ -42,6 +42,12 @@ describe("session create", () => {
     });
   });
 
+  it("a JSON null body means all defaults", async () => {
+    const { status, body } = await create("null");
+    expect(status).toBe(200);
+    expect((await info(body.ID))[0]).toMatchObject({ Node: NODE, Behavior: "release" });
+  });
+
   it("matches body field names case-insensitively", async () => {
     const { status, body } = await create(
       '{"name":"lower","ttl":"30s","BEHAVIOR":"delete","lockdelay":"1s"}',
