@@ -41,6 +41,10 @@ export interface DurableChanges {
 
 const EMPTY_HARD_STATE: HardState = { term: 0, vote: null, commit: 0 };
 
+function sameTermAndVote(a: HardState, b: HardState): boolean {
+  return a.term === b.term && a.vote === b.vote;
+}
+
 export function snapshotFileName(meta: Pick<SnapshotMeta, "index" | "term">): string {
   return `snapshot-${meta.term}-${meta.index}.bin`;
 }
@@ -57,6 +61,8 @@ export class RaftStorage {
   private first: number;
   private last: number;
   private current: SnapshotRecord | null;
+  /** The hard state last written. */
+  private durable: HardState;
   /** Fsynced log writes and the entries they carried since open: the group-commit ratio. */
   readonly stats = { syncedWrites: 0, entriesWritten: 0 };
   /** Files received from peers and committed, not yet recorded as the current snapshot. */
@@ -72,6 +78,7 @@ export class RaftStorage {
     private readonly logger: Logger,
   ) {
     this.current = snapshot;
+    this.durable = restored.hardState;
     const base = snapshot?.meta.index ?? 0;
     this.first = base + 1;
     this.last = restored.entries.at(-1)?.index ?? base;
@@ -119,7 +126,7 @@ export class RaftStorage {
     return this.current && { meta: this.current.meta, path: join(this.snapshotDir, this.current.file.name) };
   }
 
-  /** Makes one Ready durable in a single fsynced batch. */
+  /** Makes one Ready durable in a single batch, fsynced unless it only moves the commit index. */
   async save(changes: DurableChanges): Promise<void> {
     const ops: BatchOp[] = [];
     let installed: SnapshotRecord | undefined;
@@ -142,12 +149,16 @@ export class RaftStorage {
       for (const e of entries) ops.push({ type: "put", key: entryKey(e.index), value: encodeEntry(e) });
       this.last = newLast;
     }
-    if (changes.hardState) {
-      ops.push({ type: "put", key: KEY_HARD_STATE, value: encodeRecord(changes.hardState) });
-    }
+    const hs = changes.hardState;
+    if (hs) ops.push({ type: "put", key: KEY_HARD_STATE, value: encodeRecord(hs) });
     if (ops.length === 0) return;
-    await this.db.batch(ops, { sync: true });
-    this.stats.syncedWrites++;
+    // Entries, a snapshot, a new term or vote must be on disk before anything is sent that depends on them.
+    // A commit index alone need not be: after a crash it is learnt again from the leader.
+    const sync =
+      entries.length > 0 || installed !== undefined || (hs !== undefined && !sameTermAndVote(hs, this.durable));
+    await this.db.batch(ops, { sync });
+    if (hs) this.durable = hs;
+    if (sync) this.stats.syncedWrites++;
     this.stats.entriesWritten += entries.length;
     if (installed) await this.replaceSnapshot(installed);
   }

@@ -78,6 +78,18 @@ describe("RaftStorage", () => {
     await r.close();
   });
 
+  it("fsyncs entries, terms and votes, but not a commit index on its own", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: "a", commit: 0 }, entries: [] });
+    await s.save({ hardState: { term: 1, vote: "a", commit: 0 }, entries: entries(1, 3, 1) });
+    await s.save({ hardState: { term: 1, vote: "a", commit: 3 }, entries: [] });
+    expect(s.stats).toEqual({ syncedWrites: 2, entriesWritten: 3 });
+    await s.close();
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.hardState.commit).toBe(3);
+    await r.close();
+  });
+
   it("replaces a conflicting suffix", async () => {
     const s = await RaftStorage.open(dir, silent);
     await s.save({ entries: entries(1, 6, 1) });
