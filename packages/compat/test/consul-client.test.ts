@@ -1,0 +1,237 @@
+// The npm `consul` client (v2), unmodified, against Cairn: what a Node.js application using Consul does
+// must work the same against Cairn.
+
+import Consul from "consul";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startTarget, type Target } from "./target.js";
+
+let target: Target;
+let consul: Consul;
+
+beforeAll(async () => {
+  target = await startTarget();
+  consul = new Consul({ host: target.host, port: target.port });
+}, 60_000);
+
+afterAll(async () => {
+  consul?.destroy();
+  await target?.close();
+});
+
+interface KvItem {
+  Key: string;
+  Value: string | null;
+  Flags: number;
+  CreateIndex: number;
+  ModifyIndex: number;
+  LockIndex: number;
+  Session?: string;
+}
+
+const b64 = (s: string) => Buffer.from(s).toString("base64");
+
+// Cairn answers a refused cas/acquire/release with the JSON body `false`, as Consul does; papi (the
+// client's HTTP layer) resolves a falsy body as undefined, so refusals are asserted as falsy.
+
+async function getItem(key: string): Promise<KvItem | undefined> {
+  return (await consul.kv.get(key)) as KvItem | undefined;
+}
+
+/** kv.get with options the client supports at run time but its typings omit (stale, consistent, index, wait). */
+async function getWith(options: Record<string, unknown>): Promise<KvItem | undefined> {
+  return (await consul.kv.get(options as never)) as KvItem | undefined;
+}
+
+describe("consul client: KV", () => {
+  it("sets, gets and deletes a key", async () => {
+    expect(await consul.kv.set("compat/kv/a", "one")).toBe(true);
+    const item = await getItem("compat/kv/a");
+    expect(item).toMatchObject({ Key: "compat/kv/a", Value: "one", Flags: 0, LockIndex: 0 });
+    expect(item?.ModifyIndex).toBeGreaterThan(0);
+    expect(await consul.kv.del("compat/kv/a")).toBe(true);
+    expect(await getItem("compat/kv/a")).toBeUndefined();
+  });
+
+  it("stores flags", async () => {
+    expect(await consul.kv.set({ key: "compat/kv/flags", value: "f", flags: 42 })).toBe(true);
+    expect((await getItem("compat/kv/flags"))?.Flags).toBe(42);
+  });
+
+  it("check-and-set: cas=0 creates only, a stale index is refused, the current one wins", async () => {
+    expect(await consul.kv.set({ key: "compat/kv/cas", value: "v1", cas: 0 })).toBe(true);
+    expect(await consul.kv.set({ key: "compat/kv/cas", value: "again", cas: 0 })).toBeFalsy();
+    const item = await getItem("compat/kv/cas");
+    const index = item?.ModifyIndex ?? 0;
+    expect(await consul.kv.set({ key: "compat/kv/cas", value: "stale", cas: index - 1 })).toBeFalsy();
+    expect(await consul.kv.set({ key: "compat/kv/cas", value: "v2", cas: index })).toBe(true);
+    expect((await getItem("compat/kv/cas"))?.Value).toBe("v2");
+
+    const current = (await getItem("compat/kv/cas"))?.ModifyIndex ?? 0;
+    expect(await consul.kv.del({ key: "compat/kv/cas", cas: current - 1 })).toBeFalsy();
+    expect(await consul.kv.del({ key: "compat/kv/cas", cas: current })).toBe(true);
+    expect(await getItem("compat/kv/cas")).toBeUndefined();
+  });
+
+  it("recurse, keys with a separator, recursive delete", async () => {
+    for (const k of ["compat/tree/a", "compat/tree/b/c", "compat/tree/b/d"]) {
+      expect(await consul.kv.set(k, `v-${k}`)).toBe(true);
+    }
+    const all = (await consul.kv.get({ key: "compat/tree/", recurse: true })) as KvItem[];
+    expect(all.map((i) => i.Key)).toEqual(["compat/tree/a", "compat/tree/b/c", "compat/tree/b/d"]);
+    expect(all[1]?.Value).toBe("v-compat/tree/b/c");
+
+    expect(await consul.kv.keys("compat/tree/")).toEqual([
+      "compat/tree/a",
+      "compat/tree/b/c",
+      "compat/tree/b/d",
+    ]);
+    expect(await consul.kv.keys({ key: "compat/tree/", separator: "/" })).toEqual([
+      "compat/tree/a",
+      "compat/tree/b/",
+    ]);
+
+    expect(await consul.kv.del({ key: "compat/tree/", recurse: true })).toBe(true);
+    expect(await consul.kv.get({ key: "compat/tree/", recurse: true })).toBeUndefined();
+  });
+
+  it("raw get returns the stored bytes", async () => {
+    await consul.kv.set("compat/kv/raw", Buffer.from([0xde, 0xad, 0xbe, 0xef]));
+    const raw = (await consul.kv.get({ key: "compat/kv/raw", raw: true })) as unknown as Buffer;
+    expect(Buffer.from(raw)).toEqual(Buffer.from([0xde, 0xad, 0xbe, 0xef]));
+  });
+});
+
+describe("consul client: session lock", () => {
+  it("one session holds the lock, the other cannot take it until it is released", async () => {
+    const s1 = (await consul.session.create({ name: "compat-one", lockdelay: "1s" })).ID;
+    const s2 = (await consul.session.create({ name: "compat-two", ttl: "30s" })).ID;
+    expect(s1).toMatch(/^[0-9a-f-]{36}$/);
+    expect(s1).not.toBe(s2);
+
+    const info = await consul.session.info(s1);
+    expect(info).toMatchObject({ ID: s1, Name: "compat-one", Behavior: "release" });
+    expect(info.LockDelay).toBe(1_000_000_000);
+    expect((await consul.session.info(s2)).TTL).toBe("30s");
+
+    expect(await consul.kv.set({ key: "compat/lock", value: "held-by-1", acquire: s1 })).toBe(true);
+    expect(await consul.kv.set({ key: "compat/lock", value: "by-2", acquire: s2 })).toBeFalsy();
+    const held = await getItem("compat/lock");
+    expect(held).toMatchObject({ Value: "held-by-1", Session: s1, LockIndex: 1 });
+
+    // Releasing with the wrong session is refused; with the holder it succeeds and the lock is free.
+    expect(await consul.kv.set({ key: "compat/lock", value: "x", release: s2 })).toBeFalsy();
+    expect(await consul.kv.set({ key: "compat/lock", value: "released", release: s1 })).toBe(true);
+    const free = await getItem("compat/lock");
+    expect(free?.Session).toBeUndefined();
+    expect(free?.Value).toBe("released");
+
+    expect(await consul.kv.set({ key: "compat/lock", value: "held-by-2", acquire: s2 })).toBe(true);
+    expect((await getItem("compat/lock"))?.LockIndex).toBe(2);
+
+    const listed = (await consul.session.list()) as Array<{ ID: string }>;
+    expect(listed.map((s) => s.ID)).toEqual(expect.arrayContaining([s1, s2]));
+
+    // Destroying the holder releases its lock (Behavior release keeps the key).
+    await consul.session.destroy(s2);
+    await consul.session.destroy(s1);
+    const after = await getItem("compat/lock");
+    expect(after?.Session).toBeUndefined();
+    expect(after?.Value).toBe("held-by-2");
+    expect(await consul.session.info(s1)).toBeUndefined();
+  });
+});
+
+describe("consul client: transaction", () => {
+  it("applies KV operations atomically and returns their results", async () => {
+    const result = await consul.transaction.create([
+      { KV: { Verb: "set", Key: "compat/txn/a", Value: b64("alpha"), Flags: 7 } },
+      { KV: { Verb: "set", Key: "compat/txn/b", Value: b64("beta") } },
+      { KV: { Verb: "get", Key: "compat/txn/a" } },
+    ] as never);
+    const results = result.Results as Array<{ KV: KvItem }>;
+    expect(results).toHaveLength(3);
+    expect(results[2]?.KV).toMatchObject({ Key: "compat/txn/a", Value: b64("alpha"), Flags: 7 });
+    expect(result.Errors ?? null).toBeNull();
+    expect((await getItem("compat/txn/b"))?.Value).toBe("beta");
+  });
+
+  it("a failed check rolls back the whole transaction and rejects with 409 and its Errors", async () => {
+    const failed = consul.transaction.create([
+      { KV: { Verb: "set", Key: "compat/txn/c", Value: b64("never") } },
+      { KV: { Verb: "check-not-exists", Key: "compat/txn/a" } },
+    ] as never);
+    const err = (await failed.then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { response?: { statusCode: number; body: { Errors: Array<{ OpIndex: number; What: string }> } } };
+    expect(err?.response?.statusCode).toBe(409);
+    expect(err.response?.body.Errors[0]?.OpIndex).toBe(1);
+    expect(await getItem("compat/txn/c")).toBeUndefined();
+  });
+});
+
+describe("consul client: blocking queries", () => {
+  it("kv.get with an index blocks until the key changes", async () => {
+    await consul.kv.set("compat/block", "before");
+    const index = String((await getItem("compat/block"))?.ModifyIndex);
+
+    const started = performance.now();
+    const blocked = getWith({ key: "compat/block", index, wait: "10s" });
+    const early = await Promise.race([
+      blocked,
+      new Promise((r) => setTimeout(() => r("still blocked"), 300)),
+    ]);
+    expect(early).toBe("still blocked");
+    await consul.kv.set("compat/block", "after");
+    const woke = await blocked;
+    expect(woke?.Value).toBe("after");
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("consul.watch emits the current value, then each change", async () => {
+    await consul.kv.set("compat/watch", "v0");
+    const watch = consul.watch({ method: consul.kv.get, options: { key: "compat/watch", wait: "5s" } });
+    const seen: string[] = [];
+    const errors: unknown[] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        watch.on("error", (err: unknown) => errors.push(err));
+        watch.on("change", (data: KvItem | undefined) => {
+          seen.push(data?.Value ?? "<deleted>");
+          if (seen.length === 1) consul.kv.set("compat/watch", "v1").catch(reject);
+          else if (seen.length === 2) consul.kv.del("compat/watch").catch(reject);
+          else resolve();
+        });
+        setTimeout(() => reject(new Error(`watch saw ${JSON.stringify(seen)}, errors ${errors}`)), 10_000);
+      });
+    } finally {
+      watch.end();
+    }
+    expect(seen).toEqual(["v0", "v1", "<deleted>"]);
+    expect(errors).toEqual([]);
+  });
+});
+
+describe("consul client: consistency modes, status and session renewal", () => {
+  it("reads in stale and consistent mode", async () => {
+    await consul.kv.set("compat/modes", "m");
+    expect((await getWith({ key: "compat/modes", stale: true }))?.Value).toBe("m");
+    expect((await getWith({ key: "compat/modes", consistent: true }))?.Value).toBe("m");
+  });
+
+  it("reports the leader and peers", async () => {
+    const leader = await consul.status.leader();
+    expect(leader).toMatch(/^[\d.]+:\d+$/);
+    expect(await consul.status.peers()).toContain(leader);
+  });
+
+  it("renews a TTL session and lists the node's sessions", async () => {
+    const { ID } = await consul.session.create({ name: "compat-renew", ttl: "15s" });
+    const renewed = (await consul.session.renew(ID)) as Array<{ ID: string; TTL: string }>;
+    expect(renewed[0]).toMatchObject({ ID, TTL: "15s" });
+    const node = (await consul.session.info(ID)).Node;
+    const onNode = (await consul.session.node(node)) as Array<{ ID: string }>;
+    expect(onNode.map((s) => s.ID)).toContain(ID);
+    await consul.session.destroy(ID);
+  });
+});

@@ -1,0 +1,89 @@
+// The Cairn server the compatibility tests talk to: the in-process API over a LocalBackend by default, or a
+// real `cairn agent -dev` process (CAIRN_COMPAT_TARGET=agent).
+
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { createApi, LocalBackend } from "@cairn/api";
+import { serve } from "@hono/node-server";
+import { freePort, type Spawned, spawnTracked, stop, waitFor } from "../../../scripts/bench/lib/processes.js";
+
+export interface Target {
+  host: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const REPO = fileURLToPath(new URL("../../../", import.meta.url));
+const NODE_NAME = "compat-node";
+
+export function startTarget(): Promise<Target> {
+  return process.env.CAIRN_COMPAT_TARGET === "agent" ? startDevAgent() : startInProcess();
+}
+
+async function startDevAgent(): Promise<Target> {
+  const port = await freePort();
+  const agent: Spawned = spawnTracked(
+    "cairn-dev",
+    process.execPath,
+    [
+      "--import",
+      "tsx",
+      "packages/cli/src/main.ts",
+      "agent",
+      "-dev",
+      "-node",
+      NODE_NAME,
+      "-http-port",
+      String(port),
+    ],
+    { cwd: REPO },
+  );
+  try {
+    await waitFor(
+      "the dev agent to elect itself",
+      async () => {
+        if (agent.child.exitCode !== null) throw new Error(`agent exited: ${agent.tail()}`);
+        const res = await fetch(`http://127.0.0.1:${port}/v1/status/leader`);
+        const leader = res.ok ? ((await res.json()) as unknown) : "";
+        return typeof leader === "string" && leader !== "" ? leader : undefined;
+      },
+      20_000,
+    );
+  } catch (err) {
+    await stop(agent, 1000);
+    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${agent.tail()}`);
+  }
+  return { host: "127.0.0.1", port, close: () => stop(agent) };
+}
+
+async function startInProcess(): Promise<Target> {
+  const backend = new LocalBackend();
+  const app = createApi({ backend, nodeName: NODE_NAME, datacenter: "dc1" });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+  });
+  const { port } = server.address() as AddressInfo;
+  // An agent registers its own node at start; sessions refer to it.
+  const res = await fetch(`http://127.0.0.1:${port}/v1/txn`, {
+    method: "PUT",
+    body: JSON.stringify([
+      { Node: { Verb: "set", Node: { Node: NODE_NAME, Address: "127.0.0.1" } } },
+      {
+        Check: {
+          Verb: "set",
+          Check: { Node: NODE_NAME, CheckID: "serfHealth", Name: "Serf Health Status", Status: "passing" },
+        },
+      },
+    ]),
+  });
+  if (res.status !== 200) throw new Error(`node registration failed: ${res.status} ${await res.text()}`);
+  return {
+    host: "127.0.0.1",
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        (server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      }),
+  };
+}
