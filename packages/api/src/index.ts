@@ -24,3 +24,10 @@ export { HttpError } from "./http/errors.js";
 export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
 export { writeJson } from "./json/write.js";
 export { LocalBackend } from "./local-backend.js";
+export {
+  type RaftConfigurationView,
+  type RaftOperator,
+  RaftOperatorError,
+  type RaftServerView,
+  operatorRoutes,
+} from "./routes/operator.js";

@@ -8,7 +8,7 @@ import { readBodyLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { parseUint64, type Query } from "../http/query.js";
+import type { Query } from "../http/query.js";
 import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
@@ -16,6 +16,7 @@ import type { RouteContext } from "../http/route-context.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { singleNamespace } from "../middleware/namespace.js";
+import { toRaftIndex } from "../schemas/scalars.js";
 import { requireSessionId } from "../session/id.js";
 
 /** /v1/kv/:key — GET (get, recurse, keys, raw), PUT (set, cas, acquire, release), DELETE (key, recurse, cas). */
@@ -114,7 +115,7 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   if (key === "") throw badRequest("Missing key name");
   refuseConflicting(q, c.req.url, ["cas", "acquire", "release"]);
   const flags = q.uint64("flags") ?? 0n;
-  const cas = q.has("cas") ? toIndex(parseUint64(q.get("cas") ?? "", "cas")) : undefined;
+  const cas = optionalIndex(q, "cas");
   const acquire = q.has("acquire") ? requireSessionId(q.get("acquire") ?? "") : undefined;
   const release = q.has("release") ? requireSessionId(q.get("release") ?? "") : undefined;
   if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
@@ -174,7 +175,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   refuseConflicting(q, c.req.url, ["recurse", "cas"]);
   const recurse = q.has("recurse");
   if (!recurse && key === "") throw badRequest("Missing key name");
-  const cas = q.has("cas") ? toIndex(parseUint64(q.get("cas") ?? "", "cas")) : undefined;
+  const cas = optionalIndex(q, "cas");
   if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
 
   if (recurse) {
@@ -191,7 +192,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   return jsonResponse(c, true);
 }
 
-/** A client-sent index beyond 2^53 cannot match any real Raft index; clamp so the comparison just fails. */
-function toIndex(value: bigint): number {
-  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+function optionalIndex(q: Query, name: string): number | undefined {
+  const value = q.uint64(name);
+  return value === undefined ? undefined : toRaftIndex(value);
 }

@@ -3,7 +3,6 @@ import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
-import { formatDuration, parseDurationNs } from "../duration.js";
 import { applyCommand } from "../http/apply.js";
 import type { ReadFn } from "../http/blocking-query.js";
 import { blockingRead } from "../http/blocking-query.js";
@@ -19,11 +18,7 @@ import { decodeBody } from "../json/decode-body.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { sessionCreateBody } from "../schemas/session-create.js";
 import { requireSessionId } from "../session/id.js";
-
-/** The agent's own node-level health check that sessions depend on by default. */
-export const SERF_HEALTH_CHECK = "serfHealth";
-const DEFAULT_LOCK_DELAY_NS = 15_000_000_000;
-const SESSION_TTL_MAX_NS = 86_400_000_000_000n;
+import { toSessionSpec } from "../session/spec.js";
 
 /** /v1/session/{create,destroy,info,node,list,renew}. */
 export function sessionRoutes(ctx: RouteContext): Hono<ApiEnv> {
@@ -68,44 +63,22 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
   // No body, or a JSON null, means all defaults (Go decodes null into an untouched struct).
   const body = text.trim() === "" ? {} : (decodeBody(sessionCreateBody.nullable(), text) ?? {});
 
-  const behavior = body.Behavior || "release";
-  if (behavior !== "release" && behavior !== "delete")
-    throw badRequest(`Invalid Behavior setting '${behavior}'`);
-
-  const ttl = body.TTL ?? "";
-  if (ttl !== "") {
-    let ns: bigint;
-    try {
-      ns = parseDurationNs(ttl);
-    } catch {
-      throw badRequest(`Session TTL '${ttl}' invalid: not a duration`);
-    }
-    const min = BigInt(Math.round(ctx.config.sessionTtlMinMs * 1e6));
-    if (ns !== 0n && (ns < min || ns > SESSION_TTL_MAX_NS)) {
-      throw badRequest(
-        `Invalid Session TTL '${ttl}', must be between [${formatDuration(min)}=${formatDuration(SESSION_TTL_MAX_NS)}]`,
-      );
-    }
-  }
-
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
-  const node = body.Node || ctx.nodeName;
-  if (ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") !== "allow")
+  const session = toSessionSpec(body, {
+    id: ctx.uuid(),
+    node: ctx.nodeName,
+    namespace: c.var.namespace,
+    ttlMinMs: ctx.config.sessionTtlMinMs,
+  });
+  singleNamespace(session.Namespace);
+  if (
+    ctx.authorizer.authorize(c.var.token, session.Namespace, "session", session.Node, "write") !== "allow"
+  ) {
     throw permissionDenied();
-
+  }
   const created = await applyCommand(ctx, {
     v: COMMAND_VERSION,
     type: "session.create",
-    session: {
-      ID: ctx.uuid(),
-      Node: node,
-      Name: body.Name ?? "",
-      Checks: body.Checks ?? [SERF_HEALTH_CHECK],
-      LockDelay: body.LockDelay ?? DEFAULT_LOCK_DELAY_NS,
-      Behavior: behavior,
-      TTL: ttl,
-      Namespace: ns,
-    },
+    session,
     now: ctx.now(),
   });
   if (typeof created !== "object" || !("ID" in created)) throw new Error("session create returned no ID");

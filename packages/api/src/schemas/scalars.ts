@@ -12,12 +12,15 @@ export const uint64 = z
   .refine((v) => v >= 0n && v <= UINT64_MAX, { message: "must be an unsigned integer below 2^64" });
 
 /**
- * A Raft index: uint64 on the wire, a JS number inside (indexes stay far below 2^53). A larger value
- * can never match a real index, so it is clamped to one that cannot either.
+ * A client-sent Raft index as the JS number the state machine compares with (real indexes stay far below
+ * 2^53). A larger value can never match a real index, so it is clamped to one that cannot either.
  */
-export const raftIndex = uint64.transform((v) =>
-  v > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(v),
-);
+export function toRaftIndex(value: bigint): number {
+  return value > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(value);
+}
+
+/** A Raft index in a JSON body: uint64 on the wire, a JS number inside. */
+export const raftIndex = uint64.transform(toRaftIndex);
 
 /** Go's `map[string]string`: null reads as empty. */
 export const stringMap = z

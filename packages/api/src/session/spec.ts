@@ -1,0 +1,56 @@
+import { DEFAULT_LOCK_DELAY_NS, SESSION_TTL_MAX_NS, type SessionSpec } from "@cairn/fsm";
+import { formatDuration, parseDurationNs } from "../duration.js";
+import { badRequest } from "../http/errors.js";
+import type { SessionCreateBody } from "../schemas/session-create.js";
+
+/** The agent's own node-level health check that sessions depend on by default. */
+export const SERF_HEALTH_CHECK = "serfHealth";
+
+export interface SessionDefaults {
+  id: string;
+  /** The agent's node. */
+  node: string;
+  namespace: string;
+  /** `session_ttl_min`. */
+  ttlMinMs: number;
+}
+
+/**
+ * A create request's body with Consul's defaults applied and its rules checked: Behavior release|delete,
+ * TTL empty or between session_ttl_min and 24h (echoed as sent). Pure; throws a 400 HttpError.
+ */
+export function toSessionSpec(
+  body: SessionCreateBody,
+  d: SessionDefaults,
+): SessionSpec & { Namespace: string } {
+  const behavior = body.Behavior || "release";
+  if (behavior !== "release" && behavior !== "delete")
+    throw badRequest(`Invalid Behavior setting '${behavior}'`);
+  const ttl = body.TTL ?? "";
+  if (ttl !== "") checkTtl(ttl, BigInt(Math.round(d.ttlMinMs * 1e6)));
+  return {
+    ID: d.id,
+    Node: body.Node || d.node,
+    Name: body.Name ?? "",
+    Checks: body.Checks ?? [SERF_HEALTH_CHECK],
+    LockDelay: body.LockDelay ?? DEFAULT_LOCK_DELAY_NS,
+    Behavior: behavior,
+    TTL: ttl,
+    Namespace: body.Namespace || d.namespace,
+  };
+}
+
+function checkTtl(ttl: string, minNs: bigint): void {
+  let ns: bigint;
+  try {
+    ns = parseDurationNs(ttl);
+  } catch {
+    throw badRequest(`Session TTL '${ttl}' invalid: not a duration`);
+  }
+  const maxNs = BigInt(SESSION_TTL_MAX_NS);
+  if (ns !== 0n && (ns < minNs || ns > maxNs)) {
+    throw badRequest(
+      `Invalid Session TTL '${ttl}', must be between [${formatDuration(minNs)}=${formatDuration(maxNs)}]`,
+    );
+  }
+}
