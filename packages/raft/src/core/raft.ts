@@ -267,7 +267,11 @@ export class RaftCore {
     this.transferElapsed = 0;
     const pr = this.progress.get(to)!;
     if (pr.match === this.log.lastIndex()) this.sendTimeoutNow(to);
-    else this.sendAppend(to);
+    else {
+      // Start catching it up now rather than at the next heartbeat.
+      if (pr.state === "probe") pr.probeSent = false;
+      this.sendAppend(to, true);
+    }
     return null;
   }
 
@@ -352,9 +356,10 @@ export class RaftCore {
     if (r.snapshot && r.snapshot.index > this.applied) this.applied = r.snapshot.index;
   }
 
-  status(): RaftStatus {
+  /** `withProgress: false` skips the per-follower progress (cheaper, for frequent polling). */
+  status(withProgress = true): RaftStatus {
     let progress: RaftStatus["progress"] = null;
-    if (this.role === "leader") {
+    if (this.role === "leader" && withProgress) {
       progress = {};
       for (const [id, pr] of this.progress) progress[id] = pr.toStatus();
     }

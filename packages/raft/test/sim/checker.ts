@@ -1,4 +1,4 @@
-import type { Entry, NodeId, Ready, SnapshotMeta } from "../../src/index.js";
+import type { Entry, NodeId, Ready, SnapshotMeta } from "../../src/core/types.js";
 import type { SimServer } from "./server.js";
 import { hashBytes } from "./state-machine.js";
 
@@ -26,25 +26,51 @@ export class SafetyChecker {
   readonly appliedAt = new Map<number, { term: number; hash: number }>();
   maxApplied = 0;
 
-  /** Election safety and leader completeness: call after every event that touched `s`. */
-  observe(s: SimServer): void {
+  /** Committed indexes: the entry's term and the term of the leader whose counting committed it. */
+  private readonly committed = new Map<number, { term: number; by: number }>();
+  /** Per leader (id:term): the commit index already accounted for. */
+  private readonly leaderCommit = new Map<string, number>();
+
+  /**
+   * Election safety and leader completeness: call after every event that touched `s`.
+   * Leader completeness: an entry committed by the leader of term T is in the log of every leader of a term > T.
+   */
+  observe(s: SimServer, servers: Iterable<SimServer>): void {
     const core = s.core;
     if (!core) return;
-    const st = core.status();
+    const st = core.status(false);
     if (st.role !== "leader") return;
-    const known = this.leaders.get(st.term);
-    if (known === s.id) return;
-    if (known !== undefined) fail(`two leaders in term ${st.term}: ${known} and ${s.id}`);
-    this.leaders.set(st.term, s.id);
-    for (const [index, a] of this.appliedAt) {
-      if (index < st.firstIndex) continue; // covered by this leader's snapshot
-      const e = core.entryAt(index);
-      if (!e || e.term !== a.term) {
-        fail(
-          `leader ${s.id} of term ${st.term} lacks committed entry ${index} (term ${a.term}); has ${e?.term}`,
-        );
+    const key = `${s.id}:${st.term}`;
+    let seen = this.leaderCommit.get(key);
+    if (seen === undefined) {
+      const known = this.leaders.get(st.term);
+      if (known !== undefined && known !== s.id) fail(`two leaders in term ${st.term}: ${known} and ${s.id}`);
+      this.leaders.set(st.term, s.id);
+      for (const [index, c] of this.committed) {
+        if (c.by >= st.term || index < st.firstIndex) continue; // later commits, or covered by its snapshot
+        const e = core.entryAt(index);
+        if (e?.term !== c.term) {
+          fail(
+            `leader ${s.id} of term ${st.term} lacks entry ${index} (term ${c.term}) committed in term ${c.by}`,
+          );
+        }
+      }
+      seen = st.commit;
+    }
+    for (let i = seen + 1; i <= st.commit; i++) {
+      if (this.committed.has(i)) continue;
+      const e = core.entryAt(i);
+      if (!e) continue;
+      this.committed.set(i, { term: e.term, by: st.term });
+      for (const l of servers) {
+        const lst = l.core?.status(false);
+        if (lst?.role !== "leader" || lst.term <= st.term || i < lst.firstIndex) continue;
+        if (l.core!.entryAt(i)?.term !== e.term) {
+          fail(`leader ${l.id} of term ${lst.term} lacks entry ${i} committed in term ${st.term}`);
+        }
       }
     }
+    this.leaderCommit.set(key, st.commit);
   }
 
   /** Log matching, checked on what actually reached the durable log. */
@@ -66,8 +92,8 @@ export class SafetyChecker {
     }
   }
 
-  /** State machine safety: one entry per index across all servers, and newly committed entries reach current leaders. */
-  applied(s: SimServer, e: Entry, leaders: SimServer[]): void {
+  /** State machine safety: one entry (and one resulting state) per index across all servers. */
+  applied(s: SimServer, e: Entry): void {
     const known = this.appliedAt.get(e.index);
     if (known) {
       if (known.term !== e.term || known.hash !== s.sm.hash) {
@@ -79,13 +105,6 @@ export class SafetyChecker {
     }
     this.appliedAt.set(e.index, { term: e.term, hash: s.sm.hash });
     if (e.index > this.maxApplied) this.maxApplied = e.index;
-    for (const l of leaders) {
-      const st = l.core?.status();
-      if (st?.role !== "leader" || st.term <= e.term || e.index < st.firstIndex) continue;
-      const have = l.core!.entryAt(e.index);
-      if (!have || have.term !== e.term)
-        fail(`leader ${l.id} of term ${st.term} lacks committed entry ${e.index}`);
-    }
   }
 
   snapshotInstalled(s: SimServer, meta: SnapshotMeta): void {

@@ -1,14 +1,14 @@
-import {
-  type ConfState,
-  type Entry,
-  type HardState,
-  type Message,
-  type RaftConfig,
-  RaftCore,
-  type ReadState,
-  type Ready,
-  type SnapshotMeta,
-} from "../../src/index.js";
+import { RaftCore } from "../../src/core/raft.js";
+import type {
+  ConfState,
+  Entry,
+  HardState,
+  Message,
+  RaftConfig,
+  ReadState,
+  Ready,
+  SnapshotMeta,
+} from "../../src/core/types.js";
 import { entryHash, type SmState } from "./state-machine.js";
 
 /** What survives a crash: exactly what a Ready persisted before the crash. */
@@ -39,6 +39,12 @@ export class SimServer {
   incarnation = 0;
   /** A Ready taken from the core whose fsync has not finished yet. */
   inflight: Ready | null = null;
+  /** Shut down for good (removed from the cluster). */
+  retired = false;
+  /** Simulated process stall (GC pause, SIGSTOP): nothing runs before this time. */
+  pausedUntil = 0;
+  /** Ticks that fell due during the stall. */
+  missedTicks = 0;
   /** Snapshot state machines fully streamed in, by "index:term". */
   readonly receivedSnapshots = new Map<string, SmState>();
 
@@ -71,6 +77,7 @@ export class SimServer {
 
   crash(): void {
     this.core = null;
+    this.pausedUntil = 0;
     this.inflight = null;
   }
 

@@ -1,4 +1,5 @@
-import type { Entry, Message, ReadState, Ready, SnapshotMeta } from "../../src/index.js";
+import { decodeConfEntry } from "../../src/core/conf.js";
+import type { Entry, Message, ReadState, Ready, SnapshotMeta } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
 import { EventQueue } from "./event-queue.js";
 import { Prng } from "./prng.js";
@@ -10,7 +11,7 @@ const TICK = 100;
 const ELECTION_TICKS = 10;
 const HEARTBEAT_TICKS = 2;
 /** A healed cluster must acknowledge a write within this many election timeouts. */
-const LIVENESS_TIMEOUTS = 30;
+const LIVENESS_TIMEOUTS = 10;
 
 export interface SimOptions {
   seed: number;
@@ -62,6 +63,7 @@ type SimEvent =
   | { k: "chunk"; stream: Stream }
   | { k: "snapshot-report"; stream: Stream; ok: boolean }
   | { k: "restart"; s: SimServer }
+  | { k: "resume"; s: SimServer; inc: number }
   | { k: "fault" }
   | { k: "client" }
   | { k: "heal" };
@@ -91,7 +93,8 @@ export class Simulation implements ServerHooks {
   private readonly queue = new EventQueue<SimEvent>();
   private readonly servers = new Map<string, SimServer>();
   private readonly checker = new SafetyChecker();
-  private readonly trace: string[] = [];
+  /** Ring buffer of recent happenings; messages are formatted only when a failure prints the trace. */
+  private readonly trace: { at: number; text: string | Message }[] = [];
   private traceAt = 0;
   private now = 0;
   private healed = false;
@@ -134,7 +137,7 @@ export class Simulation implements ServerHooks {
     this.rng = new Prng(opts.seed);
     const r = this.rng;
     this.chaosEnd = (opts.chaosTicks ?? 250) * TICK;
-    this.end = this.chaosEnd + (opts.healTicks ?? 250) * TICK;
+    this.end = this.chaosEnd + Math.max(opts.healTicks ?? 250, 100) * TICK;
     this.traceSize = opts.traceSize ?? 200;
     this.fsyncMax = r.int(0, 20);
     this.setNetwork();
@@ -143,13 +146,14 @@ export class Simulation implements ServerHooks {
     const config = {
       electionTicks: ELECTION_TICKS,
       heartbeatTicks: HEARTBEAT_TICKS,
-      preVote: r.chance(0.85),
-      checkQuorum: r.chance(0.85),
+      preVote: r.chance(0.7),
+      checkQuorum: r.chance(0.7),
       maxInflight: r.int(1, 8),
       maxAppendBytes: r.pick([8, 64, 1024]),
       leaseDriftTicks: 2,
     };
     const compactEvery = r.int(3, 40);
+    this.protectedFromRemoved = config.preVote || config.checkQuorum;
     this.record(`seed ${opts.seed}: ${voters} voters ${JSON.stringify(config)} compactEvery=${compactEvery}`);
     this.makeServer = (id, bootstrap) => {
       const own = r.fork();
@@ -161,6 +165,7 @@ export class Simulation implements ServerHooks {
     this.queue.push(this.chaosEnd, { k: "heal" });
   }
 
+  private readonly protectedFromRemoved: boolean;
   private readonly makeServer: (
     id: string,
     bootstrap?: { voters: string[]; learners: string[] },
@@ -191,8 +196,12 @@ export class Simulation implements ServerHooks {
       case "tick": {
         const s = ev.s;
         if (s.incarnation !== ev.inc || !s.core) return;
-        s.core.tick();
         this.queue.push(this.now + s.tickPeriod, ev);
+        if (s.pausedUntil > this.now) {
+          s.missedTicks++;
+          return;
+        }
+        s.core.tick();
         this.touched(s);
         return;
       }
@@ -200,7 +209,8 @@ export class Simulation implements ServerHooks {
         const m = ev.m;
         const to = this.servers.get(m.to);
         if (!to?.core || this.cut.has(`${m.from}>${m.to}`)) return;
-        this.record(`deliver ${fmt(m)}`);
+        if (this.deferWhilePaused(to, ev)) return;
+        this.record(m);
         to.core.step(m);
         this.touched(to);
         return;
@@ -208,6 +218,7 @@ export class Simulation implements ServerHooks {
       case "ready": {
         const s = ev.s;
         if (s.incarnation !== ev.inc || !s.inflight) return;
+        if (this.deferWhilePaused(s, ev)) return;
         const crash = !this.healed && this.rng.chance(0.003);
         if (crash) this.record(`${s.id} crashes right after an fsync`);
         s.completeReady(crash);
@@ -216,8 +227,19 @@ export class Simulation implements ServerHooks {
         return;
       }
       case "chunk":
+        if (this.deferWhilePaused(ev.stream.to, ev)) return;
         this.deliverChunk(ev.stream);
         return;
+      case "resume": {
+        const s = ev.s;
+        if (s.incarnation !== ev.inc || !s.core) return;
+        // A correct driver catches up on the ticks a stall swallowed (from its monotonic clock)
+        // before it handles anything that queued up meanwhile.
+        this.record(`resume ${s.id} after ${s.missedTicks} missed ticks`);
+        for (; s.missedTicks > 0; s.missedTicks--) s.core.tick();
+        this.touched(s);
+        return;
+      }
       case "snapshot-report": {
         const { stream } = ev;
         if (stream.from.incarnation !== stream.fromInc || !stream.from.core) return;
@@ -227,14 +249,14 @@ export class Simulation implements ServerHooks {
         return;
       }
       case "restart":
-        if (ev.s.alive) return;
+        if (ev.s.alive || ev.s.retired) return;
         this.record(`restart ${ev.s.id}`);
         this.startServer(ev.s);
         return;
       case "fault":
         if (this.healed) return;
         this.fault();
-        this.queue.push(this.now + this.rng.int(50, 600), ev);
+        this.queue.push(this.now + this.rng.int(20, 400), ev);
         return;
       case "client":
         // The last stretch is quiet so every acknowledged write can reach every member.
@@ -248,23 +270,27 @@ export class Simulation implements ServerHooks {
     }
   }
 
+  /** A stalled process handles nothing until it resumes; what arrived meanwhile waits for it. */
+  private deferWhilePaused(s: SimServer, ev: SimEvent): boolean {
+    if (s.pausedUntil <= this.now) return false;
+    this.queue.push(s.pausedUntil, ev);
+    return true;
+  }
+
   /** After anything changed `s`: check invariants, then hand its next Ready to the simulated fsync. */
   private touched(s: SimServer): void {
-    const wasLeader = s.core?.status().role === "leader";
-    this.checker.observe(s);
-    if (wasLeader && s.core) {
-      const st = s.core.status();
-      if (!this.leaderTerms.has(`${st.term}`)) {
-        this.leaderTerms.add(`${st.term}`);
-        this.stats.leaders++;
-        this.record(`${s.id} is leader of term ${st.term}`);
-      }
+    this.checker.observe(s, this.servers.values());
+    const st = s.core?.status(false);
+    if (st?.role === "leader" && !this.leaderTerms.has(st.term)) {
+      this.leaderTerms.add(st.term);
+      this.stats.leaders++;
+      this.record(`${s.id} is leader of term ${st.term}`);
     }
     const r = s.takeReady();
     if (r) this.queue.push(this.now + this.rng.int(0, this.fsyncMax), { k: "ready", s, inc: s.incarnation });
   }
 
-  private readonly leaderTerms = new Set<string>();
+  private readonly leaderTerms = new Set<number>();
 
   private addServer(s: SimServer): void {
     this.servers.set(s.id, s);
@@ -280,16 +306,16 @@ export class Simulation implements ServerHooks {
   private afterCrash(s: SimServer): void {
     this.stats.crashes++;
     this.waitingReads.delete(s.id);
-    this.queue.push(this.now + this.rng.int(TICK, 30 * TICK), { k: "restart", s });
+    this.queue.push(this.now + this.rng.int(TICK, this.rng.pick([3, 15, 40]) * TICK), { k: "restart", s });
   }
 
   // ---------------------------------------------------------------- network
 
   private setNetwork(): void {
     const r = this.rng;
-    this.drop = r.pick([0, 0, 0.01, 0.05, 0.15]);
+    this.drop = r.pick([0, 0, 0.01, 0.05, 0.15, 0.3]);
     this.dup = r.pick([0, 0, 0.02, 0.1]);
-    this.maxDelay = r.pick([5, 20, 60, 150]);
+    this.maxDelay = r.pick([5, 20, 60, 150, 400]);
   }
 
   private delay(): number {
@@ -369,7 +395,8 @@ export class Simulation implements ServerHooks {
 
   applied(s: SimServer, e: Entry): void {
     this.stats.applied++;
-    this.checker.applied(s, e, this.liveServers());
+    if (e.kind === "conf" && !this.protectedFromRemoved) this.retireRemoved(e);
+    this.checker.applied(s, e);
     const key = `${s.id}:${e.index}`;
     const w = this.pendingWrites.get(key);
     if (w) {
@@ -392,6 +419,21 @@ export class Simulation implements ServerHooks {
         for (const r of ready) this.completeRead(s, r);
       }
     }
+  }
+
+  /**
+   * Without PreVote and CheckQuorum nothing stops a removed server that never learned of its removal
+   * from disrupting the cluster forever (Raft dissertation 4.2.3), so there the simulated operator
+   * shuts it down once the removal commits. With either, removed servers stay up and must be harmless.
+   */
+  private retireRemoved(e: Entry): void {
+    const { change } = decodeConfEntry(e.data);
+    if (change?.op !== "remove") return;
+    const s = this.servers.get(change.node);
+    if (!s || s.retired) return;
+    s.retired = true;
+    s.crash();
+    this.record(`${s.id} removed and shut down`);
   }
 
   snapshotInstalled(s: SimServer, meta: SnapshotMeta): void {
@@ -429,7 +471,7 @@ export class Simulation implements ServerHooks {
   // ---------------------------------------------------------------- clients and faults
 
   private liveServers(): SimServer[] {
-    return [...this.servers.values()].filter((s) => s.alive);
+    return [...this.servers.values()].filter((s) => s.alive && s.pausedUntil <= this.now);
   }
 
   /** The live leader with the highest term, if any. */
@@ -437,7 +479,7 @@ export class Simulation implements ServerHooks {
     let best: SimServer | null = null;
     let bestTerm = -1;
     for (const s of this.servers.values()) {
-      const st = s.core?.status();
+      const st = s.core?.status(false);
       if (st?.role === "leader" && st.term > bestTerm) {
         best = s;
         bestTerm = st.term;
@@ -451,7 +493,9 @@ export class Simulation implements ServerHooks {
     if (live.length === 0) return;
     const r = this.rng;
     // Clients favour the leader, as real ones do after a redirect.
-    const s = (r.chance(0.7) ? this.leader() : null) ?? r.pick(live);
+    // Clients favour servers that claim leadership (stale ones too: that grows divergent suffixes).
+    const leaders = live.filter((x) => x.core!.status(false).role === "leader");
+    const s = leaders.length > 0 && r.chance(0.7) ? r.pick(leaders) : r.pick(live);
     const core = s.core!;
     if (r.chance(0.6)) {
       const id = ++this.writeSeq;
@@ -488,7 +532,7 @@ export class Simulation implements ServerHooks {
     const r = this.rng;
     const all = [...this.servers.values()];
     const ids = all.map((s) => s.id);
-    const choice = r.int(0, 11);
+    const choice = r.int(0, 12);
     switch (choice) {
       case 0: {
         const side = new Set(ids.filter(() => r.chance(0.5)));
@@ -508,7 +552,8 @@ export class Simulation implements ServerHooks {
         return;
       }
       case 2: {
-        const a = r.pick(ids);
+        // Mostly leader -> follower, so that follower falls behind and later runs in an election.
+        const a = r.chance(0.6) ? (this.leader()?.id ?? r.pick(ids)) : r.pick(ids);
         const b = r.pick(ids);
         if (a === b) return;
         this.cut.add(`${a}>${b}`);
@@ -545,6 +590,17 @@ export class Simulation implements ServerHooks {
         this.record(`transfer ${l.id} -> ${to}: ${res ? res.error : "started"}`);
         if (!res) this.stats.transfers++;
         this.touched(l);
+        return;
+      }
+      case 10: {
+        const live = this.liveServers();
+        if (live.length === 0) return;
+        const s = r.chance(0.5) ? (this.leader() ?? r.pick(live)) : r.pick(live);
+        if (s.pausedUntil > this.now) return;
+        s.pausedUntil = this.now + r.int(1, 25) * TICK;
+        s.missedTicks = 0;
+        this.queue.push(s.pausedUntil, { k: "resume", s, inc: s.incarnation });
+        this.record(`pause ${s.id} until ${s.pausedUntil}`);
         return;
       }
       default:
@@ -593,7 +649,7 @@ export class Simulation implements ServerHooks {
     this.dup = 0;
     this.maxDelay = 20;
     this.record("heal: network clean, every server restarted");
-    for (const s of this.servers.values()) if (!s.alive) this.startServer(s);
+    for (const s of this.servers.values()) if (!s.alive && !s.retired) this.startServer(s);
   }
 
   // ---------------------------------------------------------------- end-of-run checks
@@ -620,17 +676,20 @@ export class Simulation implements ServerHooks {
 
   // ---------------------------------------------------------------- trace
 
-  private record(text: string): void {
-    const line = `${this.now.toString().padStart(7)} ${text}`;
-    if (this.trace.length < this.traceSize) this.trace.push(line);
+  private record(what: string | Message): void {
+    const item = { at: this.now, text: what };
+    if (this.trace.length < this.traceSize) this.trace.push(item);
     else {
-      this.trace[this.traceAt] = line;
+      this.trace[this.traceAt] = item;
       this.traceAt = (this.traceAt + 1) % this.traceSize;
     }
   }
 
   private lastTrace(): string[] {
-    return [...this.trace.slice(this.traceAt), ...this.trace.slice(0, this.traceAt)];
+    return [...this.trace.slice(this.traceAt), ...this.trace.slice(0, this.traceAt)].map(
+      ({ at, text }) =>
+        `${at.toString().padStart(7)} ${typeof text === "string" ? text : `deliver ${fmt(text)}`}`,
+    );
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Entry } from "../../src/index.js";
+import type { Entry } from "../../src/core/types.js";
 
 /**
  * The simulated application: a running hash over every applied entry. Two servers that applied the

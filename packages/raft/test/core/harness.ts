@@ -1,0 +1,124 @@
+import { RaftCore } from "../../src/core/raft.js";
+import type {
+  ConfState,
+  Entry,
+  Message,
+  RaftConfig,
+  ReadState,
+  Ready,
+  RestoreState,
+} from "../../src/core/types.js";
+
+export const EMPTY_RESTORE: RestoreState = {
+  hardState: { term: 0, vote: null, commit: 0 },
+  snapshot: null,
+  entries: [],
+};
+
+export function config(id: string, over: Partial<RaftConfig> = {}): RaftConfig {
+  return {
+    id,
+    electionTicks: 10,
+    heartbeatTicks: 1,
+    random: () => 0,
+    preVote: false,
+    checkQuorum: false,
+    maxInflight: 4,
+    maxAppendBytes: 1 << 20,
+    ...over,
+  };
+}
+
+export const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+/**
+ * A synchronous, in-memory harness for unit tests: every Ready is carried out at once (persist is a
+ * no-op, messages queue up in `net`), and tests decide which messages get delivered.
+ */
+export class TestCluster {
+  readonly nodes = new Map<string, RaftCore>();
+  readonly applied = new Map<string, Entry[]>();
+  readonly reads = new Map<string, ReadState[]>();
+  readonly readys = new Map<string, Ready[]>();
+  net: Message[] = [];
+  /** Messages matching this are dropped when delivered. */
+  drop: (m: Message) => boolean = () => false;
+
+  constructor(ids: string[], over: Partial<RaftConfig> = {}, conf?: ConfState) {
+    const bootstrap = conf ?? { voters: ids, learners: [] };
+    for (const id of ids) this.add(new RaftCore(config(id, over), EMPTY_RESTORE, bootstrap));
+    this.flush();
+  }
+
+  add(core: RaftCore): void {
+    this.nodes.set(core.id, core);
+    this.applied.set(core.id, []);
+    this.reads.set(core.id, []);
+    this.readys.set(core.id, []);
+  }
+
+  get(id: string): RaftCore {
+    const n = this.nodes.get(id);
+    if (!n) throw new Error(`no node ${id}`);
+    return n;
+  }
+
+  /** Carry out every pending Ready. */
+  flush(): void {
+    for (const [id, core] of this.nodes) {
+      while (core.hasReady()) {
+        const r = core.ready();
+        this.readys.get(id)!.push(r);
+        this.net.push(...r.messages);
+        this.applied.get(id)!.push(...r.committed);
+        this.reads.get(id)!.push(...r.readStates);
+        core.advance(r);
+      }
+    }
+  }
+
+  /** Deliver queued messages (and what they trigger) until the network is quiet. */
+  deliver(maxRounds = 100): void {
+    for (let round = 0; round < maxRounds; round++) {
+      this.flush();
+      if (this.net.length === 0) return;
+      const batch = this.net;
+      this.net = [];
+      for (const m of batch) {
+        const to = this.nodes.get(m.to);
+        if (to && !this.drop(m)) to.step(m);
+      }
+    }
+    this.flush();
+  }
+
+  /** Take (and remove) queued messages matching `pred`. */
+  take(pred: (m: Message) => boolean): Message[] {
+    this.flush();
+    const hit = this.net.filter(pred);
+    this.net = this.net.filter((m) => !pred(m));
+    return hit;
+  }
+
+  tick(id: string, n = 1): void {
+    for (let i = 0; i < n; i++) this.get(id).tick();
+    this.flush();
+  }
+
+  /** Make `id` campaign (by ticking it past its election timeout) and deliver everything. */
+  elect(id: string): void {
+    const core = this.get(id);
+    for (let i = 0; i < 100 && core.status().role !== "leader"; i++) {
+      core.tick();
+      this.deliver();
+    }
+    if (core.status().role !== "leader") throw new Error(`${id} did not become leader`);
+  }
+
+  dataOf(id: string): string[] {
+    return this.applied
+      .get(id)!
+      .filter((e) => e.kind === "normal")
+      .map((e) => new TextDecoder().decode(e.data));
+  }
+}

@@ -1,0 +1,118 @@
+import { describe, expect, it } from "vitest";
+import { RaftCore } from "../../src/core/raft.js";
+import type { Message } from "../../src/core/types.js";
+import { bytes, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
+
+describe("compaction and snapshots", () => {
+  it("compact drops the log through an applied index and returns the snapshot metadata", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    for (let i = 0; i < 5; i++) c.get("a").propose(bytes(`x${i}`));
+    c.deliver();
+    const meta = c.get("a").compact(5);
+    expect(meta).toEqual({ index: 5, term: 2, conf: { voters: ["a", "b", "c"], learners: [] } });
+    expect(c.get("a").status().firstIndex).toBe(6);
+    expect(c.get("a").entryAt(5)).toBeUndefined();
+    expect(() => c.get("a").compact(99)).toThrow(/beyond applied/);
+  });
+
+  it("sends a snapshot to a follower that needs compacted entries, and resumes replication after it", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    c.drop = (m) => m.to === "c" || m.from === "c";
+    for (let i = 0; i < 5; i++) c.get("a").propose(bytes(`x${i}`));
+    c.deliver();
+    const meta = c.get("a").compact(7);
+    const snaps: Message[] = [];
+    c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
+    // The first heartbeat answer shows c behind; the second shows no progress: probe, find entries compacted.
+    for (let i = 0; i < 2; i++) {
+      c.tick("a");
+      c.deliver();
+    }
+    expect(snaps).toEqual([{ type: "snapshot", from: "a", to: "c", term: 2, snapshot: meta }]);
+    expect(c.get("a").status().progress?.c).toMatchObject({ state: "snapshot", pendingSnapshot: 7 });
+
+    // The driver streamed the file; the follower's driver steps the final message in.
+    c.get("c").step(snaps[0]!);
+    const r = c.get("c").ready();
+    expect(r.snapshot).toEqual(meta);
+    expect(r.committed).toEqual([]);
+    expect(r.hardState?.commit).toBe(7);
+    c.get("c").advance(r);
+    c.net.push(...r.messages);
+    c.get("a").reportSnapshot("c", true);
+    c.deliver();
+    c.get("a").propose(bytes("after"));
+    c.deliver();
+    expect(c.get("a").status().progress?.c).toMatchObject({ state: "replicate", match: 8 });
+    expect(c.get("c").status()).toMatchObject({ commit: 8, firstIndex: 8 });
+    expect(c.dataOf("c")).toEqual(["after"]);
+  });
+
+  it("a failed snapshot stream puts the follower back into probe and is retried", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    c.drop = (m) => m.to === "c" || m.from === "c";
+    c.get("a").propose(bytes("x"));
+    c.deliver();
+    c.get("a").compact(3);
+    const snaps: Message[] = [];
+    c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
+    // The first heartbeat answer shows c behind; the second shows no progress: probe, find entries compacted.
+    for (let i = 0; i < 2; i++) {
+      c.tick("a");
+      c.deliver();
+    }
+    expect(snaps).toHaveLength(1);
+    c.get("a").reportSnapshot("c", false);
+    expect(c.get("a").status().progress?.c).toMatchObject({ state: "probe" });
+    c.tick("a");
+    c.deliver();
+    expect(snaps).toHaveLength(2);
+  });
+
+  it("a snapshot covering entries the follower already holds only advances its commit index", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    c.get("a").propose(bytes("x"));
+    c.deliver();
+    const b = c.get("b");
+    const before = b.status();
+    b.step({
+      type: "snapshot",
+      from: "a",
+      to: "b",
+      term: 2,
+      snapshot: { index: 3, term: 2, conf: before.conf },
+    });
+    const r = b.ready();
+    expect(r.snapshot).toBeUndefined();
+    expect(b.status().lastIndex).toBe(3);
+  });
+
+  it("restarts from a snapshot plus the log after it", () => {
+    const conf = { voters: ["a", "b", "c"], learners: [] };
+    const core = new RaftCore(config("b"), {
+      hardState: { term: 4, vote: "a", commit: 11 },
+      snapshot: { index: 10, term: 3, conf },
+      entries: [{ index: 11, term: 4, kind: "normal", data: bytes("z") }],
+    });
+    expect(core.status()).toMatchObject({
+      term: 4,
+      commit: 11,
+      applied: 10,
+      firstIndex: 11,
+      lastIndex: 11,
+      conf,
+    });
+    const r = core.ready();
+    expect(r.committed.map((e) => e.index)).toEqual([11]);
+  });
+
+  it("a new server without state neither campaigns nor needs a bootstrap", () => {
+    const core = new RaftCore(config("z"), EMPTY_RESTORE);
+    for (let i = 0; i < 100; i++) core.tick();
+    expect(core.status()).toMatchObject({ role: "follower", term: 0, conf: { voters: [], learners: [] } });
+  });
+});
