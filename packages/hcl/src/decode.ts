@@ -44,11 +44,13 @@ export class Decoder {
   constructor(private readonly positions?: Map<string, HclPosition>) {}
 
   file(node: HclObjectNode): HclObject {
-    this.record([], node.position);
-    return this.object(node, []);
+    const path = this.positions ? [] : undefined;
+    this.record(path, node.position);
+    return this.object(node, path);
   }
 
-  private value(node: HclNode, path: HclPath): HclValue {
+  /** `path` is tracked only when positions are recorded; otherwise it stays undefined to spare allocations. */
+  private value(node: HclNode, path: HclPath | undefined): HclValue {
     switch (node.kind) {
       case "literal":
         return node.value;
@@ -56,13 +58,14 @@ export class Decoder {
         return this.object(node, path);
       case "list":
         return node.items.map((item, index) => {
-          this.record([...path, index], item.position);
-          return this.value(item, [...path, index]);
+          const itemPath = extend(path, index);
+          this.record(itemPath, item.position);
+          return this.value(item, itemPath);
         });
     }
   }
 
-  private object(node: HclObjectNode, path: HclPath): HclObject {
+  private object(node: HclObjectNode, path: HclPath | undefined): HclObject {
     const entries = node.items.map(
       (item): Entry => ({
         name: item.keys[0]!.name,
@@ -74,7 +77,7 @@ export class Decoder {
     return this.entries(entries, path);
   }
 
-  private entries(entries: readonly Entry[], path: HclPath): HclObject {
+  private entries(entries: readonly Entry[], path: HclPath | undefined): HclObject {
     const groups = new Map<string, Entry[]>();
     for (const entry of entries) {
       const group = groups.get(entry.name);
@@ -83,18 +86,18 @@ export class Decoder {
     }
     const result: HclObject = {};
     for (const [name, group] of groups) {
-      // Object.defineProperty keeps a key such as "__proto__" an ordinary own property.
-      Object.defineProperty(result, name, {
-        value: this.group(group, [...path, name]),
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      const value = this.group(group, extend(path, name));
+      // Plain assignment to "__proto__" would replace the prototype instead of adding a key.
+      if (name === "__proto__") {
+        Object.defineProperty(result, name, { value, enumerable: true, writable: true, configurable: true });
+      } else {
+        result[name] = value;
+      }
     }
     return result;
   }
 
-  private group(entries: readonly Entry[], path: HclPath): HclValue {
+  private group(entries: readonly Entry[], path: HclPath | undefined): HclValue {
     const first = entries[0]!;
     const labelled = first.labels.length > 0;
     const odd = entries.find((entry) => entry.labels.length > 0 !== labelled);
@@ -130,8 +133,9 @@ export class Decoder {
         return this.value(entries[entries.length - 1]!.node, path);
       case "block":
         return entries.map((entry, index) => {
-          this.record([...path, index], entry.position);
-          return this.value(entry.node, [...path, index]);
+          const itemPath = extend(path, index);
+          this.record(itemPath, entry.position);
+          return this.value(entry.node, itemPath);
         });
       case "list": {
         const items = entries.flatMap((entry) => (entry.node.kind === "list" ? entry.node.items : []));
@@ -140,9 +144,13 @@ export class Decoder {
     }
   }
 
-  private record(path: HclPath, position: HclPosition): void {
-    this.positions?.set(pathKey(path), position);
+  private record(path: HclPath | undefined, position: HclPosition): void {
+    if (path) this.positions?.set(pathKey(path), position);
   }
+}
+
+function extend(path: HclPath | undefined, step: string | number): HclPath | undefined {
+  return path ? [...path, step] : undefined;
 }
 
 export function pathKey(path: HclPath): string {

@@ -13,6 +13,22 @@ export type Token =
 const IDENT_START = /[\p{L}_]/u;
 const IDENT_PART = /[\p{L}\p{Nd}_.-]/u;
 
+/** IDENT_PART with an ASCII fast path: identifiers are read a character at a time. */
+function isIdentPart(ch: string): boolean {
+  const code = ch.charCodeAt(0);
+  if (code < 0x80) {
+    return (
+      (code >= 0x61 && code <= 0x7a) ||
+      (code >= 0x41 && code <= 0x5a) ||
+      (code >= 0x30 && code <= 0x39) ||
+      ch === "_" ||
+      ch === "-" ||
+      ch === "."
+    );
+  }
+  return IDENT_PART.test(ch);
+}
+
 function isDigit(ch: string | undefined): boolean {
   return ch !== undefined && ch >= "0" && ch <= "9";
 }
@@ -57,7 +73,7 @@ export class Lexer {
     if (isDigit(ch) || ((ch === "-" || ch === ".") && isDigit(text[start + 1]))) return this.number();
     if (IDENT_START.test(ch)) {
       let end = start + 1;
-      while (end < text.length && IDENT_PART.test(text[end]!)) end++;
+      while (end < text.length && isIdentPart(text[end]!)) end++;
       this.offset = end;
       const word = text.slice(start, end);
       if (word === "true" || word === "false") return { kind: "bool", value: word === "true", offset: start };
@@ -130,9 +146,9 @@ export class Lexer {
         value = Number(text.slice(negative ? start + 1 : start, i));
       }
     }
-    if (i < text.length && IDENT_PART.test(text[i]!)) {
+    if (i < text.length && isIdentPart(text[i]!)) {
       let end = i;
-      while (end < text.length && IDENT_PART.test(text[end]!)) end++;
+      while (end < text.length && isIdentPart(text[end]!)) end++;
       this.source.fail(
         start,
         `unexpected ${quote(text.slice(start, end))}: strings (durations included) must be quoted`,

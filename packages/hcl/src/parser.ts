@@ -69,17 +69,21 @@ class Parser {
       token = this.take();
     }
     if (keys.length === 0) this.source.fail(token.offset, `expected a key, found ${describe(token)}`);
-    const named =
-      keys.length === 1 ? `key ${quote(keys[0]!.name)}` : `block ${keys.map((k) => quote(k.name)).join(" ")}`;
     if (token.kind === "{") return { keys, value: this.body(token.offset, token.offset, depth + 1) };
-    if (token.kind !== "=")
-      this.source.fail(token.offset, `expected '=' or '{' after ${named}, found ${describe(token)}`);
+    if (token.kind !== "=") {
+      this.source.fail(
+        token.offset,
+        `expected '=' or '{' after ${describeKeys(keys)}, found ${describe(token)}`,
+      );
+    }
     if (keys.length > 1)
-      this.source.fail(token.offset, `expected '{' after ${named}: only blocks take labels`);
-    return { keys, value: this.value(depth, `after '=' for ${named}`) };
+      this.source.fail(token.offset, `expected '{' after ${describeKeys(keys)}: only blocks take labels`);
+    return { keys, value: this.value(depth, keys) };
   }
 
-  private value(depth: number, context: string): HclNode {
+  /** A value after `keys =`, or a list element when `keys` is undefined. */
+  private value(depth: number, keys?: readonly HclKeyNode[]): HclNode {
+    const context = () => (keys ? `after '=' for ${describeKeys(keys)}` : "in a list");
     const token = this.take();
     const position = this.source.positionAt(token.offset);
     switch (token.kind) {
@@ -94,10 +98,10 @@ class Parser {
       case "ident":
         return this.source.fail(
           token.offset,
-          `unexpected ${describe(token)} ${context}: strings must be quoted`,
+          `unexpected ${describe(token)} ${context()}: strings must be quoted`,
         );
       default:
-        return this.source.fail(token.offset, `expected a value ${context}, found ${describe(token)}`);
+        return this.source.fail(token.offset, `expected a value ${context()}, found ${describe(token)}`);
     }
   }
 
@@ -112,7 +116,7 @@ class Parser {
       }
       if (token.kind === "eof")
         this.source.fail(token.offset, `expected ']' to close the '[' at ${this.where(openOffset)}`);
-      items.push(this.value(depth, "in a list"));
+      items.push(this.value(depth));
       const after = this.peek();
       if (after.kind === ",") this.take();
       else if (after.kind !== "]")
@@ -124,6 +128,12 @@ class Parser {
     const { line, column } = this.source.positionAt(offset);
     return `line ${line}, column ${column}`;
   }
+}
+
+function describeKeys(keys: readonly HclKeyNode[]): string {
+  return keys.length === 1
+    ? `key ${quote(keys[0]!.name)}`
+    : `block ${keys.map((k) => quote(k.name)).join(" ")}`;
 }
 
 function describe(token: Token): string {

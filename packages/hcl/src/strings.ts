@@ -43,6 +43,9 @@ function skipInterpolation(source: Source, start: number): number {
   return source.fail(start, `interpolation "\${" is not closed with '}'`);
 }
 
+const HEX_DIGITS = /^[0-9a-fA-F]+$/;
+const ANCHOR_CHAR = /[\p{L}\p{Nd}_]/u;
+
 const SIMPLE_ESCAPES: Readonly<Record<string, string>> = {
   a: "\x07",
   b: "\b",
@@ -74,8 +77,7 @@ function readEscape(source: Source, start: number): { value: string; end: number
   const hexLength = letter === "x" ? 2 : letter === "u" ? 4 : letter === "U" ? 8 : 0;
   if (hexLength === 0) source.fail(start, `invalid escape sequence ${quote(`\\${letter}`)}`);
   const digits = text.slice(start + 2, start + 2 + hexLength);
-  const hex = new RegExp(`^[0-9a-fA-F]{${hexLength}}$`);
-  if (!hex.test(digits))
+  if (digits.length !== hexLength || !HEX_DIGITS.test(digits))
     source.fail(start, `invalid escape ${quote(`\\${letter}${digits}`)}: expected ${hexLength} hex digits`);
   const code = Number.parseInt(digits, 16);
   if (letter === "x") return { value: String.fromCharCode(code), end: start + 2 + hexLength };
@@ -96,7 +98,7 @@ export function readHeredoc(source: Source, start: number): { value: string; end
   const indented = text[i] === "-";
   if (indented) i++;
   const anchorStart = i;
-  while (i < text.length && /[\p{L}\p{Nd}_]/u.test(text[i]!)) i++;
+  while (i < text.length && ANCHOR_CHAR.test(text[i]!)) i++;
   const anchor = text.slice(anchorStart, i);
   if (anchor === "") source.fail(start, "expected an anchor name after '<<', as in <<EOF");
   if (text[i] === "\r") i++;
