@@ -14,8 +14,10 @@ export const handlers: HandlerMap<CommandType> = {
   ...tombstoneHandlers,
 };
 
+const byType = new Map<string, CommandHandler<Command>>(
+  Object.entries(handlers as Record<string, CommandHandler<Command>>),
+);
+
 export function handlerFor(type: string): CommandHandler<Command> | undefined {
-  return Object.hasOwn(handlers, type)
-    ? (handlers[type as CommandType] as CommandHandler<Command>)
-    : undefined;
+  return byType.get(type);
 }

@@ -49,22 +49,22 @@ export function findNode(t: Tables, spec: Pick<NodeSpec, "ID" | "Node">): Catalo
 
 function nodeChanged(tx: Tx, name: string): void {
   tx.tables.indexes.nodes = tx.index;
-  tx.channels.add(Channels.nodes);
-  tx.channels.add(Channels.node(name));
+  tx.touch(Channels.nodes);
+  tx.touch(Channels.node(name));
   for (const s of servicesOnNode(tx.tables, name)) tx.changedService(s.Namespace, s.Service);
 }
 
 function servicesChanged(tx: Tx, node: string, s: NodeService): void {
   tx.tables.indexes.services = tx.index;
-  tx.channels.add(Channels.services);
-  tx.channels.add(Channels.node(node));
+  tx.touch(Channels.services);
+  tx.touch(Channels.node(node));
   tx.changedService(s.Namespace, s.Service);
 }
 
 function checksChanged(tx: Tx, c: HealthCheck): void {
   tx.tables.indexes.checks = tx.index;
-  tx.channels.add(Channels.checks);
-  tx.channels.add(Channels.node(c.Node));
+  tx.touch(Channels.checks);
+  tx.touch(Channels.node(c.Node));
   if (c.ServiceName) tx.changedService(c.Namespace, c.ServiceName);
 }
 
@@ -109,7 +109,7 @@ export function deleteNode(tx: Tx, name: string, now: number): void {
   for (const s of servicesOnNode(t, name)) deleteService(tx, name, s.Namespace, s.ID, now);
   for (const [k] of under(t.coordinates, name + SEP)) t.coordinates.delete(k);
   t.indexes.coordinates = tx.index;
-  tx.channels.add(Channels.coordinates);
+  tx.touch(Channels.coordinates);
   t.nodes.delete(name);
   nodeChanged(tx, name);
   for (const id of sessionIdsOnNode(t, name)) sessionInvalidate(tx, id, now);
@@ -297,5 +297,5 @@ export function updateCoordinate(tx: Tx, update: Omit<CoordinateEntry, "ModifyIn
   if (!t.nodes.has(update.Node)) return;
   t.coordinates.set(joinKey(update.Node, update.Segment), { ...update, ModifyIndex: tx.index });
   t.indexes.coordinates = tx.index;
-  tx.channels.add(Channels.coordinates);
+  tx.touch(Channels.coordinates);
 }

@@ -19,20 +19,17 @@ function put(tx: Tx, ck: string, record: KvRecord, previous: KvRecord | undefine
 
 /** Plain set: keeps CreateIndex, LockIndex and the holding session of an existing entry. */
 export function kvSet(tx: Tx, ck: string, value: string, flags: bigint): void {
-  const existing = tx.tables.kv.get(ck);
-  put(
-    tx,
-    ck,
-    new KvRecord(
-      value,
-      flags === 0n ? ZERO_FLAGS : flags,
-      existing?.createIndex ?? tx.index,
-      tx.index,
-      existing?.lockIndex ?? 0,
-      existing?.session,
-    ),
-    existing,
-  );
+  const f = flags === 0n ? ZERO_FLAGS : flags;
+  // Hot path: replace an existing entry in one descent of the tree (its session, hence kvBySession, stays).
+  let replaced = false;
+  tx.tables.kv.editRange(ck, ck, true, (_, existing) => {
+    replaced = true;
+    return {
+      value: new KvRecord(value, f, existing.createIndex, tx.index, existing.lockIndex, existing.session),
+    };
+  });
+  if (replaced) tx.changedKv(ck);
+  else put(tx, ck, new KvRecord(value, f, tx.index, tx.index, 0, undefined), undefined);
 }
 
 /** index 0: only if absent; otherwise only if the ModifyIndex matches. */

@@ -58,7 +58,7 @@ export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
 
 function sessionsChanged(tx: Tx): void {
   tx.tables.indexes.sessions = tx.index;
-  tx.channels.add(Channels.sessions);
+  tx.touch(Channels.sessions);
 }
 
 /**

@@ -7,8 +7,11 @@ const BTreeClass: typeof sortedBtree.default =
   sortedBtree.default ?? (sortedBtree as unknown as typeof sortedBtree.default);
 export type BTree<K, V> = import("sorted-btree").default<K, V>;
 
-export function newTree<K, V>(): BTree<K, V> {
-  return new BTreeClass<K, V>();
+/** All our trees are keyed by strings; a plain comparator skips the default one's type dispatch. */
+const compareStrings = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+export function newTree<V>(): BTree<string, V> {
+  return new BTreeClass<string, V>(undefined, compareStrings);
 }
 
 /**
