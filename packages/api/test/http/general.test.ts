@@ -20,6 +20,9 @@ describe("routing and errors", () => {
     expect(await res.text()).toBe("method POST not allowed");
     expect(res.headers.get("allow")).toBe("OPTIONS,GET,PUT,DELETE");
     expect((await s.req("GET", "/v1/txn")).status).toBe(405);
+    const options = await s.req("OPTIONS", "/v1/kv/x");
+    expect(options.status).toBe(200);
+    expect(options.headers.get("allow")).toBe("OPTIONS,GET,PUT,DELETE");
     expect((await s.req("GET", "/v1/session/create")).status).toBe(405);
   });
 
