@@ -35,6 +35,13 @@ export const sessionCreateBody = z.object({
   Node: z.string().optional(),
   Name: z.string().nullable().optional(),
   Checks: stringList.optional(),
+  /** Consul 1.7+ spelling of node-level check IDs; joined with Checks. */
+  NodeChecks: stringList.optional(),
+  /** Consul 1.7+ service-level checks, by check ID. */
+  ServiceChecks: z
+    .array(z.object({ ID: z.string(), Namespace: z.string().nullable().optional() }))
+    .nullable()
+    .optional(),
   Behavior: z.string().nullable().optional(),
   TTL: z.string().nullable().optional(),
   Namespace: z.string().nullable().optional(),

@@ -32,7 +32,7 @@ export function toSessionSpec(
     ID: d.id,
     Node: body.Node || d.node,
     Name: body.Name ?? "",
-    Checks: body.Checks ?? [SERF_HEALTH_CHECK],
+    Checks: checkIds(body),
     LockDelay: body.LockDelay ?? DEFAULT_LOCK_DELAY_NS,
     Behavior: behavior,
     TTL: ttl,
@@ -53,4 +53,14 @@ function checkTtl(ttl: string, minNs: bigint): void {
       `Invalid Session TTL '${ttl}', must be between [${formatDuration(minNs)}=${formatDuration(maxNs)}]`,
     );
   }
+}
+
+/**
+ * Checks default to serfHealth unless the body names a Checks list (an empty one removes the default);
+ * NodeChecks and ServiceChecks, as newer clients send them, add to it.
+ */
+function checkIds(body: SessionCreateBody): string[] {
+  const ids = [...(body.Checks ?? [SERF_HEALTH_CHECK]), ...(body.NodeChecks ?? [])];
+  for (const check of body.ServiceChecks ?? []) ids.push(check.ID);
+  return [...new Set(ids)];
 }

@@ -82,6 +82,18 @@ describe("session create", () => {
     expect((await info(body.ID))[0]!.Checks).toEqual([]);
   });
 
+  it("joins NodeChecks and ServiceChecks (newer clients) with Checks", async () => {
+    await s.json("PUT", "/v1/txn", [
+      { Check: { Verb: "set", Check: { Node: NODE, CheckID: "svc-check", Name: "svc", Status: "passing" } } },
+    ]);
+    const { status, body } = await create({
+      NodeChecks: ["serfHealth"],
+      ServiceChecks: [{ ID: "svc-check" }],
+    });
+    expect(status).toBe(200);
+    expect((await info(body.ID))[0]!.Checks).toEqual(["serfHealth", "svc-check"]);
+  });
+
   it("honours the configured session_ttl_min and the 86400s maximum", async () => {
     expect((await create({ TTL: "15s" })).status).toBe(200);
     const low = await create({ TTL: "10s" });
