@@ -1,6 +1,8 @@
 import { applyConfChange, encodeConfEntry } from "./conf.js";
 import { RaftLog } from "./log.js";
 import { Progress } from "./progress.js";
+import { quorumSize, quorumValue } from "./quorum.js";
+import { ReadQueue } from "./read-queue.js";
 import type {
   ConfChange,
   ConfState,
@@ -23,26 +25,7 @@ import type {
 
 type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, "from" | "term"> : never) : never;
 
-interface PendingRead {
-  seq: number;
-  index: number;
-  ctx: string;
-  from: NodeId;
-}
-
-interface WaitingRead {
-  ctx: string;
-  from: NodeId;
-  lease: boolean;
-}
-
 const EMPTY = new Uint8Array(0);
-
-/** The value a majority of `values` has reached: the floor(n/2)-th highest. */
-function quorumValue(values: number[]): number {
-  values.sort((a, b) => b - a);
-  return values[Math.floor(values.length / 2)] ?? 0;
-}
 
 /**
  * A pure Raft state machine (no timers, no I/O), in the style of etcd's raft package.
@@ -98,9 +81,7 @@ export class RaftCore {
   /** Appends are batched: proposals mark this and ready() sends once per follower. */
   private broadcastPending = false;
 
-  private readSeq = 0;
-  private pendingReads: PendingRead[] = [];
-  private waitingReads: WaitingRead[] = [];
+  private readonly reads = new ReadQueue();
 
   private msgs: Message[] = [];
   private readStates: ReadState[] = [];
@@ -422,10 +403,7 @@ export class RaftCore {
   }
 
   private abandonLeadership(): void {
-    for (const r of this.pendingReads) this.answerRead(r.ctx, r.from, "not-leader");
-    for (const r of this.waitingReads) this.answerRead(r.ctx, r.from, "not-leader");
-    this.pendingReads = [];
-    this.waitingReads = [];
+    for (const r of this.reads.drain()) this.answerRead(r.ctx, r.from, "not-leader");
     this.progress.clear();
     this.leadTransferee = null;
     this.broadcastPending = false;
@@ -465,7 +443,7 @@ export class RaftCore {
       if (g === true) granted++;
       else if (g === false) rejected++;
     }
-    const quorum = Math.floor(this.conf.voters.length / 2) + 1;
+    const quorum = quorumSize(this.conf.voters.length);
     if (granted >= quorum) return "won";
     if (rejected >= quorum) return "lost";
     return "pending";
@@ -571,7 +549,7 @@ export class RaftCore {
   private quorumActive(): boolean {
     let active = 0;
     for (const v of this.conf.voters) if (v === this.id || this.progress.get(v)?.recentActive) active++;
-    return active >= Math.floor(this.conf.voters.length / 2) + 1;
+    return active >= quorumSize(this.conf.voters.length);
   }
 
   // ---------------------------------------------------------------- replication (leader side)
@@ -650,7 +628,7 @@ export class RaftCore {
   private broadcastHeartbeat(): void {
     for (const [to, pr] of this.progress) {
       const commit = Math.min(pr.match, this.commit);
-      this.send({ type: "heartbeat", to, commit, sent: this.now, read: this.readSeq });
+      this.send({ type: "heartbeat", to, commit, sent: this.now, read: this.reads.latestRound });
     }
   }
 
@@ -719,10 +697,8 @@ export class RaftCore {
   }
 
   private afterLeaderCommit(): void {
-    if (this.commit >= this.termStartIndex && this.waitingReads.length > 0) {
-      const waiting = this.waitingReads;
-      this.waitingReads = [];
-      for (const r of waiting) this.handleRead(r.ctx, r.from, r.lease);
+    if (this.commit >= this.termStartIndex) {
+      for (const r of this.reads.takeDeferred()) this.handleRead(r.ctx, r.from, r.lease);
     }
     if (!this.conf.voters.includes(this.id) && this.commit >= this.confIndex) {
       // This leader's own removal is committed: hand over to the most caught-up voter and step down.
@@ -840,14 +816,14 @@ export class RaftCore {
     }
     if (this.commit < this.termStartIndex) {
       // Until the noop commits, this leader's commit index may trail what earlier leaders acknowledged.
-      this.waitingReads.push({ ctx, from, lease });
+      this.reads.defer({ ctx, from, lease });
       return;
     }
     if ((lease && this.leaseValid()) || this.soleVoter()) {
       this.answerRead(ctx, from, this.commit);
       return;
     }
-    this.pendingReads.push({ seq: ++this.readSeq, index: this.commit, ctx, from });
+    this.reads.join({ ctx, from, lease }, this.commit);
     this.broadcastHeartbeat();
   }
 
@@ -858,16 +834,9 @@ export class RaftCore {
   /** Answer every read whose heartbeat round a quorum has confirmed. */
   private releaseReads(): void {
     const acks = this.conf.voters.map((v) =>
-      v === this.id ? this.readSeq : (this.progress.get(v)?.readAck ?? 0),
+      v === this.id ? this.reads.latestRound : (this.progress.get(v)?.readAck ?? 0),
     );
-    const confirmed = quorumValue(acks);
-    let k = 0;
-    while (k < this.pendingReads.length && this.pendingReads[k]!.seq <= confirmed) {
-      const r = this.pendingReads[k]!;
-      this.answerRead(r.ctx, r.from, r.index);
-      k++;
-    }
-    if (k > 0) this.pendingReads.splice(0, k);
+    for (const r of this.reads.release(quorumValue(acks))) this.answerRead(r.ctx, r.from, r.index);
   }
 
   private answerRead(ctx: string, from: NodeId, result: number | RejectReason): void {

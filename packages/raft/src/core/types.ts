@@ -134,8 +134,14 @@ export interface RaftConfig {
   /** Soft cap on entry payload bytes per append message (at least one entry is always sent). */
   maxAppendBytes: number;
   /**
-   * Lease reads are allowed only with checkQuorum and when this is set: the lease lasts
-   * electionTicks - leaseDriftTicks after the send time of the freshest quorum-acknowledged heartbeat.
+   * Lease reads are allowed only with checkQuorum and when this is set (>= 1): the lease lasts
+   * electionTicks - leaseDriftTicks ticks after the send time of the freshest quorum-acknowledged
+   * append/heartbeat. Why that is safe: with checkQuorum, a server that heard from the leader ignores
+   * votes for electionTicks of its own ticks (a restarted server too, from its start), so no rival can be
+   * elected before then. The margin must cover one tick of phase difference plus the clock-rate drift
+   * between servers over an election timeout. It also assumes the driver delivers ticks by a monotonic
+   * clock: after a stall (GC pause, blocked event loop) it must call tick() once per elapsed tick period
+   * before stepping anything else - a plain setInterval that fires once late is not enough.
    */
   leaseDriftTicks?: number;
 }
