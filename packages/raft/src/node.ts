@@ -63,7 +63,9 @@ export interface RaftNodeOptions<R> {
   snapshotThreshold?: number;
   /** Lease reads need this margin (in ticks) for clock drift between servers. */
   leaseDriftTicks?: number;
+  /** How long a proposal may wait to be applied (default 30 s); the outcome of a timed-out one is unknown. */
   proposeTimeoutMs?: number;
+  /** Default: two election timeouts. */
   readTimeoutMs?: number;
   maxInflight?: number;
   maxAppendBytes?: number;
@@ -141,6 +143,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   static async start<R>(options: RaftNodeOptions<R>): Promise<RaftNode<R>> {
     const log = options.logger;
     const storage = await RaftStorage.open(options.dataDir, log);
+    let transport: ServerTransport<Message> | undefined;
     try {
       const { restored } = storage;
       const current = storage.snapshot;
@@ -168,7 +171,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       for (const e of restored.entries) learnAddressFrom(e, addresses);
 
       let node: RaftNode<R> | undefined;
-      const transport = await ServerTransport.start<Message>({
+      transport = await ServerTransport.start<Message>({
         nodeId: options.id,
         clusterId: options.clusterId,
         host: options.host,
@@ -189,8 +192,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         },
       });
       addresses.set(options.id, transport.address);
-      node = new RaftNode(options, storage, core, transport, addresses);
       await storage.saveAddresses(Object.fromEntries(addresses));
+      node = new RaftNode(options, storage, core, transport, addresses);
       log.info(
         {
           id: options.id,
@@ -202,6 +205,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       );
       return node;
     } catch (err) {
+      await transport?.close();
       await storage.close();
       throw err;
     }
@@ -236,7 +240,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     if (this.stopped) throw new NodeStoppedError();
     const accepted = this.accepted(this.core.propose(data));
     this.scheduleDrive();
-    return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs);
+    return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
   }
 
   /**
@@ -308,7 +312,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     if (this.stopped) throw new NodeStoppedError();
     const accepted = this.accepted(this.core.proposeConfChange(change));
     this.scheduleDrive();
-    await this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs);
+    await this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
   }
 
   private accepted(result: ProposeResult): { index: number; term: number } {
@@ -586,12 +590,17 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private async compact(): Promise<void> {
     const c = this.compaction!;
     this.compaction = undefined;
+    this.snapshotting = false;
     const meta = this.core.compact(c.index);
+    if (meta.index !== c.index) {
+      // A snapshot installed from the leader meanwhile already covers more than ours.
+      await this.storage.discardSnapshotFile(c.file);
+      return;
+    }
     if (meta.term !== c.term)
       throw new Error(`core compacted ${c.index} at term ${meta.term}, applied ${c.term}`);
     await this.storage.compact(meta, c.file);
     this.snapshotIndex = c.index;
-    this.snapshotting = false;
     this.log.info({ index: c.index }, "log compacted");
   }
 

@@ -33,6 +33,9 @@ export class PendingProposals<R> {
   }
 
   add(index: number, term: number, timeoutMs: number | undefined): Promise<R> {
+    // The core hands out an index again only after the entry that had it was truncated away.
+    const replaced = this.byIndex.get(index);
+    if (replaced) settle(replaced, { ok: false, error: new ProposalDroppedError(index) });
     const { w, promise } = waiter<R>(timeoutMs, () => {
       this.byIndex.delete(index);
       w.reject(

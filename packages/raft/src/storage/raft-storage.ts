@@ -1,4 +1,4 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Level } from "level";
 import type { Logger } from "pino";
@@ -155,7 +155,9 @@ export class RaftStorage {
     // Entries, a snapshot, a new term or vote must be on disk before anything is sent that depends on them.
     // A commit index alone need not be: after a crash it is learnt again from the leader.
     const sync =
-      entries.length > 0 || installed !== undefined || (hs !== undefined && !sameTermAndVote(hs, this.durable));
+      entries.length > 0 ||
+      installed !== undefined ||
+      (hs !== undefined && !sameTermAndVote(hs, this.durable));
     await this.db.batch(ops, { sync });
     if (hs) this.durable = hs;
     if (sync) this.stats.syncedWrites++;
@@ -188,6 +190,12 @@ export class RaftStorage {
     await this.replaceSnapshot(record);
   }
 
+  /** Deletes a finished snapshot file that will not be recorded (a newer snapshot overtook it). */
+  async discardSnapshotFile(file: SnapshotFileInfo): Promise<void> {
+    if (file.name === this.current?.file.name) return;
+    await rm(join(this.snapshotDir, file.name), { force: true });
+  }
+
   async saveAddresses(addresses: Record<string, string>): Promise<void> {
     await this.db.put(KEY_ADDRESSES, encodeRecord(addresses), { sync: true });
   }
@@ -208,9 +216,10 @@ export class RaftStorage {
     this.received.delete(record.file.name);
     const previous = this.current;
     this.current = record;
+    // Only the superseded file goes: temporary files may belong to transfers still under way.
     if (previous && previous.file.name !== record.file.name) {
-      await removeSnapshotFilesExcept(this.snapshotDir, record.file.name).catch((err: Error) =>
-        this.logger.warn({ err: err.message }, "could not remove superseded snapshot files"),
+      await rm(join(this.snapshotDir, previous.file.name), { force: true }).catch((err: Error) =>
+        this.logger.warn({ err: err.message }, "could not remove the superseded snapshot file"),
       );
     }
   }

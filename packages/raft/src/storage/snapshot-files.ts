@@ -11,7 +11,8 @@ export interface SnapshotFileInfo {
   crc: number;
 }
 
-const TEMP_SUFFIX = ".tmp";
+/** Each writer gets its own temporary name, so two transfers of the same snapshot never share a file. */
+let writers = 0;
 
 /** Makes a rename (or unlink) in `dir` durable: the directory entry itself must reach the disk. */
 export async function fsyncDir(dir: string): Promise<void> {
@@ -35,12 +36,13 @@ export class SnapshotFileWriter {
   private constructor(
     private readonly dir: string,
     private readonly name: string,
+    private readonly temp: string,
     private readonly handle: FileHandle,
   ) {}
 
   static async create(dir: string, name: string): Promise<SnapshotFileWriter> {
-    const handle = await open(join(dir, name + TEMP_SUFFIX), "w");
-    return new SnapshotFileWriter(dir, name, handle);
+    const temp = join(dir, `${name}.${++writers}.tmp`);
+    return new SnapshotFileWriter(dir, name, temp, await open(temp, "w"));
   }
 
   get bytesWritten(): number {
@@ -61,7 +63,7 @@ export class SnapshotFileWriter {
     this.done = true;
     await this.handle.sync();
     await this.handle.close();
-    await rename(join(this.dir, this.name + TEMP_SUFFIX), join(this.dir, this.name));
+    await rename(this.temp, join(this.dir, this.name));
     await fsyncDir(this.dir);
     return { name: this.name, size: this.size, crc: this.crc };
   }
@@ -70,7 +72,7 @@ export class SnapshotFileWriter {
     if (this.done) return;
     this.done = true;
     await this.handle.close().catch(() => {});
-    await rm(join(this.dir, this.name + TEMP_SUFFIX), { force: true });
+    await rm(this.temp, { force: true });
   }
 }
 
