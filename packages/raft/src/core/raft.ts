@@ -288,6 +288,7 @@ export class RaftCore {
   hasReady(): boolean {
     return (
       this.broadcastPending ||
+      this.reads.hasOpenRound() ||
       this.msgs.length > 0 ||
       this.readStates.length > 0 ||
       this.receivedSnapshot !== null ||
@@ -305,6 +306,7 @@ export class RaftCore {
       this.broadcastPending = false;
       if (this.role === "leader") this.broadcastAppend();
     }
+    if (this.role === "leader" && this.reads.startRound()) this.broadcastHeartbeat();
     const r: Ready = {
       entries: this.log.unstableEntries(),
       committed: this.commit > this.handedOff ? this.log.slice(this.handedOff + 1, this.commit + 1) : [],
@@ -823,8 +825,8 @@ export class RaftCore {
       this.answerRead(ctx, from, this.commit);
       return;
     }
+    // Reads batch up: ready() starts one heartbeat round for all that joined since the last Ready.
     this.reads.join({ ctx, from, lease }, this.commit);
-    this.broadcastHeartbeat();
   }
 
   private soleVoter(): boolean {

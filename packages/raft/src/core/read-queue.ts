@@ -19,11 +19,13 @@ interface RoundRead extends QueuedRead {
  */
 export class ReadQueue {
   private seq = 0;
+  /** Reads joined a round that has not been broadcast yet (it opens at the next startRound). */
+  private open = false;
   private rounds: RoundRead[] = [];
   /** Reads that came before this leader committed an entry of its term: its commit index may still lag. */
   private early: QueuedRead[] = [];
 
-  /** The round number heartbeats carry now. */
+  /** The round number heartbeats carry now (the last started round). */
   get latestRound(): number {
     return this.seq;
   }
@@ -40,9 +42,22 @@ export class ReadQueue {
     return out;
   }
 
-  /** Start a new round for a read of `index`; returns nothing - the caller broadcasts a heartbeat. */
+  /** Add a read of `index` to the next round; all reads until startRound() share one heartbeat broadcast. */
   join(r: QueuedRead, index: number): void {
-    this.rounds.push({ ...r, seq: ++this.seq, index });
+    this.rounds.push({ ...r, seq: this.seq + 1, index });
+    this.open = true;
+  }
+
+  hasOpenRound(): boolean {
+    return this.open;
+  }
+
+  /** Start the round reads joined since the last call; returns false when none did (nothing to broadcast). */
+  startRound(): boolean {
+    if (!this.open) return false;
+    this.open = false;
+    this.seq++;
+    return true;
   }
 
   /** Reads whose round a quorum confirmed (`confirmed` is the quorum's echoed round), removed from the queue. */
@@ -57,6 +72,7 @@ export class ReadQueue {
     const out: QueuedRead[] = [...this.rounds, ...this.early];
     this.rounds = [];
     this.early = [];
+    this.open = false;
     return out;
   }
 }

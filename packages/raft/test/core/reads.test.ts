@@ -27,6 +27,15 @@ describe("ReadIndex", () => {
     expect(c.reads.get("a")).toEqual([{ ctx: "r1", index: 3 }]);
   });
 
+  it("batches the reads made before ready() into one heartbeat round", () => {
+    const c = cluster();
+    for (let i = 0; i < 5; i++) c.get("a").readIndex(`b${i}`);
+    expect(c.take((m) => m.type === "heartbeat")).toHaveLength(2);
+    c.tick("a");
+    c.deliver();
+    expect(c.reads.get("a")!.map((r) => r.ctx)).toEqual(["b0", "b1", "b2", "b3", "b4"]);
+  });
+
   it("is not answered by a leader cut off from the majority", () => {
     const c = cluster();
     c.drop = (m) => m.to === "a";
