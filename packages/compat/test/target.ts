@@ -2,10 +2,9 @@
 // real `cairn agent -dev` process (CAIRN_COMPAT_TARGET=agent).
 
 import type { AddressInfo } from "node:net";
-import { fileURLToPath } from "node:url";
 import { createApi, LocalBackend } from "@cairn/api";
 import { serve } from "@hono/node-server";
-import { freePort, type Spawned, spawnTracked, stop, waitFor } from "../../../scripts/bench/lib/processes.js";
+import { startCairnDev } from "../../../scripts/bench/lib/cairn-cluster.js";
 
 export interface Target {
   host: string;
@@ -13,7 +12,6 @@ export interface Target {
   close(): Promise<void>;
 }
 
-const REPO = fileURLToPath(new URL("../../../", import.meta.url));
 const NODE_NAME = "compat-node";
 
 export function startTarget(): Promise<Target> {
@@ -21,39 +19,8 @@ export function startTarget(): Promise<Target> {
 }
 
 async function startDevAgent(): Promise<Target> {
-  const port = await freePort();
-  const agent: Spawned = spawnTracked(
-    "cairn-dev",
-    process.execPath,
-    [
-      "--import",
-      "tsx",
-      "packages/cli/src/main.ts",
-      "agent",
-      "-dev",
-      "-node",
-      NODE_NAME,
-      "-http-port",
-      String(port),
-    ],
-    { cwd: REPO },
-  );
-  try {
-    await waitFor(
-      "the dev agent to elect itself",
-      async () => {
-        if (agent.child.exitCode !== null) throw new Error(`agent exited: ${agent.tail()}`);
-        const res = await fetch(`http://127.0.0.1:${port}/v1/status/leader`);
-        const leader = res.ok ? ((await res.json()) as unknown) : "";
-        return typeof leader === "string" && leader !== "" ? leader : undefined;
-      },
-      20_000,
-    );
-  } catch (err) {
-    await stop(agent, 1000);
-    throw new Error(`${err instanceof Error ? err.message : String(err)}\n${agent.tail()}`);
-  }
-  return { host: "127.0.0.1", port, close: () => stop(agent) };
+  const agent = await startCairnDev(NODE_NAME);
+  return { ...agent.http, close: agent.stop };
 }
 
 async function startInProcess(): Promise<Target> {

@@ -1,0 +1,332 @@
+// HTTP KV benchmark, Cairn and etcd side by side (not a test). Each system runs as a three-server cluster
+// on loopback with fsync on (spawned processes, temp data dirs), one system at a time, driven by the same
+// closed-loop keep-alive load generator with the same 100-byte values and key space:
+//   PUT                 to the leader                       (etcd: /v3/kv/put)
+//   GET default         to the leader                       (etcd: linearizable /v3/kv/range)
+//   GET stale           spread over all servers             (etcd: serializable /v3/kv/range)
+// Then 10,000 blocking queries held on Cairn's leader: its RSS before and after, and the time from a
+// change of their key until all of them are answered.
+//
+//   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
+//        [--systems cairn,etcd] [--watchers 10000] [--keep]
+
+import { mkdtemp, rm } from "node:fs/promises";
+import type { Agent } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { startCairnCluster } from "./lib/cairn-cluster.js";
+import { startEtcdCluster } from "./lib/etcd-cluster.js";
+import { type HttpTarget, httpOk, httpRequest, keepAliveAgent } from "./lib/http-client.js";
+import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
+import { type LoadResult, runLoad } from "./lib/load.js";
+import { rssBytes, stopAll } from "./lib/processes.js";
+import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "10" },
+    warmup: { type: "string", default: "1" },
+    clients: { type: "string", default: "1,16,64,256" },
+    keys: { type: "string", default: "10000" },
+    "value-bytes": { type: "string", default: "100" },
+    systems: { type: "string", default: "cairn,etcd" },
+    watchers: { type: "string", default: "10000" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const durationMs = Number(values.seconds) * 1000;
+const warmupMs = Number(values.warmup) * 1000;
+const clientCounts = values.clients.split(",").map(Number);
+const keyCount = Number(values.keys);
+const value = Buffer.alloc(Number(values["value-bytes"]), "v");
+const systems = new Set(values.systems.split(","));
+const watchers = Number(values.watchers);
+const CLUSTER_SIZE = 3;
+
+const log = (line: string) => console.error(`[http-bench] ${line}`);
+const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
+/** Workers walk the key space on different strides so concurrent operations rarely share a key. */
+const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
+
+type Operation = "put" | "get-default" | "get-local";
+const OPERATIONS: Operation[] = ["put", "get-default", "get-local"];
+
+interface Cluster {
+  leader: HttpTarget;
+  all: HttpTarget[];
+}
+
+type Results = Map<string, LoadResult>; // `${operation}/${clients}`
+
+async function withAgents<T>(targets: HttpTarget[], clients: number, fn: (agents: Agent[]) => Promise<T>) {
+  const agents = targets.map(() => keepAliveAgent(clients));
+  try {
+    return await fn(agents);
+  } finally {
+    for (const a of agents) a.destroy();
+  }
+}
+
+async function prefill(driver: KvDriver, cluster: Cluster): Promise<void> {
+  await withAgents([cluster.leader], 64, async ([agent]) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < keyCount) await driver.put(agent!, cluster.leader, keyName(next++), value);
+    };
+    await Promise.all(Array.from({ length: 64 }, worker));
+  });
+}
+
+async function runCell(
+  driver: KvDriver,
+  cluster: Cluster,
+  op: Operation,
+  clients: number,
+): Promise<LoadResult> {
+  const targets = op === "get-local" ? cluster.all : [cluster.leader];
+  return withAgents(targets, clients, (agents) => {
+    const mode: ReadMode = op === "get-local" ? "local" : "default";
+    return runLoad({
+      concurrency: clients,
+      durationMs,
+      warmupMs,
+      op: (worker, seq) => {
+        const i = worker % targets.length;
+        const key = keyFor(worker, seq);
+        return op === "put"
+          ? driver.put(agents[i]!, targets[i]!, key, value)
+          : driver.get(agents[i]!, targets[i]!, key, mode);
+      },
+    });
+  });
+}
+
+async function runSuite(driver: KvDriver, cluster: Cluster): Promise<Results> {
+  const results: Results = new Map();
+  log(`${driver.system}: prefilling ${keyCount} keys`);
+  await prefill(driver, cluster);
+  for (const op of OPERATIONS) {
+    for (const clients of clientCounts) {
+      const r = await runCell(driver, cluster, op, clients);
+      log(
+        `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
+          (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
+      );
+      results.set(`${op}/${clients}`, r);
+    }
+  }
+  return results;
+}
+
+interface BlockingResult {
+  watchers: number;
+  rssBefore: number;
+  rssAfter: number;
+  putMs: number;
+  allAnsweredMs: number;
+  answered: number;
+  failed: number;
+}
+
+/**
+ * Holds `count` blocking GETs on one key of one server, then changes the key and times how long until
+ * the last of them has its answer.
+ */
+async function blockingQueries(target: HttpTarget, pid: number, count: number): Promise<BlockingResult> {
+  const key = "bench/watched";
+  const control = keepAliveAgent(1);
+  // No keep-alive pool limit: each held query needs its own connection.
+  const pool = keepAliveAgent(Number.POSITIVE_INFINITY);
+  try {
+    await httpOk(control, target, "PUT", `/v1/kv/${key}`, "before");
+    const first = await httpOk(control, target, "GET", `/v1/kv/${key}`);
+    const index = String(first.headers["x-consul-index"]);
+    await new Promise((r) => setTimeout(r, 1000));
+    const rssBefore = rssBytes(pid);
+
+    let answered = 0;
+    let failed = 0;
+    let lastAnswer = 0;
+    let early = 0;
+    let changed = false;
+    const queries: Promise<void>[] = [];
+    for (let i = 0; i < count; i++) {
+      queries.push(
+        httpRequest(pool, target, "GET", `/v1/kv/${key}?index=${index}&wait=5m`).then(
+          (res) => {
+            if (!changed) early++;
+            if (res.status === 200) answered++;
+            else failed++;
+            lastAnswer = performance.now();
+          },
+          () => {
+            failed++;
+          },
+        ),
+      );
+      // Let the event loop write requests out as they are created instead of queueing 10,000 at once.
+      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+    }
+    // Give the server time to read every request and park it.
+    await new Promise((r) => setTimeout(r, 3000));
+    const rssAfter = rssBytes(pid);
+    if (early > 0) log(`${early} blocking queries answered before the change`);
+
+    changed = true;
+    const t0 = performance.now();
+    await httpOk(control, target, "PUT", `/v1/kv/${key}`, "after");
+    const putMs = performance.now() - t0;
+    await Promise.race([Promise.all(queries), new Promise((r) => setTimeout(r, 30_000))]);
+    return {
+      watchers: count,
+      rssBefore,
+      rssAfter,
+      putMs,
+      allAnsweredMs: answered + failed === count ? lastAnswer - t0 : Number.NaN,
+      answered,
+      failed,
+    };
+  } finally {
+    control.destroy();
+    pool.destroy();
+  }
+}
+
+const LABELS: Record<Operation, string> = {
+  put: "PUT (leader)",
+  "get-default": "GET default / linearizable (leader)",
+  "get-local": "GET stale / serializable (all servers)",
+};
+
+function renderTable(cairn: Results | undefined, etcd: Results | undefined): string {
+  const rows: string[][] = [];
+  for (const op of OPERATIONS) {
+    for (const clients of clientCounts) {
+      const c = cairn?.get(`${op}/${clients}`);
+      const e = etcd?.get(`${op}/${clients}`);
+      const errs = (r: LoadResult | undefined) => (r?.errors ? ` (${r.errors} err)` : "");
+      rows.push([
+        LABELS[op],
+        String(clients),
+        c ? formatRate(c.opsPerSec) + errs(c) : "-",
+        c ? formatMs(c.p50) : "-",
+        c ? formatMs(c.p99) : "-",
+        e ? formatRate(e.opsPerSec) + errs(e) : "-",
+        e ? formatMs(e.p50) : "-",
+        e ? formatMs(e.p99) : "-",
+        formatRatio(c?.opsPerSec ?? Number.NaN, e?.opsPerSec ?? Number.NaN),
+        formatRatio(c?.p99 ?? Number.NaN, e?.p99 ?? Number.NaN),
+      ]);
+    }
+  }
+  return markdownTable(
+    [
+      "operation",
+      "clients",
+      "Cairn ops/s",
+      "Cairn p50 ms",
+      "Cairn p99 ms",
+      "etcd ops/s",
+      "etcd p50 ms",
+      "etcd p99 ms",
+      "ops/s Cairn/etcd",
+      "p99 Cairn/etcd",
+    ],
+    rows,
+  );
+}
+
+function renderGoals(
+  cairn: Results | undefined,
+  etcd: Results | undefined,
+  blocking?: BlockingResult,
+): string {
+  const lines: string[] = [];
+  const check = (ok: boolean) => (ok ? "met" : "NOT met");
+  const cPut = cairn?.get("put/64");
+  const ePut = etcd?.get("put/64");
+  if (cPut && ePut) {
+    lines.push(
+      `- 64 clients, PUT throughput >= etcd: ${formatRatio(cPut.opsPerSec, ePut.opsPerSec)} (${check(cPut.opsPerSec >= ePut.opsPerSec)})`,
+      `- 64 clients, PUT p99 <= etcd: ${formatMs(cPut.p99)} vs ${formatMs(ePut.p99)} ms (${check(cPut.p99 <= ePut.p99)})`,
+    );
+  }
+  const cStale = cairn?.get("get-local/64");
+  const eSer = etcd?.get("get-local/64");
+  if (cStale && eSer) {
+    lines.push(
+      `- 64 clients, stale reads >= 1.5x etcd serializable: ${formatRatio(cStale.opsPerSec, eSer.opsPerSec)} (${check(cStale.opsPerSec >= 1.5 * eSer.opsPerSec)})`,
+    );
+  }
+  if (blocking) {
+    const cost = blocking.rssAfter - blocking.rssBefore;
+    lines.push(
+      `- ${blocking.watchers} blocking queries: RSS ${formatMB(blocking.rssBefore)} -> ${formatMB(blocking.rssAfter)} (+${formatMB(cost)}; goal < 200 MB: ${check(cost < 200e6)}); ` +
+        `all answered ${formatMs(blocking.allAnsweredMs)} ms after the change (PUT acknowledged in ${formatMs(blocking.putMs)} ms; goal < 200 ms: ${check(blocking.allAnsweredMs < 200)}); ` +
+        `${blocking.answered} answered 200, ${blocking.failed} failed`,
+    );
+  }
+  return lines.join("\n");
+}
+
+async function main(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), "cairn-http-bench-"));
+  let cairn: Results | undefined;
+  let etcd: Results | undefined;
+  let blocking: BlockingResult | undefined;
+  let etcdVersion = "";
+  try {
+    if (systems.has("cairn")) {
+      log(`starting ${CLUSTER_SIZE} Cairn servers`);
+      const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "cairn"));
+      try {
+        log(`Cairn leader: ${cluster.leader.name}`);
+        cairn = await runSuite(cairnKv, {
+          leader: cluster.leader.http,
+          all: cluster.servers.map((s) => s.http),
+        });
+        if (watchers > 0) {
+          log(`holding ${watchers} blocking queries on ${cluster.leader.name}`);
+          blocking = await blockingQueries(cluster.leader.http, cluster.leader.process.pid, watchers);
+        }
+      } finally {
+        await cluster.stop();
+      }
+    }
+    if (systems.has("etcd")) {
+      log(`starting ${CLUSTER_SIZE} etcd members`);
+      const cluster = await startEtcdCluster(CLUSTER_SIZE, join(root, "etcd"));
+      etcdVersion = cluster.version;
+      try {
+        log(`etcd ${cluster.version}, leader: ${cluster.leader.name}`);
+        etcd = await runSuite(etcdKv, {
+          leader: cluster.leader.client,
+          all: cluster.members.map((m) => m.client),
+        });
+      } finally {
+        await cluster.stop();
+      }
+    }
+  } finally {
+    await stopAll();
+    if (values.keep) log(`data and logs kept in ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  }
+
+  console.log(
+    `### HTTP KV: Cairn vs etcd${etcdVersion ? ` ${etcdVersion}` : ""}, ${CLUSTER_SIZE} servers each on loopback, fsync on\n`,
+  );
+  console.log(
+    `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, closed-loop keep-alive clients.\n`,
+  );
+  console.log(renderTable(cairn, etcd));
+  const goals = renderGoals(cairn, etcd, blocking);
+  if (goals) console.log(`\nGoals:\n${goals}`);
+}
+
+main().catch(async (err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  await stopAll(1000);
+  process.exit(1);
+});
