@@ -27,3 +27,5 @@ export {
   resolveAgentConfig,
   validateSource,
 } from "./config/index.js";
+export { runAgent } from "./run.js";
+export { CairnServer, type ServerOptions } from "./server/server.js";

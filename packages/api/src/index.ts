@@ -25,9 +25,9 @@ export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
 export { writeJson } from "./json/write.js";
 export { LocalBackend } from "./local-backend.js";
 export {
+  operatorRoutes,
   type RaftConfigurationView,
   type RaftOperator,
   RaftOperatorError,
   type RaftServerView,
-  operatorRoutes,
 } from "./routes/operator.js";

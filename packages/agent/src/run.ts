@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApi, operatorRoutes } from "@cairn/api";
+import type { Logger } from "pino";
+import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
+import { HttpListeners } from "./http-listener.js";
+import { createLogger } from "./logger.js";
+import { writePidFile } from "./pid-file.js";
+import { CairnServer } from "./server/server.js";
+import { shutdownSignal } from "./signals.js";
+
+/**
+ * `cairn agent ...`: loads the configuration, runs a server and its HTTP API until SIGINT or SIGTERM, then
+ * shuts down in order (HTTP, Raft, pid file, the dev data directory). Resolves with the exit code.
+ */
+export async function runAgent(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
+  let config: AgentConfig;
+  let warnings: readonly string[];
+  try {
+    ({ config, warnings } = loadAgentConfig(argv, env));
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`==> ${err.message}\n`);
+    return 1;
+  }
+  if (!config.server) {
+    process.stderr.write(
+      "==> Client mode is not available yet (it arrives with gossip): start the agent with -server or -dev\n",
+    );
+    return 1;
+  }
+  const log = createLogger(config.logLevel, config.logJson);
+  for (const warning of warnings) log.warn(warning);
+
+  // Dev mode keeps nothing: Raft runs in a temporary directory removed at exit.
+  const devDir = config.dev ? mkdtempSync(join(tmpdir(), "cairn-dev-")) : undefined;
+  const dataDir = devDir ?? config.dataDir;
+  if (dataDir === undefined) {
+    process.stderr.write("==> data_dir is required in server mode (-data-dir)\n");
+    return 1;
+  }
+
+  const signals = shutdownSignal((signal) => {
+    log.warn({ signal }, "second signal received, exiting without a graceful shutdown");
+    process.exit(1);
+  });
+  let removePid: (() => void) | undefined;
+  let server: CairnServer | undefined;
+  let http: HttpListeners | undefined;
+  let code = 0;
+  try {
+    removePid = config.pidFile ? writePidFile(config.pidFile) : undefined;
+    server = await CairnServer.start({ config, dataDir, log });
+    const fatal = new Promise<Error>((resolve) => server?.once("fatal", resolve));
+    const app = createApi({
+      backend: server.backend,
+      nodeName: config.nodeName,
+      datacenter: config.datacenter,
+      config: {
+        sessionTtlMinMs: config.sessionTtlMinMs,
+        kvMaxValueBytes: config.limits.kvMaxValueSize,
+        txnMaxReqBytes: config.limits.txnMaxReqLen,
+      },
+      logger: log.child({ component: "http" }),
+    });
+    app.route("/v1/operator", operatorRoutes(server.admin));
+    if (config.ports.http >= 0)
+      http = await HttpListeners.start(app.fetch, config.addresses.http, config.ports.http);
+    announce(log, config, server, http, devDir);
+    const outcome = await Promise.race([signals.received, fatal]);
+    if (outcome instanceof Error) code = 1;
+    else log.info({ signal: outcome }, "caught signal, shutting down");
+  } catch (err) {
+    log.error({ err: (err as Error).message }, "agent failed to start");
+    code = 1;
+  } finally {
+    await http?.close();
+    await server?.stop().catch((err: Error) => log.error({ err: err.message }, "stopping the server failed"));
+    removePid?.();
+    if (devDir) rmSync(devDir, { recursive: true, force: true });
+    signals.dispose();
+    log.info("agent stopped");
+    log.flush?.();
+  }
+  return code;
+}
+
+function announce(
+  log: Logger,
+  config: AgentConfig,
+  server: CairnServer,
+  http: HttpListeners | undefined,
+  devDir: string | undefined,
+): void {
+  log.info(
+    {
+      node: config.nodeName,
+      id: server.self.id,
+      datacenter: config.datacenter,
+      server: true,
+      bootstrap: config.bootstrap,
+      bootstrapExpect: config.bootstrapExpect,
+      http: http?.addresses() ?? [],
+      serverPort: config.ports.server,
+      serfLanPort: config.ports.serfLan,
+      dataDir: devDir ?? config.dataDir,
+    },
+    devDir
+      ? "Cairn agent running in dev mode: nothing is kept, data lives in a temporary directory removed at exit"
+      : "Cairn agent running",
+  );
+}

@@ -1,0 +1,123 @@
+import type { Logger } from "pino";
+import { askToJoin, sayHello } from "./join-client.js";
+import { type ServerInfo, withDefaultPort } from "./protocol.js";
+
+const HELLO_TIMEOUT_MS = 2_000;
+/** Rounds at this pace first, then at retry_interval, as Consul retries quickly at start. */
+const FAST_ROUND_MS = 1_000;
+const FAST_ROUNDS = 30;
+
+export interface DiscoveryOptions {
+  self: () => ServerInfo;
+  /** retry_join addresses (`host` or `host:port`). */
+  retryJoin: readonly string[];
+  /** Port of an address given without one (serf_lan). */
+  defaultPort: number;
+  retryIntervalMs: number;
+  log: Logger;
+}
+
+/**
+ * What this server knows of the others: retry_join targets, servers that said hello, and the servers those
+ * know of. A round says hello to every target and records the answers.
+ */
+export class Discovery {
+  private readonly peers = new Map<string, ServerInfo>();
+  private readonly targets = new Set<string>();
+  private rounds = 0;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+
+  constructor(private readonly options: DiscoveryOptions) {
+    for (const a of options.retryJoin) this.targets.add(withDefaultPort(a, options.defaultPort));
+  }
+
+  /** A server said hello to this one. */
+  heard(info: ServerInfo): void {
+    if (info.id === this.options.self().id) return;
+    this.peers.set(info.id, info);
+    this.targets.add(info.joinAddress);
+  }
+
+  known(): ServerInfo[] {
+    return [...this.peers.values()];
+  }
+
+  knownAddresses(): string[] {
+    return [...this.peers.values()].map((p) => p.joinAddress);
+  }
+
+  async round(): Promise<void> {
+    const self = this.options.self();
+    await Promise.all(
+      [...this.targets]
+        .filter((t) => t !== self.joinAddress)
+        .map(async (target) => {
+          try {
+            const { info, known } = await sayHello(target, self, HELLO_TIMEOUT_MS);
+            if (info.datacenter !== self.datacenter) {
+              this.options.log.warn(
+                { target, datacenter: info.datacenter },
+                "ignoring a server of another datacenter",
+              );
+              return;
+            }
+            if (info.id !== self.id) this.peers.set(info.id, info);
+            for (const a of known) if (a !== self.joinAddress) this.targets.add(a);
+          } catch (err) {
+            this.options.log.debug({ target, err: (err as Error).message }, "join attempt failed");
+          }
+        }),
+    );
+    this.rounds++;
+  }
+
+  /** Runs rounds until `until()` holds after one; resolves false if stopped first. */
+  async repeat(until: () => boolean | Promise<boolean>): Promise<boolean> {
+    while (!this.stopped) {
+      await this.round();
+      if (this.stopped) return false;
+      if (await until()) return true;
+      await this.pause(this.rounds < FAST_ROUNDS ? FAST_ROUND_MS : this.options.retryIntervalMs);
+    }
+    return false;
+  }
+
+  /**
+   * Asks servers with Raft state to add this one as a non-voter, until `isMember()` (it appears in the
+   * configuration it replicates). Any member forwards the request to the leader.
+   */
+  async joinCluster(isMember: () => boolean): Promise<boolean> {
+    const self = this.options.self();
+    return this.repeat(async () => {
+      if (isMember()) return true;
+      const formed = this.known().filter((p) => p.hasState);
+      formed.sort((a, b) => Number(b.leader === b.id) - Number(a.leader === a.id));
+      for (const peer of formed) {
+        try {
+          await askToJoin(peer.joinAddress, self.id, self.rpcAddress, HELLO_TIMEOUT_MS * 5);
+          this.options.log.info({ via: peer.name }, "asked the cluster to add this server");
+          return true;
+        } catch (err) {
+          this.options.log.debug({ via: peer.name, err: (err as Error).message }, "join request failed");
+        }
+      }
+      return false;
+    });
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.wake?.();
+  }
+
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

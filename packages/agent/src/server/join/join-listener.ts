@@ -1,0 +1,59 @@
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import { WebSocketServer } from "ws";
+import { JOIN_PATH, type JoinAnswer, parseJoinRequest, type ServerInfo } from "./protocol.js";
+
+export interface JoinHandlers {
+  /** This server's current facts. */
+  info(): ServerInfo;
+  /** Join addresses of the other servers this one knows. */
+  known(): string[];
+  /** Another server said hello. */
+  hello(from: ServerInfo): void;
+  /** Add `id` at `address` as a non-voter (forwarded to the leader when this server is not it). */
+  join(id: string, address: string): Promise<void>;
+}
+
+const MAX_REQUEST_BYTES = 64 * 1024;
+
+/** The server side of the join exchange: one request, one answer, per connection. */
+export class JoinListener {
+  private constructor(
+    private readonly server: WebSocketServer,
+    readonly port: number,
+  ) {}
+
+  static async start(host: string, port: number, handlers: JoinHandlers, log: Logger): Promise<JoinListener> {
+    const server = new WebSocketServer({ host, port, path: JOIN_PATH, maxPayload: MAX_REQUEST_BYTES });
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve);
+      server.once("error", reject);
+    });
+    server.on("error", (err) => log.error({ err: err.message }, "join listener error"));
+    server.on("connection", (ws) => {
+      ws.once("message", (data) => {
+        void answer(String(data), handlers).then(
+          (reply) => ws.send(JSON.stringify(reply), () => ws.close()),
+          (err: Error) => ws.send(JSON.stringify({ ok: false, error: err.message }), () => ws.close()),
+        );
+      });
+    });
+    return new JoinListener(server, (server.address() as AddressInfo).port);
+  }
+
+  close(): Promise<void> {
+    for (const ws of this.server.clients) ws.terminate();
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+async function answer(text: string, handlers: JoinHandlers): Promise<JoinAnswer> {
+  const request = parseJoinRequest(text);
+  if (!request) return { ok: false, error: "malformed join request" };
+  if (request.op === "hello") {
+    handlers.hello(request.from);
+    return { ok: true, info: handlers.info(), known: handlers.known() };
+  }
+  await handlers.join(request.id, request.address);
+  return { ok: true, joined: true };
+}

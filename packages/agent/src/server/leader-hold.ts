@@ -1,0 +1,58 @@
+import { NotLeaderError, ProposalDroppedError, RaftTimeoutError, RpcError } from "@cairn/raft";
+
+/** Consul's rpc_hold_timeout: how long a request waits out an election before failing. */
+export const DEFAULT_HOLD_MS = 7_000;
+
+export type Attempt<T> = { done: true; value: T } | { done: false };
+
+export interface HoldOptions {
+  holdMs: number;
+  /** Also retry failures after which the request may have run (timeouts, dropped connections). */
+  idempotent: boolean;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Runs `attempt` until it reaches a leader, backing off while there is none, for at most the hold time; then
+ * throws `onTimeout()`. An attempt answers `{done: false}` when it could not even try (no leader known, no
+ * connection to it). Errors that prove the request did not run (the target is not the leader, the entry was
+ * overwritten by a new leader) are retried; errors after which it may have run only for idempotent requests.
+ */
+export async function holdForLeader<T>(
+  options: HoldOptions,
+  attempt: () => Promise<Attempt<T>>,
+  onTimeout: () => Error,
+): Promise<T> {
+  const now = options.now ?? Date.now;
+  const sleep = options.sleep ?? sleepMs;
+  const deadline = now() + options.holdMs;
+  let delay = 25;
+  for (;;) {
+    try {
+      const outcome = await attempt();
+      if (outcome.done) return outcome.value;
+    } catch (err) {
+      if (!retryable(err, options.idempotent)) throw err;
+    }
+    const left = deadline - now();
+    if (left <= 0) throw onTimeout();
+    await sleep(Math.min(delay, left));
+    delay = Math.min(delay * 2, 500);
+  }
+}
+
+function retryable(err: unknown, idempotent: boolean): boolean {
+  if (err instanceof NotLeaderError || err instanceof ProposalDroppedError) return true;
+  if (err instanceof RpcError) {
+    if (err.failure === "remote") {
+      if (err.remoteName === "NotLeaderError" || err.remoteName === "ProposalDroppedError") return true;
+      return idempotent && err.remoteName === "RaftTimeoutError";
+    }
+    if (err.failure === "overloaded" || err.failure === "no-handler") return true;
+    return idempotent;
+  }
+  return idempotent && err instanceof RaftTimeoutError;
+}

@@ -1,0 +1,177 @@
+import {
+  type RaftConfigurationView,
+  type RaftOperator,
+  RaftOperatorError,
+  type RaftServerView,
+} from "@cairn/api";
+import type { ApplyResult } from "@cairn/fsm";
+import { type RaftNode, RaftRejectedError, RpcError } from "@cairn/raft";
+import type { RaftBackend } from "./raft-backend.js";
+import { RPC } from "./rpc-codec.js";
+
+const OPERATOR_RPC_TIMEOUT_MS = 10_000;
+/** Membership changes go one at a time: a request arriving during another waits this long for its turn. */
+const CHANGE_RETRIES = 50;
+const CHANGE_RETRY_MS = 200;
+const BUSY = new Set(["conf-pending", "term-not-committed"]);
+
+type Node = RaftNode<ApplyResult>;
+
+/**
+ * Membership and leadership operations, run on the leader (forwarded there from a follower): the operator
+ * endpoints and the join requests of new servers.
+ */
+export class RaftAdmin implements RaftOperator {
+  private node: Node | undefined;
+
+  constructor(
+    private readonly backend: RaftBackend,
+    /** Node name of a server id, from the catalog. */
+    private readonly nodeNames: () => Map<string, string>,
+  ) {}
+
+  attach(node: Node): void {
+    this.node = node;
+    const t = node.transport;
+    t.handle(RPC.raftConfiguration, () => this.configurationHere(node));
+    t.handle(RPC.removePeer, (p) => this.removeHere(node, p as { id: string } | { address: string }));
+    t.handle(RPC.transferLeader, (p) => this.transferHere(node, (p as { id?: string }).id));
+    t.handle(RPC.join, (p) => {
+      const { id, address } = p as { id: unknown; address: unknown };
+      if (typeof id !== "string" || typeof address !== "string")
+        throw new TypeError("join expects {id, address}");
+      return this.joinHere(node, id, address);
+    });
+  }
+
+  configuration(stale: boolean): Promise<RaftConfigurationView> {
+    if (stale && this.node) return Promise.resolve(this.configurationHere(this.node));
+    return this.backend.onLeader(
+      true,
+      async (node) => this.configurationHere(node),
+      (node, leader) =>
+        operatorRequest(node, leader, RPC.raftConfiguration, null) as Promise<RaftConfigurationView>,
+    );
+  }
+
+  async removePeer(peer: { id: string } | { address: string }): Promise<void> {
+    await this.backend.onLeader(
+      false,
+      (node) => this.removeHere(node, peer),
+      (node, leader) => operatorRequest(node, leader, RPC.removePeer, peer),
+    );
+  }
+
+  async transferLeader(id: string | undefined): Promise<void> {
+    await this.backend.onLeader(
+      false,
+      (node) => this.transferHere(node, id),
+      (node, leader) => operatorRequest(node, leader, RPC.transferLeader, id === undefined ? {} : { id }),
+    );
+  }
+
+  /** A new server asks to be added as a non-voter. */
+  async join(id: string, address: string): Promise<void> {
+    await this.backend.onLeader(
+      false,
+      (node) => this.joinHere(node, id, address),
+      (node, leader) => operatorRequest(node, leader, RPC.join, { id, address }),
+    );
+  }
+
+  private configurationHere(node: Node): RaftConfigurationView {
+    const status = node.status();
+    const names = this.nodeNames();
+    const leader = node.leaderId();
+    const view = (id: string, voter: boolean): RaftServerView => {
+      const lastIndex = id === node.id ? status.lastIndex : status.progress?.[id]?.match;
+      return {
+        ID: id,
+        Node: names.get(id) ?? "(unknown)",
+        Address: node.addressOf(id) ?? "",
+        Leader: id === leader,
+        Voter: voter,
+        ...(lastIndex === undefined ? {} : { LastIndex: lastIndex }),
+      };
+    };
+    return {
+      Servers: [
+        ...status.conf.voters.map((id) => view(id, true)),
+        ...status.conf.learners.map((id) => view(id, false)),
+      ],
+      Index: status.commit,
+    };
+  }
+
+  private async removeHere(node: Node, peer: { id: string } | { address: string }): Promise<void> {
+    const { conf } = node.status();
+    const members = [...conf.voters, ...conf.learners];
+    let id: string | undefined;
+    if ("id" in peer) {
+      id = members.find((m) => m === peer.id);
+      if (id === undefined)
+        throw new RaftOperatorError(`id "${peer.id}" was not found in the Raft configuration`);
+    } else {
+      id = members.find((m) => node.addressOf(m) === peer.address);
+      if (id === undefined)
+        throw new RaftOperatorError(`address "${peer.address}" was not found in the Raft configuration`);
+    }
+    const target = id;
+    await whenFree(() => node.remove(target));
+  }
+
+  private async transferHere(node: Node, id: string | undefined): Promise<void> {
+    const status = node.status();
+    let target = id;
+    if (target === undefined) {
+      const others = status.conf.voters.filter((v) => v !== node.id);
+      others.sort((a, b) => (status.progress?.[b]?.match ?? 0) - (status.progress?.[a]?.match ?? 0));
+      target = others[0];
+      if (target === undefined) throw new RaftOperatorError("cannot transfer leadership: no other voter");
+    } else if (!status.conf.voters.includes(target)) {
+      throw new RaftOperatorError(`cannot find peer ${target}`);
+    }
+    if (target === node.id) return;
+    try {
+      await node.transferLeadership(target);
+    } catch (err) {
+      if (err instanceof RaftRejectedError) throw new RaftOperatorError(err.message);
+      throw err;
+    }
+  }
+
+  private async joinHere(node: Node, id: string, address: string): Promise<void> {
+    const { conf } = node.status();
+    if (conf.voters.includes(id) || conf.learners.includes(id)) return;
+    await whenFree(() => node.addLearner(id, address));
+  }
+}
+
+/** Retries a membership change while another one is still committing. */
+async function whenFree(change: () => Promise<void>): Promise<void> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await change();
+    } catch (err) {
+      if (!(err instanceof RaftRejectedError)) throw err;
+      if (!BUSY.has(err.reason) || attempt >= CHANGE_RETRIES) throw new RaftOperatorError(err.message);
+      await new Promise((resolve) => setTimeout(resolve, CHANGE_RETRY_MS));
+    }
+  }
+}
+
+/** A forwarded operator request; the leader's refusals come back as the same refusals. */
+async function operatorRequest(
+  node: Node,
+  leader: string,
+  method: string,
+  payload: unknown,
+): Promise<unknown> {
+  try {
+    return await node.transport.request(leader, method, payload, OPERATOR_RPC_TIMEOUT_MS);
+  } catch (err) {
+    if (err instanceof RpcError && err.remoteName === "RaftOperatorError")
+      throw new RaftOperatorError(err.message);
+    throw err;
+  }
+}

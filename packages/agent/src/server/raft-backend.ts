@@ -1,0 +1,175 @@
+import type { ClusterBackend, LeaderContact as ContactHeaders, ReadMode, SnapshotArchive } from "@cairn/api";
+import { NoClusterLeaderError } from "@cairn/api";
+import { type ApplyResult, type Command, encodeCommand, type Session, StateStore } from "@cairn/fsm";
+import { NotLeaderError, type RaftNode } from "@cairn/raft";
+import type { FsmStateMachine } from "./fsm-state-machine.js";
+import type { SessionTimers } from "./leader/session-timers.js";
+import type { LeaderContact } from "./leader-contact.js";
+import { type Attempt, DEFAULT_HOLD_MS, holdForLeader } from "./leader-hold.js";
+import { encodeRestoreEntry } from "./restore-entry.js";
+import { packValue, RPC, unpackValue } from "./rpc-codec.js";
+
+/** A forwarded write waits this long for the leader's answer (the leader's own commit may wait out a slow disk). */
+const FORWARD_TIMEOUT_MS = 15_000;
+const QUICK_RPC_TIMEOUT_MS = 3_000;
+
+export interface RaftBackendDeps {
+  fsm: FsmStateMachine;
+  sessions: SessionTimers;
+  holdMs?: number;
+}
+
+/**
+ * The ClusterBackend of a server: writes are proposed to Raft on the leader and forwarded to it from a
+ * follower; reads are served from the local store after the barrier their consistency mode asks for. Until
+ * Raft runs (a server waiting for bootstrap_expect peers) everything that needs a leader waits out the hold
+ * time and then answers "No cluster leader", as Consul does.
+ */
+export class RaftBackend implements ClusterBackend {
+  private node: RaftNode<ApplyResult> | undefined;
+  private contact: LeaderContact | undefined;
+  private readonly holdMs: number;
+
+  constructor(private readonly deps: RaftBackendDeps) {
+    this.holdMs = deps.holdMs ?? DEFAULT_HOLD_MS;
+  }
+
+  get store(): StateStore {
+    return this.deps.fsm.store;
+  }
+
+  /** Raft is running: serve through it, and answer the requests other servers forward here. */
+  attach(node: RaftNode<ApplyResult>, contact: LeaderContact): void {
+    this.node = node;
+    this.contact = contact;
+    node.transport.handle(RPC.apply, async (payload) => {
+      if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
+      return packValue(await node.propose(payload));
+    });
+    node.transport.handle(RPC.renewSession, (payload) => {
+      const { id, ns } = payload as { id: unknown; ns: unknown };
+      if (typeof id !== "string" || typeof ns !== "string") throw new TypeError("renew expects {id, ns}");
+      if (!node.isLeader()) throw new NotLeaderError("not-leader", node.leaderId(), null);
+      return packValue(this.renewHere(id, ns));
+    });
+  }
+
+  apply(command: Command): Promise<ApplyResult> {
+    return this.applyEncoded(encodeCommand(command));
+  }
+
+  /** Proposes encoded entry bytes through the leader and returns the state machine's result. */
+  applyEncoded(entry: Uint8Array): Promise<ApplyResult> {
+    return this.onLeader(
+      false,
+      (node) => node.propose(entry),
+      async (node, leader) =>
+        unpackValue(
+          await node.transport.request(leader, RPC.apply, entry, FORWARD_TIMEOUT_MS),
+        ) as ApplyResult,
+    );
+  }
+
+  async readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<ContactHeaders> {
+    const contact = this.contactHeaders();
+    if (mode === "stale" && (maxStaleMs === undefined || contact.lastContactMs <= maxStaleMs)) return contact;
+    // default: the leader's commit index without a heartbeat round (its lease stands in for Consul's
+    // forwarding to the leader); consistent: confirmed by a quorum first.
+    const lease = mode !== "consistent";
+    await this.holdRaft<undefined>(true, async (node) => {
+      if (node.leaderId() === null) return { done: false };
+      await node.readIndex({ lease });
+      return { done: true, value: undefined };
+    });
+    this.contact?.touched();
+    return this.contactHeaders();
+  }
+
+  renewSession(id: string, ns: string): Promise<Session | null> {
+    return this.onLeader(
+      true,
+      async () => this.renewHere(id, ns),
+      async (node, leader) =>
+        unpackValue(
+          await node.transport.request(leader, RPC.renewSession, { id, ns }, QUICK_RPC_TIMEOUT_MS),
+        ) as Session | null,
+    );
+  }
+
+  async leader(): Promise<string> {
+    const id = this.node?.leaderId();
+    return id ? (this.node?.addressOf(id) ?? "") : "";
+  }
+
+  async peers(): Promise<string[]> {
+    const node = this.node;
+    if (!node) return [];
+    return node
+      .status()
+      .conf.voters.map((id) => node.addressOf(id))
+      .filter((a): a is string => a !== undefined);
+  }
+
+  async snapshotSave(): Promise<SnapshotArchive> {
+    const view = this.store.view();
+    return { index: view.index, data: copies(view.snapshot()) };
+  }
+
+  /**
+   * The archive is checked here first (a bad one is a 400 and never reaches the log), then replicated as a
+   * restore entry that every server applies at the same index.
+   */
+  async snapshotRestore(data: Uint8Array): Promise<void> {
+    new StateStore().restoreSync([data]);
+    await this.applyEncoded(encodeRestoreEntry(data));
+  }
+
+  contactHeaders(): ContactHeaders {
+    return {
+      knownLeader: this.contact?.knownLeader() ?? false,
+      lastContactMs: this.contact?.lastContactMs() ?? 0,
+    };
+  }
+
+  /**
+   * Runs `local` on the leader, or `remote` against it from a follower, holding through elections. Non-
+   * idempotent requests are retried only when the failure proves they did not run.
+   */
+  onLeader<T>(
+    idempotent: boolean,
+    local: (node: RaftNode<ApplyResult>) => Promise<T>,
+    remote: (node: RaftNode<ApplyResult>, leader: string) => Promise<T>,
+  ): Promise<T> {
+    return this.holdRaft<T>(idempotent, async (node): Promise<Attempt<T>> => {
+      if (node.isLeader()) return { done: true, value: await local(node) };
+      const leader = node.leaderId();
+      if (leader === null || !node.transport.isConnected(leader)) return { done: false };
+      const value = await remote(node, leader);
+      this.contact?.touched();
+      return { done: true, value };
+    });
+  }
+
+  private holdRaft<T>(
+    idempotent: boolean,
+    attempt: (node: RaftNode<ApplyResult>) => Promise<Attempt<T>>,
+  ): Promise<T> {
+    return holdForLeader(
+      { holdMs: this.holdMs, idempotent },
+      async () => (this.node ? attempt(this.node) : { done: false }),
+      () => new NoClusterLeaderError(),
+    );
+  }
+
+  private renewHere(id: string, ns: string): Session | null {
+    const session = this.store.view().sessionGet(id, ns).value;
+    if (!session) return null;
+    this.deps.sessions.renew(session);
+    return session;
+  }
+}
+
+/** Frames are copied: the encoder may reuse its buffer for the next frame while this one is still queued. */
+async function* copies(frames: Iterable<Uint8Array>): AsyncIterable<Uint8Array> {
+  for (const frame of frames) yield Uint8Array.prototype.slice.call(frame);
+}

@@ -1,0 +1,314 @@
+import { EventEmitter } from "node:events";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
+import { RaftNode } from "@cairn/raft";
+import type { Logger } from "pino";
+import type { AgentConfig } from "../config/index.js";
+import { advertiseHost, hostPort } from "./addresses.js";
+import { planFormation } from "./formation-plan.js";
+import { FsmStateMachine } from "./fsm-state-machine.js";
+import { Discovery } from "./join/discovery.js";
+import { JoinListener } from "./join/join-listener.js";
+import type { ServerInfo } from "./join/protocol.js";
+import { LeaderDuties } from "./leader/leader-duties.js";
+import { LearnerPromotion } from "./leader/learner-promotion.js";
+import { SessionTimers } from "./leader/session-timers.js";
+import { DEFAULT_TOMBSTONE_GC, TombstoneGc, type TombstoneGcOptions } from "./leader/tombstone-gc.js";
+import { LeaderContact } from "./leader-contact.js";
+import { resolveNodeId } from "./node-identity.js";
+import { RaftAdmin } from "./raft-admin.js";
+import { RaftBackend } from "./raft-backend.js";
+import { isRegistered, type SelfIdentity, selfRegistration } from "./self-registration.js";
+
+const TICK_MS = 100;
+/** Election timeout in ticks at raft_multiplier 1 (1 s, Consul's base). */
+const ELECTION_TICKS = 10;
+const REGISTRATION_CHECK_MS = 2_000;
+
+export interface ServerOptions {
+  config: AgentConfig;
+  /** The data directory to use (a temporary one in dev mode). */
+  dataDir: string;
+  log: Logger;
+  tombstoneGc?: TombstoneGcOptions;
+}
+
+interface ServerEvents {
+  /** Raft stopped on an error it cannot continue after. */
+  fatal: [error: Error];
+}
+
+/**
+ * A Cairn server: Raft over the fsm's state store, the backend the HTTP API uses, cluster formation through
+ * the join service, self-registration in the catalog, and the leader's duties while it leads.
+ */
+export class CairnServer extends EventEmitter<ServerEvents> {
+  readonly backend: RaftBackend;
+  readonly admin: RaftAdmin;
+  private node: RaftNode<ApplyResult> | undefined;
+  private contact: LeaderContact | undefined;
+  private listener: JoinListener | undefined;
+  private readonly discovery: Discovery;
+  private readonly duties: LeaderDuties;
+  private readonly fsm = new FsmStateMachine();
+  private registrationTimer: NodeJS.Timeout | undefined;
+  private registering = false;
+  private stopped = false;
+
+  private constructor(
+    private readonly options: ServerOptions,
+    readonly self: SelfIdentity,
+    private readonly rpcAddress: string,
+    private readonly joinAddress: string,
+  ) {
+    super();
+    const { config, log } = options;
+    const sessions = new SessionTimers({
+      store: this.fsm.store,
+      invalidate: async (s) => {
+        await this.backend.apply({
+          v: COMMAND_VERSION,
+          type: "session.invalidate",
+          ns: s.Namespace,
+          id: s.ID,
+          now: Date.now(),
+        });
+      },
+      log: log.child({ component: "leader" }),
+    });
+    this.backend = new RaftBackend({ fsm: this.fsm, sessions });
+    this.admin = new RaftAdmin(this.backend, () => this.serverNames());
+    const tombstones = new TombstoneGc(
+      {
+        store: this.fsm.store,
+        reap: async (index) => {
+          await this.backend.apply({ v: COMMAND_VERSION, type: "tombstone.reap", index });
+        },
+        log: log.child({ component: "leader" }),
+      },
+      options.tombstoneGc ?? DEFAULT_TOMBSTONE_GC,
+    );
+    this.duties = new LeaderDuties(
+      sessions,
+      tombstones,
+      new LearnerPromotion(
+        {
+          isLeader: () => this.node?.isLeader() ?? false,
+          status: () => this.node!.status(),
+          promote: (id) => this.node!.promote(id),
+        },
+        {
+          stabilizationMs: config.autopilot.serverStabilizationTimeMs,
+          maxTrailingLogs: config.autopilot.maxTrailingLogs,
+          checkEveryMs: 1_000,
+        },
+        log.child({ component: "autopilot" }),
+      ),
+    );
+    this.fsm.listen(this.duties);
+    this.discovery = new Discovery({
+      self: () => this.info(),
+      retryJoin: config.retryJoin,
+      defaultPort: config.ports.serfLan,
+      retryIntervalMs: config.retryIntervalMs,
+      log: log.child({ component: "join" }),
+    });
+  }
+
+  static async start(options: ServerOptions): Promise<CairnServer> {
+    const { config, dataDir } = options;
+    const id = await resolveNodeId(config.nodeId, dataDir);
+    const host = advertiseHost(config.bindAddr, config.advertiseAddr);
+    const self: SelfIdentity = {
+      id,
+      name: config.nodeName,
+      datacenter: config.datacenter,
+      address: host,
+      serverPort: config.ports.server,
+      meta: config.nodeMeta,
+    };
+    const server = new CairnServer(
+      options,
+      self,
+      hostPort(host, config.ports.server),
+      hostPort(host, config.ports.serfLan),
+    );
+    try {
+      await server.begin();
+    } catch (err) {
+      await server.stop();
+      throw err;
+    }
+    return server;
+  }
+
+  get store() {
+    return this.fsm.store;
+  }
+
+  get raft(): RaftNode<ApplyResult> | undefined {
+    return this.node;
+  }
+
+  /** This server's facts for the join exchange. */
+  info(): ServerInfo {
+    const node = this.node;
+    const voters: Record<string, string> = {};
+    if (node) for (const v of node.status().conf.voters) voters[v] = node.addressOf(v) ?? "";
+    return {
+      id: this.self.id,
+      name: this.self.name,
+      datacenter: this.self.datacenter,
+      rpcAddress: this.rpcAddress,
+      joinAddress: this.joinAddress,
+      hasState: node !== undefined,
+      voters,
+      leader: node?.leaderId() ?? null,
+    };
+  }
+
+  private async begin(): Promise<void> {
+    const { config, log } = this.options;
+    // A dev server is alone by definition: no join service (the LAN port stays free for a real agent).
+    if (config.ports.serfLan >= 0 && !config.dev) {
+      this.listener = await JoinListener.start(
+        config.bindAddr,
+        config.ports.serfLan,
+        {
+          info: () => this.info(),
+          known: () => this.discovery.knownAddresses(),
+          hello: (from) => this.discovery.heard(from),
+          join: (id, address) => this.admin.join(id, address),
+        },
+        log.child({ component: "join" }),
+      );
+    }
+    const raftDir = join(this.options.dataDir, "raft");
+    if (existsSync(raftDir)) {
+      await this.startRaft(undefined, {});
+    } else if (config.bootstrap) {
+      log.info("bootstrapping a new cluster with this server as its only voter (-bootstrap)");
+      await this.startRaft([this.self.id], {});
+    } else if (config.bootstrapExpect > 0) {
+      void this.formByExpectation(config.bootstrapExpect);
+      return;
+    } else {
+      await this.startRaft(undefined, {});
+    }
+  }
+
+  /** bootstrap_expect: discover servers until the plan says bootstrap or join, then start Raft. */
+  private async formByExpectation(expect: number): Promise<void> {
+    const log = this.options.log.child({ component: "join" });
+    log.info({ expect }, "waiting for servers to bootstrap the cluster (bootstrap_expect)");
+    let lastKnown = 0;
+    const decided = await this.discovery.repeat(async () => {
+      const plan = planFormation(this.info(), expect, this.discovery.known());
+      if (plan.kind === "wait") {
+        if (plan.known !== lastKnown)
+          log.info({ known: plan.known, expect }, "servers known, waiting for more");
+        lastKnown = plan.known;
+        return false;
+      }
+      try {
+        if (plan.kind === "bootstrap") {
+          log.info({ voters: Object.keys(plan.voters) }, "bootstrapping the cluster");
+          const { [this.self.id]: _self, ...peers } = plan.voters;
+          await this.startRaft(Object.keys(plan.voters), peers);
+        } else {
+          log.info("found an existing cluster, joining it");
+          await this.startRaft(undefined, {});
+        }
+      } catch (err) {
+        this.fail(err as Error);
+      }
+      return true;
+    });
+    if (!decided) log.debug("formation stopped before the cluster formed");
+  }
+
+  private async startRaft(bootstrap: string[] | undefined, peers: Record<string, string>): Promise<void> {
+    if (this.stopped) return;
+    const { config, log } = this.options;
+    const multiplier = Math.max(1, config.performance.raftMultiplier);
+    const node = await RaftNode.start<ApplyResult>({
+      id: this.self.id,
+      clusterId: config.datacenter,
+      dataDir: join(this.options.dataDir, "raft"),
+      host: config.bindAddr,
+      port: config.ports.server,
+      advertiseAddress: this.rpcAddress,
+      peers,
+      ...(bootstrap ? { bootstrap } : {}),
+      stateMachine: this.fsm,
+      logger: log.child({ component: "raft" }),
+      tickMs: TICK_MS,
+      electionTicks: ELECTION_TICKS * multiplier,
+      heartbeatTicks: multiplier,
+    });
+    if (this.stopped) {
+      await node.stop();
+      return;
+    }
+    this.node = node;
+    this.contact = new LeaderContact(node);
+    this.contact.start();
+    this.backend.attach(node, this.contact);
+    this.admin.attach(node);
+    node.on("leader", (_leader, role) => {
+      this.duties.leadership(role === "leader");
+      this.checkRegistration();
+    });
+    node.on("fatal", (err) => this.fail(err));
+    this.duties.leadership(node.isLeader());
+    this.registrationTimer = setInterval(() => this.checkRegistration(), REGISTRATION_CHECK_MS);
+    this.registrationTimer.unref();
+    if (!this.isMember()) void this.discovery.joinCluster(() => this.isMember());
+  }
+
+  private isMember(): boolean {
+    const conf = this.node?.status().conf;
+    return conf !== undefined && (conf.voters.includes(this.self.id) || conf.learners.includes(this.self.id));
+  }
+
+  /** Registers this server in the catalog once a leader exists and whenever the entry is missing. */
+  private checkRegistration(): void {
+    if (this.registering || this.stopped || !this.node?.leaderId()) return;
+    if (isRegistered(this.fsm.store, this.self)) return;
+    this.registering = true;
+    this.backend
+      .apply(selfRegistration(this.self, Date.now()))
+      .then(
+        () => this.options.log.info({ node: this.self.name }, "registered this server in the catalog"),
+        (err: Error) => this.options.log.debug({ err: err.message }, "self-registration deferred"),
+      )
+      .finally(() => {
+        this.registering = false;
+      });
+  }
+
+  /** Raft ID -> node name, from the catalog (servers register themselves with their node ID). */
+  private serverNames(): Map<string, string> {
+    const names = new Map<string, string>();
+    for (const n of this.fsm.store.view().nodes().value) if (n.ID) names.set(n.ID, n.Node);
+    return names;
+  }
+
+  private fail(err: Error): void {
+    if (this.stopped) return;
+    this.options.log.error({ err: err.message }, "server cannot continue");
+    this.emit("fatal", err);
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.discovery.stop();
+    clearInterval(this.registrationTimer);
+    this.duties.stop();
+    this.contact?.stop();
+    await this.listener?.close();
+    await this.node?.stop();
+  }
+}
