@@ -146,7 +146,7 @@ export class RaftCore {
         // A pre-vote is about a hypothetical term: it must not change ours.
       } else {
         const fromLeader = m.type === "append" || m.type === "heartbeat" || m.type === "snapshot";
-        this.becomeFollower(m.term, fromLeader ? m.from : null);
+        this.becomeFollower(m.term, fromLeader ? m.from : null, !fromLeader);
       }
     } else if (m.term < this.term) {
       if ((this.cfg.checkQuorum || this.cfg.preVote) && (m.type === "append" || m.type === "heartbeat")) {
@@ -392,8 +392,15 @@ export class RaftCore {
     this.randomizedTimeout = this.cfg.electionTicks + Math.floor(this.cfg.random() * this.cfg.electionTicks);
   }
 
-  private becomeFollower(term: number, leader: NodeId | null): void {
-    if (this.role === "leader") this.abandonLeadership();
+  /**
+   * `keepTimer`: a higher term learnt from anyone but a leader does not restart a follower's or
+   * candidate's election timer (Figure 2 resets it only for a leader's append or a granted vote). Were it
+   * restarted, servers with stale logs but eager timers could keep the up-to-date ones from ever
+   * campaigning, as long as their rejected elections keep bumping the term.
+   */
+  private becomeFollower(term: number, leader: NodeId | null, keepTimer = false): void {
+    const wasLeader = this.role === "leader";
+    if (wasLeader) this.abandonLeadership();
     if (term !== this.term) {
       this.term = term;
       this.vote = null;
@@ -401,7 +408,7 @@ export class RaftCore {
     this.role = "follower";
     this.leader = leader;
     this.votes.clear();
-    this.resetTimers();
+    if (!keepTimer || wasLeader) this.resetTimers();
   }
 
   private abandonLeadership(): void {

@@ -144,6 +144,15 @@ describe("elections (Figure 2: candidates)", () => {
     expect(core.status()).toMatchObject({ role: "follower", term: 2 });
   });
 
+  it("a rejected candidate's higher term does not restart the election timer (only leaders and granted votes do)", () => {
+    const core = single();
+    for (let i = 0; i < 6; i++) core.tick();
+    core.step(vote("b", 7, 0, 0)); // stale log: rejected, but the term moves on
+    expect(sent(core)[0]).toMatchObject({ reject: true, term: 7 });
+    for (let i = 0; i < 4; i++) core.tick();
+    expect(core.status()).toMatchObject({ role: "candidate", term: 8 });
+  });
+
   it("a single voter elects itself and commits at once", () => {
     const core = new RaftCore(config("a"), EMPTY_RESTORE, { voters: ["a"], learners: [] });
     for (let i = 0; i < 10; i++) core.tick();
