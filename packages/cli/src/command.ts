@@ -82,8 +82,8 @@ export function commandGroup(synopsis: string, usage: string, subcommands: Recor
         io.out(help());
         return 0;
       }
-      const sub = name === undefined ? undefined : subcommands[name];
-      if (sub === undefined || !Object.hasOwn(subcommands, name ?? "")) {
+      const sub = name !== undefined && Object.hasOwn(subcommands, name) ? subcommands[name] : undefined;
+      if (sub === undefined) {
         io.err(help());
         return 1;
       }

@@ -205,3 +205,14 @@ export function field(obj: { [key: string]: JsonValue }, name: string): JsonValu
 export function isObject(v: JsonValue | undefined): v is { [key: string]: JsonValue } {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
+
+/** A uint64 field (Flags, indexes) as an exact bigint; 0 when absent or not an unsigned integer. */
+export function asUint64(v: JsonValue | undefined): bigint {
+  if (typeof v === "bigint") return v >= 0n ? v : 0n;
+  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);
+  return 0n;
+}
+
+export function asString(v: JsonValue | undefined): string {
+  return typeof v === "string" ? v : "";
+}

@@ -1,6 +1,6 @@
-// Typed calls on /v1/kv and /v1/session, shared by the kv commands and by `cairn lock`.
+// Typed calls on /v1/kv, shared by the kv commands and by `cairn lock`.
 import { type HttpClient, kvPath } from "./http.js";
-import { field, isObject, type JsonValue, parseJson } from "./json.js";
+import { asString, asUint64, field, isObject, type JsonValue, parseJson } from "./json.js";
 
 export interface KvEntry {
   key: string;
@@ -28,27 +28,17 @@ export interface Blocking {
   signal?: AbortSignal;
 }
 
-function uint(v: JsonValue | undefined): bigint {
-  if (typeof v === "bigint") return v;
-  if (typeof v === "number" && Number.isInteger(v) && v >= 0) return BigInt(v);
-  return 0n;
-}
-
-function str(v: JsonValue | undefined): string {
-  return typeof v === "string" ? v : "";
-}
-
 export function decodeEntries(body: JsonValue): KvEntry[] {
   if (body === null) return [];
   if (!Array.isArray(body)) throw new Error("unexpected KV response: not an array");
   return body.filter(isObject).map((e) => ({
-    key: str(field(e, "Key")),
-    value: Buffer.from(str(field(e, "Value")), "base64"),
-    flags: uint(field(e, "Flags")),
-    createIndex: uint(field(e, "CreateIndex")),
-    modifyIndex: uint(field(e, "ModifyIndex")),
-    lockIndex: uint(field(e, "LockIndex")),
-    session: str(field(e, "Session")),
+    key: asString(field(e, "Key")),
+    value: Buffer.from(asString(field(e, "Value")), "base64"),
+    flags: asUint64(field(e, "Flags")),
+    createIndex: asUint64(field(e, "CreateIndex")),
+    modifyIndex: asUint64(field(e, "ModifyIndex")),
+    lockIndex: asUint64(field(e, "LockIndex")),
+    session: asString(field(e, "Session")),
   }));
 }
 
@@ -116,43 +106,5 @@ export class KvApi {
       query: { recurse: opts.recurse, cas: opts.cas },
     });
     return body === true;
-  }
-}
-
-export interface SessionSpec {
-  name: string;
-  ttl: string;
-  behavior: "release" | "delete";
-}
-
-export class SessionApi {
-  constructor(private readonly http: HttpClient) {}
-
-  async create(spec: SessionSpec): Promise<string> {
-    const body = await this.http.json("PUT", "/v1/session/create", {
-      body: JSON.stringify({ Name: spec.name, TTL: spec.ttl, Behavior: spec.behavior }),
-    });
-    const id = isObject(body) ? field(body, "ID") : undefined;
-    if (typeof id !== "string" || id === "") throw new Error("session create returned no ID");
-    return id;
-  }
-
-  /** Renews the session; returns the TTL the server granted, or undefined when the session is gone. */
-  async renew(id: string): Promise<string | undefined> {
-    const res = await this.http.request("PUT", `/v1/session/renew/${encodeURIComponent(id)}`, {
-      accept: [404],
-    });
-    if (res.status === 404) {
-      res.discard();
-      return undefined;
-    }
-    const body = parseJson(await res.text());
-    const first = Array.isArray(body) ? body[0] : undefined;
-    if (!isObject(first)) return undefined;
-    return str(field(first, "TTL"));
-  }
-
-  async destroy(id: string): Promise<void> {
-    (await this.http.request("PUT", `/v1/session/destroy/${encodeURIComponent(id)}`)).discard();
   }
 }

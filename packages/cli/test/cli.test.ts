@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 import type { Io } from "../src/command.js";
+import { createAgentCommand } from "../src/commands/agent.js";
 
 async function run(argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = "";
@@ -70,10 +71,42 @@ describe("runCli", () => {
       expect((await run(argv)).out).toMatch(/^Cairn v\d+\.\d+\.\d+\n/);
     }
   });
+});
 
-  it("explains when the agent cannot be started from this build", async () => {
-    const r = await run(["agent", "-dev"]);
-    if (r.code !== 1) return; // @cairn/agent provides runAgent: nothing to explain.
-    expect(r.err).toMatch(/^Error! The agent is not available: /);
+describe("cairn agent", () => {
+  const io = () => {
+    const lines: string[] = [];
+    const sink: Io = {
+      out: (t) => lines.push(Buffer.from(t).toString()),
+      err: (t) => lines.push(t),
+      readStdin: async () => Buffer.alloc(0),
+      env: {},
+    };
+    return { lines, sink };
+  };
+
+  it("hands its arguments to runAgent and returns its exit code", async () => {
+    const seen: unknown[] = [];
+    const cmd = createAgentCommand(async () => ({
+      runAgent: async (argv: string[]) => (seen.push(argv), 7),
+    }));
+    expect(await cmd.run(["-dev", "-node=a"], io().sink)).toBe(7);
+    expect(seen).toEqual([["-dev", "-node=a"]]);
+  });
+
+  it("explains on one line when the agent cannot be loaded or lacks runAgent", async () => {
+    const missing = io();
+    const failing = createAgentCommand(async () => {
+      throw new Error("Cannot find package");
+    });
+    expect(await failing.run([], missing.sink)).toBe(1);
+    expect(missing.lines).toEqual([
+      "Error! The agent is not available: cannot load @cairn/agent (Cannot find package)",
+    ]);
+    const empty = io();
+    expect(await createAgentCommand(async () => ({})).run([], empty.sink)).toBe(1);
+    expect(empty.lines).toEqual([
+      "Error! The agent is not available: @cairn/agent does not export runAgent(argv)",
+    ]);
   });
 });

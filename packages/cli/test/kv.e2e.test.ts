@@ -3,12 +3,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cairn } from "./helpers/cairn.js";
+import { cairn, cairnInProcess } from "./helpers/cairn.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
 let server: TestServer;
 let dir: string;
-const kv = (...args: string[]) => cairn(["kv", ...args], { env: server.env });
+const kv = (...args: string[]) => cairnInProcess(["kv", ...args], { env: server.env });
 
 beforeAll(async () => {
   server = await startServer();
@@ -74,7 +74,10 @@ describe("cairn kv", () => {
     await writeFile(file, bytes);
     expect((await kv("put", "bin/file", `@${file}`)).code).toBe(0);
     expect((await kv("get", "-base64", "bin/file")).stdout).toBe(`${bytes.toString("base64")}\n`);
-    const piped = await cairn(["kv", "put", "bin/stdin", "-"], { env: server.env, stdin: "from stdin" });
+    const piped = await cairnInProcess(["kv", "put", "bin/stdin", "-"], {
+      env: server.env,
+      stdin: "from stdin",
+    });
     expect(piped.code).toBe(0);
     expect((await kv("get", "bin/stdin")).stdout).toBe("from stdin\n");
     expect((await kv("put", "-base64", "bin/b64", "aGVsbG8=")).code).toBe(0);
@@ -153,7 +156,7 @@ describe("cairn kv", () => {
       "Flags            9007199254740993\n",
     );
     expect((await kv("get", "-base64", "copy/exp/bin")).stdout).toBe("/wA=\n");
-    const viaStdin = await cairn(["kv", "import", "-"], {
+    const viaStdin = await cairnInProcess(["kv", "import", "-"], {
       env: server.env,
       stdin: '[{"Key":"in/x","Value":"eQ=="}]',
     });
@@ -189,10 +192,29 @@ describe("cairn kv", () => {
     });
     expect((await kv("get", "-detailed", "locks/a")).stdout).toContain("Session          -\n");
   });
+});
 
-  it("sends the token and reports server errors on one line", async () => {
-    const r = await cairn(["kv", "get", "-token=abc", "-http-addr", server.url, "app/name"]);
-    expect(r).toMatchObject({ code: 0, stdout: "cairn\n" });
+describe("the cairn binary", () => {
+  const bin = (args: string[], stdin?: string) => cairn(args, { env: server.env, stdin });
+
+  it("writes values to stdout byte for byte and exits 1 on a missing key", async () => {
+    await kv("put", "-base64", "raw/bytes", Buffer.from([0xff, 0x00, 0x0a]).toString("base64"));
+    const r = await bin(["kv", "get", "raw/bytes"]);
+    expect(r.code).toBe(0);
+    expect(r.stdoutBytes).toEqual(Buffer.from([0xff, 0x00, 0x0a, 0x0a]));
+    const missing = await bin(["kv", "get", "raw/none"]);
+    expect(missing).toMatchObject({ code: 1, stdout: "", stderr: "Error! No key exists at: raw/none\n" });
+  });
+
+  it("reads DATA from stdin and takes -http-addr and -token", async () => {
+    const put = await cairn(["kv", "put", "-token=abc", "-http-addr", server.url, "bin/piped", "-"], {
+      stdin: "piped value",
+    });
+    expect(put).toMatchObject({ code: 0, stdout: "Success! Data written to: bin/piped\n" });
+    expect(await bin(["kv", "get", "bin/piped"])).toMatchObject({ code: 0, stdout: "piped value\n" });
+  });
+
+  it("reports an unreachable server on one line", async () => {
     const refused = await cairn(["kv", "get", "-http-addr=127.0.0.1:9", "app/name"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(
@@ -205,19 +227,21 @@ describe("cairn snapshot", () => {
   it("saves atomically, inspects and restores", async () => {
     await kv("put", "snap/key", "before");
     const file = join(dir, "backup.snap");
-    const saved = await cairn(["snapshot", "save", file], { env: server.env });
+    const saved = await cairn(["snapshot", "save", file], { env: server.env }); // the binary: a real file write
     expect(saved.stderr).toBe("");
     expect(saved.code).toBe(0);
     expect(saved.stdout).toMatch(/^Saved and verified snapshot to index [1-9]\d*\n$/);
     expect((await readFile(file)).length).toBeGreaterThan(0);
-    const inspected = await cairn(["snapshot", "inspect", file]);
+    const inspected = await cairnInProcess(["snapshot", "inspect", file]);
     expect(inspected.code).toBe(0);
     expect(inspected.stdout).toContain("Size");
 
     await kv("put", "snap/key", "after");
-    const restored = await cairn(["snapshot", "restore", file], { env: server.env });
+    const restored = await cairnInProcess(["snapshot", "restore", file], { env: server.env });
     expect(restored).toMatchObject({ code: 0, stdout: "Restored snapshot\n" });
     expect((await kv("get", "snap/key")).stdout).toBe("before\n");
-    expect((await cairn(["snapshot", "save"], { env: server.env })).stderr).toBe("Missing FILE argument\n");
+    expect((await cairnInProcess(["snapshot", "save"], { env: server.env })).stderr).toBe(
+      "Missing FILE argument\n",
+    );
   });
 });

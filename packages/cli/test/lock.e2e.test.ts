@@ -65,12 +65,15 @@ function background(args: string[]) {
     env: { PATH: process.env.PATH ?? "", ...server.env },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  let stdout = "";
+  const stdout: Buffer[] = [];
   let stderr = "";
-  child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+  child.stdout.on("data", (d: Buffer) => stdout.push(d));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const done = new Promise<CairnResult>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
+    child.on("close", (code) => {
+      const bytes = Buffer.concat(stdout);
+      resolve({ code, stdout: bytes.toString(), stdoutBytes: bytes, stderr });
+    }),
   );
   return { child, done };
 }

@@ -3,10 +3,11 @@
 // process are passed on to it, and the lock and session are given up when it exits.
 import { boolFlag, durationFlag, intFlag, stringFlag } from "../args.js";
 import { type Command, defineCommand, errorText } from "../command.js";
-import { KvApi, SessionApi } from "../kv-api.js";
+import { KvApi } from "../kv-api.js";
 import { type RunningChild, startChild } from "../lock/child.js";
 import { DEFAULT_TUNING, type Locker, Mutex, Semaphore } from "../lock/lockers.js";
 import { SessionKeeper } from "../lock/session.js";
+import { SessionApi } from "../session-api.js";
 
 /** Time a child gets between SIGTERM and SIGKILL: short against the default 15s lock-delay. */
 const KILL_GRACE_MS = 5000;

@@ -2,7 +2,7 @@
 // granted, which may be longer than asked), destroyed on stop. A renewal answered 404 means the session
 // is gone, and so is any lock it held.
 import { parseDuration } from "../duration.js";
-import type { SessionApi, SessionSpec } from "../kv-api.js";
+import type { SessionApi, SessionSpec } from "../session-api.js";
 
 export class SessionKeeper {
   private timer: NodeJS.Timeout | undefined;

@@ -1,6 +1,7 @@
 // Runs the real `cairn` binary from source (no build step) as a child process.
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { runCli } from "../../src/cli.js";
 
 export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
@@ -8,6 +9,7 @@ const ROOT = fileURLToPath(new URL("../../../../", import.meta.url));
 export interface CairnResult {
   code: number | null;
   stdout: string;
+  stdoutBytes: Buffer;
   stderr: string;
 }
 
@@ -25,12 +27,36 @@ export function cairn(
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
-    let stdout = "";
+    const stdout: Buffer[] = [];
     let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stdout.on("data", (d: Buffer) => stdout.push(d));
     child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
     child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.on("close", (code) => {
+      const bytes = Buffer.concat(stdout);
+      resolve({ code, stdout: bytes.toString(), stdoutBytes: bytes, stderr });
+    });
     child.stdin.end(opts.stdin ?? "");
   });
+}
+
+/**
+ * Runs `cairn ARGS...` inside this process through the same entry the binary uses, against the same real
+ * server: the many output checks need not each pay for a Node start-up. Process-level behaviour (exit
+ * status, stdin, raw bytes on stdout, signals) is covered by spawning `cairn()`.
+ */
+export async function cairnInProcess(
+  args: readonly string[],
+  opts: { env?: Record<string, string>; stdin?: string | Buffer } = {},
+): Promise<CairnResult> {
+  const out: Buffer[] = [];
+  const err: string[] = [];
+  const code = await runCli(args, {
+    out: (t) => out.push(Buffer.from(t), Buffer.from("\n")),
+    err: (t) => err.push(`${t}\n`),
+    readStdin: async () => Buffer.from(opts.stdin ?? ""),
+    env: { ...opts.env },
+  });
+  const bytes = Buffer.concat(out);
+  return { code, stdout: bytes.toString(), stdoutBytes: bytes, stderr: err.join("") };
 }
