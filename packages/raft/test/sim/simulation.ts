@@ -140,6 +140,8 @@ export class Simulation implements ServerHooks {
     this.end = this.chaosEnd + Math.max(opts.healTicks ?? 250, 100) * TICK;
     this.traceSize = opts.traceSize ?? 200;
     this.fsyncMax = r.int(0, 20);
+    // One weight per case of fault(); the last (quiet) always stays possible.
+    this.faultWeights = Array.from({ length: 13 }, (_, i) => (i === 12 || r.chance(0.6) ? r.int(1, 5) : 0));
     this.setNetwork();
     const voters = r.chance(0.5) ? 3 : 5;
     const ids = Array.from({ length: voters }, () => `n${this.nextServer++}`);
@@ -528,11 +530,27 @@ export class Simulation implements ServerHooks {
     this.touched(s);
   }
 
+  /**
+   * Swarm testing: each seed weighs the fault kinds differently (some not at all), so runs range from
+   * crash-heavy to partition-heavy instead of all being the same uniform mix.
+   */
+  private readonly faultWeights: number[];
+
+  private pickFault(): number {
+    const total = this.faultWeights.reduce((a, b) => a + b, 0);
+    let x = this.rng.next() * total;
+    for (let i = 0; i < this.faultWeights.length; i++) {
+      x -= this.faultWeights[i]!;
+      if (x < 0) return i;
+    }
+    return this.faultWeights.length - 1;
+  }
+
   private fault(): void {
     const r = this.rng;
     const all = [...this.servers.values()];
     const ids = all.map((s) => s.id);
-    const choice = r.int(0, 12);
+    const choice = this.pickFault();
     switch (choice) {
       case 0: {
         const side = new Set(ids.filter(() => r.chance(0.5)));
