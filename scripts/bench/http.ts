@@ -124,6 +124,7 @@ interface BlockingResult {
   rssBefore: number;
   rssAfter: number;
   putMs: number;
+  firstAnsweredMs: number;
   allAnsweredMs: number;
   answered: number;
   failed: number;
@@ -147,6 +148,7 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
 
     let answered = 0;
     let failed = 0;
+    let firstAnswer = Number.NaN;
     let lastAnswer = 0;
     let early = 0;
     let changed = false;
@@ -159,6 +161,7 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
             if (res.status === 200) answered++;
             else failed++;
             lastAnswer = performance.now();
+            if (Number.isNaN(firstAnswer)) firstAnswer = lastAnswer;
           },
           () => {
             failed++;
@@ -183,6 +186,7 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
       rssBefore,
       rssAfter,
       putMs,
+      firstAnsweredMs: firstAnswer - t0,
       allAnsweredMs: answered + failed === count ? lastAnswer - t0 : Number.NaN,
       answered,
       failed,
@@ -263,7 +267,8 @@ function renderGoals(
     const cost = blocking.rssAfter - blocking.rssBefore;
     lines.push(
       `- ${blocking.watchers} blocking queries: RSS ${formatMB(blocking.rssBefore)} -> ${formatMB(blocking.rssAfter)} (+${formatMB(cost)}; goal < 200 MB: ${check(cost < 200e6)}); ` +
-        `all answered ${formatMs(blocking.allAnsweredMs)} ms after the change (PUT acknowledged in ${formatMs(blocking.putMs)} ms; goal < 200 ms: ${check(blocking.allAnsweredMs < 200)}); ` +
+        `from the PUT being sent: first answer ${formatMs(blocking.firstAnsweredMs)} ms, PUT acknowledged ${formatMs(blocking.putMs)} ms, ` +
+        `all answered ${formatMs(blocking.allAnsweredMs)} ms (goal < 200 ms: ${check(blocking.allAnsweredMs < 200)}); ` +
         `${blocking.answered} answered 200, ${blocking.failed} failed`,
     );
   }

@@ -5,7 +5,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type HttpTarget, httpRequest, keepAliveAgent } from "./http-client.js";
-import { freePort, freePorts, type Spawned, spawnTracked, stop, waitFor } from "./processes.js";
+import { freePort, freePorts, GiveUp, type Spawned, spawnTracked, stop, waitFor } from "./processes.js";
 
 export const REPO_ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -23,12 +23,12 @@ export interface CairnCluster {
   stop(): Promise<void>;
 }
 
-/** Spawns `cairn agent <args>` from the source tree (tsx, no build needed). */
+/** Spawns `cairn agent <args>` from the source tree (tsx, workspace packages resolved to their sources). */
 export function spawnCairnAgent(name: string, args: string[], logFile?: string): Spawned {
   return spawnTracked(
     name,
     process.execPath,
-    ["--import", "tsx", "packages/cli/src/main.ts", "agent", ...args],
+    ["--conditions=source", "--import", "tsx", "packages/cli/src/main.ts", "agent", ...args],
     logFile ? { cwd: REPO_ROOT, logFile } : { cwd: REPO_ROOT },
   );
 }
@@ -47,7 +47,7 @@ async function leaderOf(server: CairnServer): Promise<string> {
 
 function assertRunning(server: CairnServer): void {
   if (server.process.child.exitCode !== null || server.process.child.signalCode !== null) {
-    throw new Error(`${server.name} exited: ${server.process.tail()}`);
+    throw new GiveUp(`${server.name} exited: ${server.process.tail()}`);
   }
 }
 

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./http-client.js";
-import { freePorts, type Spawned, spawnTracked, stop, waitFor } from "./processes.js";
+import { freePorts, GiveUp, type Spawned, spawnTracked, stop, waitFor } from "./processes.js";
 
 export interface EtcdMember {
   name: string;
@@ -97,7 +97,7 @@ export async function startEtcdCluster(size: number, dataRoot: string): Promise<
       async () => {
         const statuses: MemberStatus[] = [];
         for (const m of members) {
-          if (m.process.child.exitCode !== null) throw new Error(`${m.name} exited: ${m.process.tail()}`);
+          if (m.process.child.exitCode !== null) throw new GiveUp(`${m.name} exited: ${m.process.tail()}`);
           const res = await httpOk(agent, m.client, "POST", "/v3/maintenance/status", "{}");
           statuses.push(JSON.parse(res.body.toString()) as MemberStatus);
         }

@@ -129,7 +129,13 @@ export async function stopAll(graceMs?: number): Promise<void> {
   await Promise.all([...live].map((p) => stop(p, graceMs)));
 }
 
-/** Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. */
+/** Thrown by a `waitFor` check to stop waiting at once (for example when the awaited process died). */
+export class GiveUp extends Error {}
+
+/**
+ * Polls `check` until it returns a value other than undefined, or fails after `timeoutMs`. Errors from the
+ * check count as "not yet", except GiveUp.
+ */
 export async function waitFor<T>(
   what: string,
   check: () => Promise<T | undefined>,
@@ -143,6 +149,7 @@ export async function waitFor<T>(
       const value = await check();
       if (value !== undefined) return value;
     } catch (err) {
+      if (err instanceof GiveUp) throw err;
       lastError = err;
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
