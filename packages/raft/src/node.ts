@@ -99,7 +99,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly proposals = new PendingProposals<R>();
   private readonly reads = new PendingReads();
   private readonly unreachable = new Set<NodeId>();
-  private readonly addresses = new Map<NodeId, string>();
+  private readonly addresses: Map<NodeId, string>;
   private applied: number;
   private appliedTerm: number;
   private snapshotIndex: number;
@@ -148,9 +148,11 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       const { restored } = storage;
       const current = storage.snapshot;
       if (current) await options.stateMachine.restore(current.path);
-      const fresh = restored.hardState.term === 0 && restored.entries.length === 0 && !restored.snapshot;
-      const bootstrap: ConfState | undefined =
-        fresh && options.bootstrap ? { voters: options.bootstrap, learners: [] } : undefined;
+      // The core uses the bootstrap configuration only if the data directory was empty.
+      const bootstrap: ConfState | undefined = options.bootstrap && {
+        voters: options.bootstrap,
+        learners: [],
+      };
       const core = new RaftCore(
         {
           id: options.id,
@@ -166,9 +168,12 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         { ...restored, applied: current?.meta.index ?? 0 },
         bootstrap,
       );
-      const addresses = new Map<NodeId, string>(Object.entries(storage.addresses));
-      for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
+      // Oldest knowledge first: conf entries in the log, then the address book (kept current by hellos),
+      // then what the operator configured now.
+      const addresses = new Map<NodeId, string>();
       for (const e of restored.entries) learnAddressFrom(e, addresses);
+      for (const [id, address] of Object.entries(storage.addresses)) addresses.set(id, address);
+      for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
 
       let node: RaftNode<R> | undefined;
       transport = await ServerTransport.start<Message>({
