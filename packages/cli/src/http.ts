@@ -35,13 +35,40 @@ export const httpFlags = {
     "Specifies the namespace to query. If not provided, the namespace will be inferred from the " +
       "request's ACL token, or will default to the default namespace.",
   ),
+  "ca-file": stringFlag(
+    "Path to a CA file to use for TLS when communicating with Cairn. This can also be specified via " +
+      "the CONSUL_CACERT environment variable.",
+  ),
+  "client-cert": stringFlag(
+    "Path to a client cert file to use for TLS when 'verify_incoming' is enabled. This can also be " +
+      "specified via the CONSUL_CLIENT_CERT environment variable.",
+  ),
+  "client-key": stringFlag(
+    "Path to a client key file to use for TLS when 'verify_incoming' is enabled. This can also be " +
+      "specified via the CONSUL_CLIENT_KEY environment variable.",
+  ),
+  "tls-server-name": stringFlag(
+    "The server name to use as the SNI host when connecting via TLS. This can also be specified via " +
+      "the CONSUL_TLS_SERVER_NAME environment variable.",
+  ),
 };
 
 export type HttpFlagValues = FlagValues<typeof httpFlags>;
 
+export interface TlsConfig {
+  ca?: Buffer;
+  cert?: Buffer;
+  key?: Buffer;
+  servername?: string;
+  rejectUnauthorized: boolean;
+}
+
 export interface HttpConfig {
   /** Base URL without a trailing slash, e.g. `http://127.0.0.1:8500`. */
   baseUrl: string;
+  /** Set for a `unix:///path` address: requests go over that socket. */
+  socketPath?: string;
+  tls: TlsConfig;
   token: string;
   datacenter: string;
   stale: boolean;
@@ -52,15 +79,30 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** Flags win over CAIRN_* variables, which win over CONSUL_* variables, as consul's own precedence. */
 export function resolveHttpConfig(flags: HttpFlagValues, env: Env): HttpConfig {
-  const address = flags["http-addr"] || env.CAIRN_HTTP_ADDR || env.CONSUL_HTTP_ADDR || "127.0.0.1:8500";
-  const ssl = (env.CAIRN_HTTP_SSL ?? env.CONSUL_HTTP_SSL ?? "").toLowerCase() === "true";
-  const tokenFile = flags["token-file"] || env.CAIRN_HTTP_TOKEN_FILE || env.CONSUL_HTTP_TOKEN_FILE || "";
+  const fromEnv = (name: string) => env[`CAIRN_${name}`] || env[`CONSUL_${name}`] || "";
+  const address = flags["http-addr"] || fromEnv("HTTP_ADDR") || "127.0.0.1:8500";
+  const ssl = fromEnv("HTTP_SSL").toLowerCase() === "true";
   let token = flags.token;
-  if (token === "" && flags["token-file"] !== "") token = readTokenFile(flags["token-file"]);
-  if (token === "") token = env.CAIRN_HTTP_TOKEN || env.CONSUL_HTTP_TOKEN || "";
-  if (token === "" && tokenFile !== "") token = readTokenFile(tokenFile);
+  if (token === "" && flags["token-file"] !== "")
+    token = readConfigFile("token file", flags["token-file"]).trim();
+  if (token === "") token = fromEnv("HTTP_TOKEN");
+  const tokenFile = fromEnv("HTTP_TOKEN_FILE");
+  if (token === "" && tokenFile !== "") token = readConfigFile("token file", tokenFile).trim();
+  const file = (flag: string, envName: string, path: string) => {
+    const chosen = path || fromEnv(envName);
+    return chosen === "" ? undefined : Buffer.from(readConfigFile(flag, chosen));
+  };
+  const socket = /^unix:\/\//i.exec(address) ? address.slice("unix://".length) : undefined;
   return {
-    baseUrl: normalizeAddress(address, ssl),
+    baseUrl: socket === undefined ? normalizeAddress(address, ssl) : "http://localhost",
+    socketPath: socket,
+    tls: {
+      ca: file("ca-file", "CACERT", flags["ca-file"]),
+      cert: file("client-cert", "CLIENT_CERT", flags["client-cert"]),
+      key: file("client-key", "CLIENT_KEY", flags["client-key"]),
+      servername: flags["tls-server-name"] || fromEnv("TLS_SERVER_NAME") || undefined,
+      rejectUnauthorized: fromEnv("HTTP_SSL_VERIFY").toLowerCase() !== "false",
+    },
     token,
     datacenter: flags.datacenter,
     stale: flags.stale,
@@ -68,11 +110,11 @@ export function resolveHttpConfig(flags: HttpFlagValues, env: Env): HttpConfig {
   };
 }
 
-function readTokenFile(path: string): string {
+function readConfigFile(what: string, path: string): string {
   try {
-    return readFileSync(path, "utf8").trim();
+    return readFileSync(path, "utf8");
   } catch (err) {
-    throw new Error(`Error loading token file: ${err instanceof Error ? err.message : String(err)}`);
+    throw new Error(`Error loading ${what}: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
@@ -113,13 +155,6 @@ export interface ApiResponse {
   discard(): void;
 }
 
-// Keep-alive: a blocking-query loop or an import reuses one connection. Idle pooled sockets are unref'd by
-// Node, so they never hold the process open.
-const agents = {
-  "http:": new http.Agent({ keepAlive: true }),
-  "https:": new https.Agent({ keepAlive: true }),
-};
-
 async function readAll(stream: Readable): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(chunk as Buffer);
@@ -127,7 +162,15 @@ async function readAll(stream: Readable): Promise<string> {
 }
 
 export class HttpClient {
-  constructor(readonly config: HttpConfig) {}
+  // Keep-alive: a blocking-query loop or an import reuses one connection. Idle pooled sockets are unref'd
+  // by Node, so they never hold the process open.
+  private readonly agent: http.Agent;
+
+  constructor(readonly config: HttpConfig) {
+    this.agent = config.baseUrl.startsWith("https:")
+      ? new https.Agent({ keepAlive: true, ...config.tls })
+      : new http.Agent({ keepAlive: true });
+  }
 
   url(path: string, opts: RequestOptions = {}): string {
     const params = new URLSearchParams();
@@ -174,13 +217,14 @@ export class HttpClient {
     if (this.config.token !== "") headers["X-Consul-Token"] = this.config.token;
     const body = typeof opts.body === "string" ? Buffer.from(opts.body) : opts.body;
     if (body !== undefined) headers["Content-Length"] = body.length;
-    const transport = url.protocol === "https:" ? https : http;
-    const agent = url.protocol === "https:" ? agents["https:"] : agents["http:"];
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       return Promise.reject(new Error(`unsupported protocol scheme "${url.protocol.replace(/:$/, "")}"`));
     }
+    const transport = url.protocol === "https:" ? https : http;
+    const options: http.RequestOptions = { method, headers, agent: this.agent, signal: opts.signal };
+    if (this.config.socketPath !== undefined) options.socketPath = this.config.socketPath;
     return new Promise((resolve, reject) => {
-      const req = transport.request(url, { method, headers, agent, signal: opts.signal }, resolve);
+      const req = transport.request(url, options, resolve);
       req.once("error", reject);
       req.end(body);
     });

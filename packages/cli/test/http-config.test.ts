@@ -1,7 +1,12 @@
+import { writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { HttpClient, kvPath, normalizeAddress, resolveHttpConfig } from "../src/http.js";
+import { parseFlags } from "../src/args.js";
+import { HttpClient, httpFlags, kvPath, normalizeAddress, resolveHttpConfig } from "../src/http.js";
 
-const noFlags = { "http-addr": "", token: "", "token-file": "", datacenter: "", stale: false, namespace: "" };
+const noFlags = parseFlags(httpFlags, []).values;
 
 describe("resolveHttpConfig", () => {
   it("defaults to the local agent", () => {
@@ -28,10 +33,43 @@ describe("resolveHttpConfig", () => {
   });
 });
 
+describe("TLS and unix socket settings", () => {
+  it("reads certificate files named by flags or CONSUL_* variables", () => {
+    const ca = join(tmpdir(), `cairn-ca-${process.pid}.pem`);
+    writeFileSync(ca, "CA PEM");
+    const config = resolveHttpConfig(noFlags, {
+      CONSUL_CACERT: ca,
+      CONSUL_TLS_SERVER_NAME: "server.dc1.consul",
+      CONSUL_HTTP_SSL_VERIFY: "false",
+    });
+    expect(config.tls).toMatchObject({ servername: "server.dc1.consul", rejectUnauthorized: false });
+    expect(config.tls.ca?.toString()).toBe("CA PEM");
+    expect(() => resolveHttpConfig({ ...noFlags, "client-cert": "/nonexistent/cert.pem" }, {})).toThrow(
+      /^Error loading client-cert: /,
+    );
+  });
+
+  it("talks HTTP over a unix:// socket", async () => {
+    const socketPath = join(tmpdir(), `cairn-cli-${process.pid}.sock`);
+    const server = createServer((req, res) => res.end(JSON.stringify({ url: req.url })));
+    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
+    try {
+      const config = resolveHttpConfig({ ...noFlags, "http-addr": `unix://${socketPath}` }, {});
+      expect(config.socketPath).toBe(socketPath);
+      expect(await new HttpClient(config).json("GET", "/v1/status/leader")).toEqual({
+        url: "/v1/status/leader",
+      });
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe("HttpClient.url", () => {
   it("adds dc, ns and stale (reads only) and bare boolean parameters", () => {
     const client = new HttpClient({
       baseUrl: "http://h:1",
+      tls: { rejectUnauthorized: true },
       token: "",
       datacenter: "dc2",
       stale: true,
