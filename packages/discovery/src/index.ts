@@ -1,1 +1,28 @@
-export {};
+export {
+  type Coordinate,
+  coordinateDistance,
+  coordinateIsValid,
+  coordinatesCompatible,
+  sortByDistance,
+} from "./coordinate.js";
+export type {
+  FilterExpression,
+  LogicalExpression,
+  MatchExpression,
+  MatchOperator,
+  MatchValue,
+  NotExpression,
+} from "./filter/ast.js";
+export { MATCH_OPERATORS } from "./filter/ast.js";
+export { compileFilter, type FilterPredicate } from "./filter/compile.js";
+export { filterSchemas } from "./filter/consul-schemas.js";
+export { FilterError } from "./filter/errors.js";
+export { MAX_FILTER_NESTING, parseFilter } from "./filter/parse.js";
+export {
+  describeSchema,
+  type FieldType,
+  type FilterSchema,
+  field,
+  operatorsFor,
+  type SelectorDescription,
+} from "./filter/schema.js";
