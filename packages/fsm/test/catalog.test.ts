@@ -116,6 +116,64 @@ describe("catalog deregister cascades", () => {
   });
 });
 
+describe("lookups and namespaces", () => {
+  it("finds a node by ID, also after it is renamed away", () => {
+    const h = new Harness();
+    const id = "aaaaaaaa-0000-0000-0000-000000000009";
+    h.registerNode("n1", { ID: id });
+    expect(h.store.view().node(id).value?.node.Node).toBe("n1");
+    h.run("catalog.deregister", { node: "n1", now: h.now });
+    expect(h.store.view().node(id).value).toBeUndefined();
+    h.registerNode("n2", { ID: id });
+    expect(h.store.view().node(id).value?.node.Node).toBe("n2");
+  });
+
+  it("lists Connect proxies and native instances for a service", () => {
+    const h = new Harness();
+    h.registerNode("n1", { Service: { ID: "web", Service: "web" } });
+    h.registerNode("n1", {
+      Service: {
+        ID: "web-proxy",
+        Service: "web-sidecar-proxy",
+        Kind: "connect-proxy",
+        Proxy: { DestinationServiceName: "web" },
+      },
+    });
+    h.registerNode("n2", { Service: { ID: "web", Service: "web", Connect: { Native: true } } });
+    const ids = h.store
+      .view()
+      .connectInstances("web")
+      .value.map((i) => `${i.node.Node}/${i.service.ID}`);
+    expect(ids).toEqual(["n2/web", "n1/web-proxy"]);
+  });
+
+  it("keeps checks and services of different namespaces apart", () => {
+    const h = new Harness();
+    h.registerNode("n1", {
+      Service: { ID: "s", Service: "api", Namespace: "team" },
+      Checks: [
+        { CheckID: "c", Status: "passing", Namespace: "team", ServiceID: "s" },
+        { CheckID: "c", Status: "warning" },
+      ],
+    });
+    const v = h.store.view();
+    expect(v.checksForNode("n1").value.map((c) => `${c.Namespace}/${c.Status}`)).toEqual([
+      "default/warning",
+      "team/passing",
+    ]);
+    expect(v.serviceInstances("api").value).toEqual([]);
+    expect(v.serviceInstances("api", { ns: "team" }).value).toHaveLength(1);
+    expect(v.serviceInstances("api", { ns: "*" }).value).toHaveLength(1);
+    h.run("catalog.deregister", { node: "n1", checkID: "c", ns: "team", now: h.now });
+    expect(
+      h.store
+        .view()
+        .checksForNode("n1")
+        .value.map((c) => c.Namespace),
+    ).toEqual(["default"]);
+  });
+});
+
 describe("coordinates", () => {
   it("skips unknown nodes and keeps one entry per node and segment", () => {
     const h = new Harness();

@@ -72,6 +72,43 @@ describe("determinism and snapshots", () => {
     expect(restored.view().kvKeys("new/").value).toHaveLength(0);
   });
 
+  it("a view does not see overwrites, lock changes or catalog updates applied after it", () => {
+    const h = new Harness();
+    h.registerNode("n1", { Address: "1.1.1.1", Service: { ID: "w", Service: "web" } });
+    for (let i = 0; i < 2_000; i++) h.set(`k/${i}`, "old");
+    const view = h.store.view();
+    for (let i = 0; i < 2_000; i += 3) h.set(`k/${i}`, "new");
+    h.registerNode("n1", { Address: "2.2.2.2", Service: { ID: "w", Service: "web", Port: 9 } });
+    expect(
+      view.kvList("k/").value.every((e) => e.Value !== null && Buffer.from(e.Value).toString() === "old"),
+    ).toBe(true);
+    expect(view.node("n1").value?.node.Address).toBe("1.1.1.1");
+    expect(view.serviceInstances("web").value[0]?.service.Port).toBe(0);
+    expect(h.store.view().serviceInstances("web").value[0]?.service.Port).toBe(9);
+  });
+
+  it("restore rebuilds the secondary indexes", () => {
+    const h = new Harness();
+    h.registerNode("n1", {
+      ID: "aaaaaaaa-0000-0000-0000-000000000001",
+      Service: { ID: "w", Service: "web" },
+      Check: { CheckID: "serfHealth", Status: "passing" },
+    });
+    h.createSession({ ID: S1, Checks: ["serfHealth"] });
+    h.lock("l", S1);
+    const r = new Harness();
+    r.store.restoreSync(h.store.snapshot());
+    const v = r.store.view();
+    expect(v.sessionsForNode("n1").value.map((s) => s.ID)).toEqual([S1]);
+    expect(v.serviceInstances("web").value).toHaveLength(1);
+    expect(v.node("aaaaaaaa-0000-0000-0000-000000000001").value?.node.Node).toBe("n1");
+    // Continue on the restored store: the check going critical must still find the session and its lock.
+    for (let i = 0; i < h.log.length; i++) r.log.push(new Uint8Array());
+    r.registerNode("n1", { Check: { CheckID: "serfHealth", Status: "critical" } });
+    expect(r.store.view().sessionList().value).toEqual([]);
+    expect(r.store.view().kvGet("l").value?.Session).toBeUndefined();
+  });
+
   it("rejects truncated or foreign snapshots", () => {
     const h = new Harness();
     h.set("a", "1");

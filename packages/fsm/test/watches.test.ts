@@ -106,3 +106,17 @@ describe("watches", () => {
     expect(h.store.watches.waiting).toBe(0);
   });
 });
+
+describe("health watches", () => {
+  it("a node-level check change wakes the service instances on that node", async () => {
+    const h = new Harness();
+    h.registerNode("n1", { Service: { ID: "w1", Service: "web" } });
+    const w = h.store.watches.wait(h.store.view().serviceHealth("web").watch);
+    const before = h.store.view().serviceHealth("web").index;
+    h.registerNode("n1", { Check: { CheckID: "serfHealth", Status: "critical" } });
+    expect(await settled(w)).toBe("changed");
+    const after = h.store.view().serviceHealth("web");
+    expect(after.index).toBeGreaterThan(before);
+    expect(after.value[0]?.checks.map((c) => c.CheckID)).toEqual(["serfHealth"]);
+  });
+});

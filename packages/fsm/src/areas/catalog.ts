@@ -37,7 +37,7 @@ export const catalogHandlers: HandlerMap<
     // The service ID wins over the check ID, as in Consul (a service ID can also name a check).
     apply(tx, c) {
       if (c.serviceID) deleteService(tx, c.node, c.ns ?? DEFAULT_NAMESPACE, c.serviceID, c.now);
-      else if (c.checkID) deleteCheck(tx, c.node, c.checkID, c.now);
+      else if (c.checkID) deleteCheck(tx, c.node, c.ns ?? DEFAULT_NAMESPACE, c.checkID, c.now);
       else deleteNode(tx, c.node, c.now);
       return true;
     },

@@ -41,7 +41,7 @@ export const sessionHandlers: HandlerMap<"session.create" | "session.destroy" | 
       now: int(r, "now"),
     }),
     apply(tx, c) {
-      sessionInvalidate(tx, c.id, c.now);
+      sessionInvalidate(tx, c.id, c.now, c.ns);
       return true;
     },
   },
@@ -54,7 +54,7 @@ export const sessionHandlers: HandlerMap<"session.create" | "session.destroy" | 
       now: int(r, "now"),
     }),
     apply(tx, c) {
-      sessionInvalidate(tx, c.id, c.now);
+      sessionInvalidate(tx, c.id, c.now, c.ns);
       return true;
     },
   },

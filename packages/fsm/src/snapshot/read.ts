@@ -1,19 +1,20 @@
+import { rebuildDerived } from "../state/derived.js";
 import { ZERO_FLAGS } from "../state/kv.js";
-import { joinKey, KvRecord, SEP, type TableIndexes, Tables } from "../state/tables.js";
-import type { CatalogNode, CoordinateEntry, HealthCheck, NodeService, Session } from "../types.js";
 import {
-  SNAPSHOT_MAGIC,
-  SNAPSHOT_TABLES,
-  SNAPSHOT_VERSION,
-  SnapshotFormatError,
-  snapshotPackr,
-} from "./format.js";
+  type BTree,
+  KvRecord,
+  PRIMARY_TABLES,
+  type PrimaryTable,
+  type TableIndexes,
+  Tables,
+} from "../state/tables.js";
+import { KV_CELLS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SnapshotFormatError, snapshotPackr } from "./format.js";
 
 type Cells = readonly unknown[];
 
 /**
  * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
- * writeSnapshot wrote (the stream is ours); the framing, header and row count are checked.
+ * writeSnapshot wrote (the stream is ours); the framing, header, tables and row count are checked.
  */
 export class SnapshotReader {
   #pending: Buffer[] = [];
@@ -28,8 +29,7 @@ export class SnapshotReader {
     this.#pendingBytes += chunk.byteLength;
     for (;;) {
       if (this.#pendingBytes < 4) return;
-      const head = this.#contiguous(4);
-      const length = head.readUInt32BE(0);
+      const length = this.#contiguous(4).readUInt32BE(0);
       if (this.#pendingBytes < 4 + length) return;
       const framed = this.#contiguous(4 + length);
       this.#consume(4 + length);
@@ -41,6 +41,7 @@ export class SnapshotReader {
     if (!this.#ended || this.#pendingBytes !== 0 || this.#index === undefined) {
       throw new SnapshotFormatError("snapshot stream is truncated");
     }
+    rebuildDerived(this.#tables);
     return { tables: this.#tables, index: this.#index };
   }
 
@@ -74,74 +75,38 @@ export class SnapshotReader {
       this.#ended = true;
       return;
     }
-    const width = table === "kv" ? 7 : 2;
+    const width = table === "kv" ? KV_CELLS : 2;
     if (
-      !(SNAPSHOT_TABLES as readonly string[]).includes(table) ||
+      !(PRIMARY_TABLES as readonly string[]).includes(table) ||
       !Array.isArray(cells) ||
       cells.length !== count * width
     ) {
       throw new SnapshotFormatError(`malformed snapshot frame for table "${String(table)}"`);
     }
     this.#rows += count;
-    if (table === "kv") this.#kvRows(cells);
-    else for (let at = 0; at < cells.length; at += 2) this.#row(table, cells[at] as string, cells[at + 1]);
+    if (table === "kv") {
+      this.#kvRows(cells);
+      return;
+    }
+    const tree = this.#tables[table as Exclude<PrimaryTable, "kv">] as BTree<string, unknown>;
+    for (let at = 0; at < cells.length; at += 2) tree.set(cells[at] as string, cells[at + 1]);
   }
 
   #kvRows(cells: Cells): void {
-    const t = this.#tables;
-    for (let at = 0; at < cells.length; at += 7) {
-      const key = cells[at] as string;
+    const kv = this.#tables.kv;
+    for (let at = 0; at < cells.length; at += KV_CELLS) {
       const flags = cells[at + 2] as bigint;
-      const session = (cells[at + 6] as string | null) ?? undefined;
-      t.kv.set(
-        key,
+      kv.set(
+        cells[at] as string,
         new KvRecord(
           cells[at + 1] as string,
           flags === 0n ? ZERO_FLAGS : flags,
           cells[at + 3] as number,
           cells[at + 4] as number,
           cells[at + 5] as number,
-          session,
+          (cells[at + 6] as string | null) ?? undefined,
         ),
       );
-      if (session) t.kvBySession.set(joinKey(session, key), true);
-    }
-  }
-
-  #row(table: string, key: string, value: unknown): void {
-    const t = this.#tables;
-    switch (table) {
-      case "tombstones":
-        t.tombstones.set(key, value as number);
-        return;
-      case "lockDelays":
-        t.lockDelays.set(key, value as number);
-        return;
-      case "sessions": {
-        const s = value as Session;
-        t.sessions.set(key, s);
-        t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
-        for (const checkID of s.Checks) t.sessionsByCheck.set(joinKey(s.Node, checkID, s.ID), true);
-        return;
-      }
-      case "nodes":
-        t.nodes.set(key, value as CatalogNode);
-        return;
-      case "services": {
-        const s = value as NodeService;
-        t.services.set(key, s);
-        t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
-        return;
-      }
-      case "checks":
-        t.checks.set(key, value as HealthCheck);
-        return;
-      case "coordinates":
-        t.coordinates.set(key, value as CoordinateEntry);
-        return;
-      case "serviceIndexes":
-        t.serviceIndexes.set(key, value as number);
-        return;
     }
   }
 }

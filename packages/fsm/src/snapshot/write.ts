@@ -1,12 +1,5 @@
-import type { Tables } from "../state/tables.js";
-import {
-  ROWS_PER_FRAME,
-  SNAPSHOT_MAGIC,
-  SNAPSHOT_TABLES,
-  SNAPSHOT_VERSION,
-  type SnapshotTable,
-  snapshotPackr,
-} from "./format.js";
+import { type BTree, PRIMARY_TABLES, type PrimaryTable, type Tables } from "../state/tables.js";
+import { ROWS_PER_FRAME, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, snapshotPackr } from "./format.js";
 
 function frame(value: unknown): Uint8Array {
   const body = snapshotPackr.pack(value);
@@ -16,8 +9,8 @@ function frame(value: unknown): Uint8Array {
   return out;
 }
 
-/** Appends each row's cells to `cells` (rows are flat, CELLS_PER_ROW cells each) and yields after each row. */
-function* rows(t: Tables, table: SnapshotTable, cells: unknown[]): Generator<void> {
+/** Appends each row's cells to `cells` (KV rows are KV_CELLS wide, others key + record) and yields per row. */
+function* rows(t: Tables, table: PrimaryTable, cells: unknown[]): Generator<void> {
   if (table === "kv") {
     for (const [k, r] of t.kv.entries()) {
       cells.push(k, r.value, r.flags, r.createIndex, r.modifyIndex, r.lockIndex, r.session ?? null);
@@ -25,8 +18,7 @@ function* rows(t: Tables, table: SnapshotTable, cells: unknown[]): Generator<voi
     }
     return;
   }
-  const tree: Tables[Exclude<SnapshotTable, "kv">] = t[table];
-  for (const [k, v] of tree.entries()) {
+  for (const [k, v] of (t[table] as BTree<string, unknown>).entries()) {
     cells.push(k, v);
     yield;
   }
@@ -39,7 +31,7 @@ function* rows(t: Tables, table: SnapshotTable, cells: unknown[]): Generator<voi
 export function* writeSnapshot(t: Tables, index: number): Generator<Uint8Array> {
   yield frame([SNAPSHOT_MAGIC, SNAPSHOT_VERSION, index, t.indexes]);
   let total = 0;
-  for (const table of SNAPSHOT_TABLES) {
+  for (const table of PRIMARY_TABLES) {
     const cells: unknown[] = [];
     let count = 0;
     const flush = () => {

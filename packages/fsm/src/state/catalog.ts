@@ -41,10 +41,8 @@ export function checksOnNode(t: Tables, node: string): HealthCheck[] {
 
 /** Looks a node up by ID (which takes precedence) or by name. */
 export function findNode(t: Tables, spec: Pick<NodeSpec, "ID" | "Node">): CatalogNode | undefined {
-  if (spec.ID) {
-    for (const n of t.nodes.values()) if (n.ID === spec.ID) return n;
-  }
-  return t.nodes.get(spec.Node);
+  const byId = spec.ID ? t.nodeIds.get(spec.ID) : undefined;
+  return t.nodes.get(byId ?? spec.Node);
 }
 
 function nodeChanged(tx: Tx, name: string): void {
@@ -65,7 +63,9 @@ function checksChanged(tx: Tx, c: HealthCheck): void {
   tx.tables.indexes.checks = tx.index;
   tx.touch(Channels.checks);
   tx.touch(Channels.node(c.Node));
+  // A node-level check is part of every service instance's health on that node.
   if (c.ServiceName) tx.changedService(c.Namespace, c.ServiceName);
+  else for (const s of servicesOnNode(tx.tables, c.Node)) tx.changedService(s.Namespace, s.Service);
 }
 
 export function ensureNode(tx: Tx, spec: NodeSpec): string | undefined {
@@ -89,6 +89,8 @@ export function ensureNode(tx: Tx, spec: NodeSpec): string | undefined {
     ModifyIndex: tx.index,
   };
   if (existing && sameRecord(existing, node)) return undefined;
+  if (existing?.ID) t.nodeIds.delete(existing.ID);
+  if (node.ID) t.nodeIds.set(node.ID, node.Node);
   t.nodes.set(node.Node, node);
   nodeChanged(tx, node.Node);
   return undefined;
@@ -105,11 +107,13 @@ export function ensureNodeCas(tx: Tx, spec: NodeSpec): boolean | string {
 export function deleteNode(tx: Tx, name: string, now: number): void {
   const t = tx.tables;
   if (!t.nodes.has(name)) return;
-  for (const c of checksOnNode(t, name)) deleteCheck(tx, name, c.CheckID, now);
+  for (const c of checksOnNode(t, name)) deleteCheck(tx, name, c.Namespace, c.CheckID, now);
   for (const s of servicesOnNode(t, name)) deleteService(tx, name, s.Namespace, s.ID, now);
   for (const [k] of under(t.coordinates, name + SEP)) t.coordinates.delete(k);
   t.indexes.coordinates = tx.index;
   tx.touch(Channels.coordinates);
+  const node = t.nodes.get(name);
+  if (node?.ID) t.nodeIds.delete(node.ID);
   t.nodes.delete(name);
   nodeChanged(tx, name);
   for (const id of sessionIdsOnNode(t, name)) sessionInvalidate(tx, id, now);
@@ -175,7 +179,7 @@ export function deleteService(tx: Tx, node: string, ns: string, id: string, now:
   const existing = t.services.get(serviceKey(node, ns, id));
   if (!existing) return;
   for (const c of checksOnNode(t, node)) {
-    if (c.ServiceID === id && c.Namespace === ns) deleteCheck(tx, node, c.CheckID, now);
+    if (c.ServiceID === id && c.Namespace === ns) deleteCheck(tx, node, ns, c.CheckID, now);
   }
   t.services.delete(serviceKey(node, ns, id));
   t.servicesByName.delete(serviceNameKey(existing, node));
@@ -212,7 +216,7 @@ export function ensureCheck(tx: Tx, node: string, spec: CheckSpec, now: number):
     service = getService(t, node, ns, spec.ServiceID);
     if (!service) return ERR_MISSING_SERVICE;
   }
-  const key = joinKey(node, id);
+  const key = joinKey(node, ns, id);
   const existing = t.checks.get(key);
   const check: HealthCheck = {
     Node: node,
@@ -235,35 +239,42 @@ export function ensureCheck(tx: Tx, node: string, spec: CheckSpec, now: number):
   if (existing && existing.ServiceName !== check.ServiceName) checksChanged(tx, existing);
   checksChanged(tx, check);
   if (check.Status === "critical") {
-    for (const sid of sessionIdsForCheck(t, node, id)) sessionInvalidate(tx, sid, now);
+    for (const sid of sessionIdsForCheck(t, node, ns, id)) sessionInvalidate(tx, sid, now);
   }
   return undefined;
 }
 
-export function getCheck(t: Tables, node: string, id: string): HealthCheck | undefined {
-  return t.checks.get(joinKey(node, id));
+export function getCheck(t: Tables, node: string, ns: string, id: string): HealthCheck | undefined {
+  return t.checks.get(joinKey(node, ns, id));
 }
 
 export function ensureCheckCas(tx: Tx, node: string, spec: CheckSpec, now: number): boolean | string {
-  const existing = getCheck(tx.tables, node, checkID(spec));
+  const existing = getCheck(tx.tables, node, spec.Namespace ?? DEFAULT_NAMESPACE, checkID(spec));
   const want = spec.ModifyIndex ?? 0;
   if (want === 0 ? existing !== undefined : existing?.ModifyIndex !== want) return false;
   return ensureCheck(tx, node, spec, now) ?? true;
 }
 
-export function deleteCheck(tx: Tx, node: string, id: string, now: number): void {
+export function deleteCheck(tx: Tx, node: string, ns: string, id: string, now: number): void {
   const t = tx.tables;
-  const existing = t.checks.get(joinKey(node, id));
+  const existing = getCheck(t, node, ns, id);
   if (!existing) return;
-  t.checks.delete(joinKey(node, id));
+  t.checks.delete(joinKey(node, ns, id));
   checksChanged(tx, existing);
-  for (const sid of sessionIdsForCheck(t, node, id)) sessionInvalidate(tx, sid, now);
+  for (const sid of sessionIdsForCheck(t, node, ns, id)) sessionInvalidate(tx, sid, now);
 }
 
-export function deleteCheckCas(tx: Tx, node: string, id: string, index: number, now: number): boolean {
-  const existing = getCheck(tx.tables, node, id);
+export function deleteCheckCas(
+  tx: Tx,
+  node: string,
+  ns: string,
+  id: string,
+  index: number,
+  now: number,
+): boolean {
+  const existing = getCheck(tx.tables, node, ns, id);
   if (!existing || existing.ModifyIndex !== index) return false;
-  deleteCheck(tx, node, id, now);
+  deleteCheck(tx, node, ns, id, now);
   return true;
 }
 

@@ -33,7 +33,7 @@ export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
   if (!t.nodes.has(spec.Node)) return `Missing node registration`;
   const checks = spec.Checks ?? [];
   for (const checkID of checks) {
-    const check = t.checks.get(joinKey(spec.Node, checkID));
+    const check = t.checks.get(joinKey(spec.Node, spec.Namespace ?? DEFAULT_NAMESPACE, checkID));
     if (!check) return `Missing check '${checkID}' registration`;
     if (check.Status === "critical") return `Check '${checkID}' is in critical state`;
   }
@@ -51,7 +51,9 @@ export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
   };
   t.sessions.set(session.ID, session);
   t.sessionsByNode.set(joinKey(session.Node, session.ID), true);
-  for (const checkID of checks) t.sessionsByCheck.set(joinKey(session.Node, checkID, session.ID), true);
+  for (const checkID of checks) {
+    t.sessionsByCheck.set(joinKey(session.Node, session.Namespace, checkID, session.ID), true);
+  }
   sessionsChanged(tx);
   return session;
 }
@@ -62,16 +64,18 @@ function sessionsChanged(tx: Tx): void {
 }
 
 /**
- * Destroy or invalidate: drop the session, then per its Behavior release or delete every key it holds; each
+ * Destroy or invalidate (only within `ns` when given): drop the session, then per its Behavior release or delete every key it holds; each
  * such key refuses acquires until `now + LockDelay`. Missing sessions are a no-op.
  */
-export function sessionInvalidate(tx: Tx, id: string, now: number): void {
+export function sessionInvalidate(tx: Tx, id: string, now: number, ns?: string): void {
   const t = tx.tables;
   const session = t.sessions.get(id);
-  if (!session) return;
+  if (!session || (ns !== undefined && ns !== session.Namespace)) return;
   t.sessions.delete(id);
   t.sessionsByNode.delete(joinKey(session.Node, id));
-  for (const checkID of session.Checks) t.sessionsByCheck.delete(joinKey(session.Node, checkID, id));
+  for (const checkID of session.Checks) {
+    t.sessionsByCheck.delete(joinKey(session.Node, session.Namespace, checkID, id));
+  }
   sessionsChanged(tx);
 
   const held = keysHeldBy(t, id);
@@ -123,6 +127,6 @@ export function sessionIdsOnNode(t: Tables, node: string): string[] {
   return idsUnder(t.sessionsByNode, node + SEP);
 }
 
-export function sessionIdsForCheck(t: Tables, node: string, checkID: string): string[] {
-  return idsUnder(t.sessionsByCheck, joinKey(node, checkID) + SEP);
+export function sessionIdsForCheck(t: Tables, node: string, ns: string, checkID: string): string[] {
+  return idsUnder(t.sessionsByCheck, joinKey(node, ns, checkID) + SEP);
 }

@@ -52,64 +52,78 @@ export function prefixEnd(prefix: string): string {
   return `${prefix}\uffff`;
 }
 
+/** Tables that hold state: written to snapshots. A new table is a name here plus its type below. */
+export const PRIMARY_TABLES = [
+  "kv",
+  "tombstones",
+  "lockDelays",
+  "sessions",
+  "nodes",
+  "services",
+  "checks",
+  "coordinates",
+  "serviceIndexes",
+] as const;
+
+/** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
+export const DERIVED_TABLES = [
+  "kvBySession",
+  "sessionsByNode",
+  "sessionsByCheck",
+  "servicesByName",
+  "nodeIds",
+] as const;
+
+export type PrimaryTable = (typeof PRIMARY_TABLES)[number];
+export type TableName = PrimaryTable | (typeof DERIVED_TABLES)[number];
+
+const ZERO_INDEXES: TableIndexes = { kvs: 0, sessions: 0, nodes: 0, services: 0, checks: 0, coordinates: 0 };
+
 /**
  * Every table of the state store. All are sorted-btree trees so `clone()` is O(1) copy-on-write: a clone is
  * a consistent read view or a rollback point. Records in the trees are never mutated, only replaced.
  */
 export class Tables {
-  constructor(
-    /** ns \0 key -> record */
-    readonly kv: BTree<string, KvRecord> = newTree(),
-    /** ns \0 key -> index of the delete */
-    readonly tombstones: BTree<string, number> = newTree(),
-    /** session \0 ns \0 key: the keys each session holds */
-    readonly kvBySession: BTree<string, true> = newTree(),
-    /** ns \0 key -> ms before which acquires are refused */
-    readonly lockDelays: BTree<string, number> = newTree(),
-    /** session ID -> session */
-    readonly sessions: BTree<string, Session> = newTree(),
-    /** node \0 session ID */
-    readonly sessionsByNode: BTree<string, true> = newTree(),
-    /** node \0 check ID \0 session ID */
-    readonly sessionsByCheck: BTree<string, true> = newTree(),
-    /** node name -> node */
-    readonly nodes: BTree<string, CatalogNode> = newTree(),
-    /** node \0 ns \0 service ID -> service */
-    readonly services: BTree<string, NodeService> = newTree(),
-    /** ns \0 service name \0 node \0 service ID -> service (same record as in `services`) */
-    readonly servicesByName: BTree<string, NodeService> = newTree(),
-    /** node \0 check ID -> check */
-    readonly checks: BTree<string, HealthCheck> = newTree(),
-    /** node \0 segment -> coordinate */
-    readonly coordinates: BTree<string, CoordinateEntry> = newTree(),
-    /** ns \0 service name -> last index anything about that service name changed (survives deregistration) */
-    readonly serviceIndexes: BTree<string, number> = newTree(),
-    readonly indexes: TableIndexes = {
-      kvs: 0,
-      sessions: 0,
-      nodes: 0,
-      services: 0,
-      checks: 0,
-      coordinates: 0,
-    },
-  ) {}
+  // Declared here, created by the constructor's loop over the table names.
+  /** ns \0 key -> record */
+  declare readonly kv: BTree<string, KvRecord>;
+  /** ns \0 key -> index of the delete */
+  declare readonly tombstones: BTree<string, number>;
+  /** ns \0 key -> ms before which acquires are refused */
+  declare readonly lockDelays: BTree<string, number>;
+  /** session ID -> session */
+  declare readonly sessions: BTree<string, Session>;
+  /** node name -> node */
+  declare readonly nodes: BTree<string, CatalogNode>;
+  /** node \0 ns \0 service ID -> service */
+  declare readonly services: BTree<string, NodeService>;
+  /** node \0 ns \0 check ID -> check */
+  declare readonly checks: BTree<string, HealthCheck>;
+  /** node \0 segment -> coordinate */
+  declare readonly coordinates: BTree<string, CoordinateEntry>;
+  /** ns \0 service name -> last index anything about that service name changed (survives deregistration) */
+  declare readonly serviceIndexes: BTree<string, number>;
+  /** session \0 ns \0 key: the keys each session holds */
+  declare readonly kvBySession: BTree<string, true>;
+  /** node \0 session ID */
+  declare readonly sessionsByNode: BTree<string, true>;
+  /** node \0 ns \0 check ID \0 session ID */
+  declare readonly sessionsByCheck: BTree<string, true>;
+  /** ns \0 service name \0 node \0 service ID -> service (same record as in `services`) */
+  declare readonly servicesByName: BTree<string, NodeService>;
+  /** node ID -> node name */
+  declare readonly nodeIds: BTree<string, string>;
+  readonly indexes: TableIndexes;
+
+  constructor(source?: Tables) {
+    const trees = this as unknown as Record<TableName, BTree<string, unknown>>;
+    for (const name of [...PRIMARY_TABLES, ...DERIVED_TABLES]) {
+      trees[name] = source ? (source as unknown as typeof trees)[name].clone() : newTree();
+    }
+    this.indexes = { ...(source?.indexes ?? ZERO_INDEXES) };
+  }
 
   clone(): Tables {
-    return new Tables(
-      this.kv.clone(),
-      this.tombstones.clone(),
-      this.kvBySession.clone(),
-      this.lockDelays.clone(),
-      this.sessions.clone(),
-      this.sessionsByNode.clone(),
-      this.sessionsByCheck.clone(),
-      this.nodes.clone(),
-      this.services.clone(),
-      this.servicesByName.clone(),
-      this.checks.clone(),
-      this.coordinates.clone(),
-      this.serviceIndexes.clone(),
-      { ...this.indexes },
-    );
+    return new Tables(this);
   }
 }

@@ -172,9 +172,10 @@ function serviceOp(tx: Tx, op: TxnServiceOp, now: number): OpOutcome {
 
 function checkOp(tx: Tx, op: TxnCheckOp, now: number): OpOutcome {
   const node = op.Check.Node;
+  const ns = op.Check.Namespace ?? DEFAULT_NAMESPACE;
   const id = checkID(op.Check);
   const current = (): OpOutcome => {
-    const c = getCheck(tx.tables, node, id);
+    const c = getCheck(tx.tables, node, ns, id);
     return c ? [{ Check: c }] : `check "${id}" on node "${node}" doesn't exist`;
   };
   switch (op.Verb) {
@@ -188,10 +189,10 @@ function checkOp(tx: Tx, op: TxnCheckOp, now: number): OpOutcome {
       return ok ? current() : `failed to set check "${id}" on node "${node}", index is stale`;
     }
     case "delete":
-      deleteCheck(tx, node, id, now);
+      deleteCheck(tx, node, ns, id, now);
       return [];
     case "delete-cas":
-      return deleteCheckCas(tx, node, id, op.Check.ModifyIndex ?? 0, now)
+      return deleteCheckCas(tx, node, ns, id, op.Check.ModifyIndex ?? 0, now)
         ? []
         : `failed to delete check "${id}" on node "${node}", index is stale`;
   }

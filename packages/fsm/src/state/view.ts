@@ -147,10 +147,7 @@ export class StateView {
 
   /** Sessions on a node, given by name or node ID. */
   sessionsForNode(node: string, ns?: string): Read<Session[]> {
-    let name = node;
-    if (!this.t.nodes.has(node)) {
-      for (const n of this.t.nodes.values()) if (n.ID === node) name = n.Node;
-    }
+    const name = this.t.nodes.has(node) ? node : (this.t.nodeIds.get(node) ?? node);
     const out = sessionIdsOnNode(this.t, name)
       .map((id) => this.t.sessions.get(id))
       .filter((s): s is Session => s !== undefined && inNs(ns, s.Namespace));
@@ -163,8 +160,7 @@ export class StateView {
 
   /** The node (by name or ID) with its services; undefined when it is not registered. */
   node(name: string, ns?: string): Read<{ node: CatalogNode; services: NodeService[] } | undefined> {
-    let node = this.t.nodes.get(name);
-    if (!node) for (const n of this.t.nodes.values()) if (n.ID === name) node = n;
+    const node = this.t.nodes.get(name) ?? this.t.nodes.get(this.t.nodeIds.get(name) ?? "");
     const value = node
       ? { node, services: servicesOnNode(this.t, node.Node).filter((s) => inNs(ns, s.Namespace)) }
       : undefined;
@@ -207,6 +203,29 @@ export class StateView {
       this.t.servicesByName.forRange(p, prefixEnd(p), false, visit);
     }
     return this.#channel(out, this.#serviceIndex(name, nsList), this.#serviceChannel(name, query.ns));
+  }
+
+  /**
+   * Connect-capable instances for a service (/catalog/connect, /health/connect): proxies whose
+   * Proxy.DestinationServiceName is `name`, and instances of `name` that are Connect-native.
+   */
+  connectInstances(name: string, query: ServiceQuery = {}): Read<ServiceInstance[]> {
+    const out: ServiceInstance[] = [];
+    this.t.servicesByName.forEach((s, key) => {
+      if (!inNs(query.ns, s.Namespace)) return;
+      const proxy = s.Kind === "connect-proxy" && s.Proxy?.DestinationServiceName === name;
+      const native = s.Service === name && s.Connect?.Native === true;
+      if (!proxy && !native) return;
+      if (query.tags && !query.tags.every((tag) => s.Tags.includes(tag))) return;
+      const node = this.t.nodes.get(key.split(SEP)[2]!);
+      if (node) out.push({ node, service: s });
+    });
+    return this.#read(
+      out,
+      Math.max(this.t.indexes.services, this.t.indexes.nodes),
+      channelWatch(Channels.services),
+      channelWatch(Channels.nodes),
+    );
   }
 
   /** Instances with their node's checks and their own, for /health/service. */

@@ -1,0 +1,18 @@
+import { joinKey, SEP, type Tables } from "./tables.js";
+
+/** Rebuilds every secondary index from the primary tables (after a snapshot restore). */
+export function rebuildDerived(t: Tables): void {
+  t.kv.forEach((r, ck) => {
+    if (r.session) t.kvBySession.set(joinKey(r.session, ck), true);
+  });
+  t.sessions.forEach((s) => {
+    t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
+    for (const checkID of s.Checks) t.sessionsByCheck.set(joinKey(s.Node, s.Namespace, checkID, s.ID), true);
+  });
+  t.services.forEach((s, key) => {
+    t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
+  });
+  t.nodes.forEach((n) => {
+    if (n.ID) t.nodeIds.set(n.ID, n.Node);
+  });
+}
