@@ -212,13 +212,15 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         return false;
       }
       try {
+        // Raft's first configuration carries no addresses: every server starts knowing all it has heard of,
+        // so that any of them can reach the others after the first leader is gone.
+        const peers = this.knownAddresses();
         if (plan.kind === "bootstrap") {
           log.info({ voters: Object.keys(plan.voters) }, "bootstrapping the cluster");
-          const { [this.self.id]: _self, ...peers } = plan.voters;
-          await this.startRaft(Object.keys(plan.voters), peers);
+          await this.startRaft(Object.keys(plan.voters), { ...peers, ...plan.voters });
         } else {
           log.info("found an existing cluster, joining it");
-          await this.startRaft(undefined, {});
+          await this.startRaft(undefined, peers);
         }
       } catch (err) {
         this.fail(err as Error);
@@ -265,6 +267,17 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     this.registrationTimer = setInterval(() => this.checkRegistration(), REGISTRATION_CHECK_MS);
     this.registrationTimer.unref();
     if (!this.isMember()) void this.discovery.joinCluster(() => this.isMember());
+  }
+
+  /** Server addresses by id from every hello: the servers themselves and the voters they know. */
+  private knownAddresses(): Record<string, string> {
+    const addresses: Record<string, string> = {};
+    for (const peer of this.discovery.known()) {
+      for (const [id, address] of Object.entries(peer.voters)) if (address) addresses[id] = address;
+      addresses[peer.id] = peer.rpcAddress;
+    }
+    delete addresses[this.self.id];
+    return addresses;
   }
 
   private isMember(): boolean {

@@ -1,0 +1,266 @@
+// Three (then four) real `cairn agent -server` processes on loopback: formation by bootstrap_expect,
+// forwarding, read consistency headers, blocking queries, session TTL expiry, leader failure, restart and
+// a late server's promotion.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentPorts,
+  type AgentProcess,
+  freePorts,
+  http,
+  killProcess,
+  removeDir,
+  serverArgs,
+  spawnAgent,
+  tempRoot,
+  waitFor,
+} from "./harness.js";
+
+const root = tempRoot();
+const agents: AgentProcess[] = [];
+const ports: AgentPorts[] = [];
+const names = ["s1", "s2", "s3", "s4"];
+
+function start(i: number): AgentProcess {
+  const name = names[i]!;
+  const p = ports[i]!;
+  // A ring of retry-join targets: formation must spread what each server learns.
+  const target = ports[(i + 1) % 3]!;
+  const args = serverArgs(
+    name,
+    p,
+    `${root}/${name}`,
+    [`127.0.0.1:${target.serfLan}`],
+    ["-bootstrap-expect", "3"],
+  );
+  const agent = spawnAgent(name, p, `${root}/${name}`, args);
+  agents.push(agent);
+  return agent;
+}
+
+const live = () => agents.filter((a) => a.proc.exitCode === null && a.proc.signalCode === null);
+
+async function leaderAddress(a: AgentProcess): Promise<string> {
+  const r = await http(`${a.url}/v1/status/leader`);
+  return r.status === 200 ? (JSON.parse(r.text) as string) : "";
+}
+
+/** Waits until every live agent names the same leader; returns [leader, followers]. */
+async function settledLeader(): Promise<[AgentProcess, AgentProcess[]]> {
+  const address = await waitFor(
+    "a leader all servers agree on",
+    async () => {
+      const seen = await Promise.all(live().map(leaderAddress));
+      return seen[0] && seen.every((s) => s === seen[0]) ? seen[0] : undefined;
+    },
+    20_000,
+  );
+  const leader = live().find((a) => a.serverAddress === address)!;
+  return [leader, live().filter((a) => a !== leader)];
+}
+
+const kvValue = (text: string) =>
+  Buffer.from((JSON.parse(text) as [{ Value: string }])[0].Value, "base64").toString();
+
+beforeAll(async () => {
+  const all = await freePorts(12);
+  for (let i = 0; i < 4; i++)
+    ports.push({ http: all[i * 3]!, server: all[i * 3 + 1]!, serfLan: all[i * 3 + 2]! });
+  for (let i = 0; i < 3; i++) start(i);
+}, 30_000);
+
+afterAll(async () => {
+  for (const a of agents) killProcess(a, "SIGKILL");
+  await Promise.all(agents.map((a) => a.exited));
+  removeDir(root);
+});
+
+describe("a three-server cluster of real processes", () => {
+  let sessionId = "";
+  let sessionCreatedAt = 0;
+
+  it("forms by bootstrap_expect: one leader, three voting peers", async () => {
+    const [leader] = await settledLeader();
+    const peers = await waitFor(
+      "three peers",
+      async () => {
+        const r = await http(`${leader.url}/v1/status/peers`);
+        const list = JSON.parse(r.text) as string[];
+        return list.length === 3 ? list : undefined;
+      },
+      10_000,
+    );
+    expect(peers.sort()).toEqual(
+      agents
+        .slice(0, 3)
+        .map((a) => a.serverAddress)
+        .sort(),
+    );
+  }, 30_000);
+
+  it("holds a session lock whose TTL the test will let run out", async () => {
+    const [, followers] = await settledLeader();
+    const f = followers[0]!;
+    // Servers register themselves in the catalog (node + serfHealth) once a leader exists.
+    const created = await waitFor(
+      "a session on a registered node",
+      async () => {
+        const r = await http(
+          `${f.url}/v1/session/create`,
+          "PUT",
+          JSON.stringify({ TTL: "10s", Name: "ttl" }),
+        );
+        return r.status === 200 ? (JSON.parse(r.text) as { ID: string }) : undefined;
+      },
+      10_000,
+    );
+    sessionId = created.ID;
+    sessionCreatedAt = Date.now();
+    const acquired = await http(`${f.url}/v1/kv/locks/ttl?acquire=${sessionId}`, "PUT", "holder");
+    expect(acquired.text).toBe("true");
+  });
+
+  it("applies a write sent to a follower and returns the leader's cas answer", async () => {
+    const [leader, followers] = await settledLeader();
+    const f = followers[0]!;
+    expect((await http(`${f.url}/v1/kv/fwd`, "PUT", "one")).text).toBe("true");
+    const read = await http(`${leader.url}/v1/kv/fwd?consistent`);
+    expect(read.status).toBe(200);
+    expect(kvValue(read.text)).toBe("one");
+    // cas with a stale index is refused on the leader; the follower relays false.
+    expect((await http(`${f.url}/v1/kv/fwd?cas=1`, "PUT", "two")).text).toBe("false");
+    expect((await http(`${followers[1]!.url}/v1/kv/fwd?cas=0`, "PUT", "two")).text).toBe("false");
+  });
+
+  it("answers ?stale on a follower with the index, known-leader and last-contact headers", async () => {
+    const [, followers] = await settledLeader();
+    const r = await http(`${followers[1]!.url}/v1/kv/fwd?stale`);
+    expect(r.status).toBe(200);
+    for (const prefix of ["X-Consul", "X-Service"]) {
+      expect(Number(r.headers.get(`${prefix}-Index`))).toBeGreaterThan(0);
+      expect(r.headers.get(`${prefix}-KnownLeader`)).toBe("true");
+      const contact = Number(r.headers.get(`${prefix}-LastContact`));
+      expect(contact).toBeGreaterThanOrEqual(0);
+      expect(contact).toBeLessThan(5_000);
+    }
+    // Missing keys carry them too.
+    const missing = await http(`${followers[1]!.url}/v1/kv/nope?stale`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get("X-Consul-KnownLeader")).toBe("true");
+  });
+
+  it("wakes a blocking query on a follower when another server writes, and returns at wait", async () => {
+    const [leader, followers] = await settledLeader();
+    const first = await http(`${followers[0]!.url}/v1/kv/watched`);
+    const index = Number(first.headers.get("X-Consul-Index"));
+    const started = Date.now();
+    const blocked = http(`${followers[0]!.url}/v1/kv/watched?index=${index}&wait=20s`);
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect((await http(`${leader.url}/v1/kv/watched`, "PUT", "changed")).text).toBe("true");
+    const woke = await blocked;
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(woke.status).toBe(200);
+    expect(kvValue(woke.text)).toBe("changed");
+    const newIndex = Number(woke.headers.get("X-Consul-Index"));
+    expect(newIndex).toBeGreaterThan(index);
+
+    const t0 = Date.now();
+    const idle = await http(`${followers[1]!.url}/v1/kv/watched?index=${newIndex}&wait=1s`);
+    const took = Date.now() - t0;
+    expect(idle.status).toBe(200);
+    expect(Number(idle.headers.get("X-Consul-Index"))).toBe(newIndex);
+    expect(took).toBeGreaterThanOrEqual(900);
+    expect(took).toBeLessThan(3_000);
+  });
+
+  it("releases the lock once the session's TTL has run out (within twice the TTL)", async () => {
+    const [leader] = await settledLeader();
+    const released = await waitFor(
+      "the TTL session's lock to be released",
+      async () => {
+        const r = await http(`${leader.url}/v1/kv/locks/ttl`);
+        const entry = (JSON.parse(r.text) as [{ Session?: string }])[0];
+        return entry.Session === undefined ? Date.now() : undefined;
+      },
+      35_000,
+      250,
+    );
+    expect(released - sessionCreatedAt).toBeGreaterThanOrEqual(10_000);
+    expect(released - sessionCreatedAt).toBeLessThan(20_000 + 5_000);
+    const info = await http(`${leader.url}/v1/session/info/${sessionId}`);
+    expect(JSON.parse(info.text)).toEqual([]);
+  }, 40_000);
+
+  let killed: AgentProcess | undefined;
+
+  it("serves a ?consistent read of the last acknowledged write after the leader is killed", async () => {
+    const [leader, followers] = await settledLeader();
+    expect((await http(`${leader.url}/v1/kv/durable`, "PUT", "acknowledged")).text).toBe("true");
+    killProcess(leader, "SIGKILL");
+    await leader.exited;
+    killed = leader;
+    const read = await waitFor(
+      "a consistent read from a surviving server",
+      async () => {
+        const r = await http(`${followers[0]!.url}/v1/kv/durable?consistent`);
+        return r.status === 200 ? r : undefined;
+      },
+      20_000,
+      200,
+    );
+    expect(kvValue(read.text)).toBe("acknowledged");
+    expect(read.headers.get("X-Consul-KnownLeader")).toBe("true");
+  }, 30_000);
+
+  it("restarts the killed server from its data directory: it rejoins and catches up", async () => {
+    const [leader] = await settledLeader();
+    expect((await http(`${leader.url}/v1/kv/while-down`, "PUT", "missed")).text).toBe("true");
+    const old = killed!;
+    const again = spawnAgent(old.name, old.ports, old.dataDir, old.args);
+    agents.push(again);
+    const r = await waitFor(
+      "the restarted server to catch up",
+      async () => {
+        const res = await http(`${again.url}/v1/kv/while-down?stale`);
+        return res.status === 200 ? res : undefined;
+      },
+      20_000,
+      200,
+    );
+    expect(kvValue(r.text)).toBe("missed");
+    await settledLeader();
+    const peers = JSON.parse((await http(`${again.url}/v1/status/peers`)).text) as string[];
+    expect(peers).toHaveLength(3);
+  }, 30_000);
+
+  it("adds a fourth server started later as a non-voter and promotes it once caught up", async () => {
+    const p = ports[3]!;
+    const dataDir = `${root}/s4`;
+    const args = serverArgs("s4", p, dataDir, [`127.0.0.1:${ports[0]!.serfLan}`], ["-bootstrap-expect", "3"]);
+    const s4 = spawnAgent("s4", p, dataDir, args);
+    agents.push(s4);
+    let sawNonVoter = false;
+    const [leader] = await settledLeader();
+    await waitFor(
+      "s4 to become a voter",
+      async () => {
+        const r = await http(`${leader.url}/v1/operator/raft/configuration`);
+        const conf = JSON.parse(r.text) as { Servers: { Node: string; Address: string; Voter: boolean }[] };
+        const s = conf.Servers.find((x) => x.Address === s4.serverAddress);
+        if (s && !s.Voter) sawNonVoter = true;
+        return s?.Voter ? true : undefined;
+      },
+      25_000,
+      100,
+    );
+    expect(sawNonVoter).toBe(true);
+    const conf = JSON.parse((await http(`${s4.url}/v1/operator/raft/configuration`)).text) as {
+      Servers: { Node: string; Voter: boolean; Leader: boolean; ProtocolVersion: string }[];
+    };
+    expect(conf.Servers).toHaveLength(4);
+    expect(conf.Servers.filter((s) => s.Leader)).toHaveLength(1);
+    expect(conf.Servers.every((s) => s.Voter && s.ProtocolVersion === "3")).toBe(true);
+    expect(conf.Servers.map((s) => s.Node).sort()).toEqual(["s1", "s2", "s3", "s4"]);
+    const value = await http(`${s4.url}/v1/kv/while-down?stale`);
+    expect(kvValue(value.text)).toBe("missed");
+  }, 40_000);
+});
