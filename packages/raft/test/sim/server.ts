@@ -64,6 +64,10 @@ export class SimServer {
 
   start(): void {
     const d = this.durable;
+    const durableLast = d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
+    if (d.hard.commit > durableLast) {
+      throw new Error(`${this.id}: durable commit ${d.hard.commit} beyond the durable log (${durableLast})`);
+    }
     this.incarnation++;
     this.inflight = null;
     this.receivedSnapshots.clear();

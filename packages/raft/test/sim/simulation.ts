@@ -106,6 +106,8 @@ export class Simulation implements ServerHooks {
   private dup = 0;
   private maxDelay = 50;
   private readonly fsyncMax: number;
+  /** Chance that a server dies right after an fsync, before sending what it persisted. */
+  private readonly fsyncCrash: number;
 
   private writeSeq = 0;
   private readSeq = 0;
@@ -140,6 +142,7 @@ export class Simulation implements ServerHooks {
     this.end = this.chaosEnd + Math.max(opts.healTicks ?? 250, 100) * TICK;
     this.traceSize = opts.traceSize ?? 200;
     this.fsyncMax = r.int(0, 20);
+    this.fsyncCrash = r.pick([0, 0.001, 0.003, 0.01]);
     // One weight per case of fault(); the last (quiet) always stays possible.
     this.faultWeights = Array.from({ length: 13 }, (_, i) => (i === 12 || r.chance(0.6) ? r.int(1, 5) : 0));
     this.setNetwork();
@@ -221,7 +224,7 @@ export class Simulation implements ServerHooks {
         const s = ev.s;
         if (s.incarnation !== ev.inc || !s.inflight) return;
         if (this.deferWhilePaused(s, ev)) return;
-        const crash = !this.healed && this.rng.chance(0.003);
+        const crash = !this.healed && this.rng.chance(this.fsyncCrash);
         if (crash) this.record(`${s.id} crashes right after an fsync`);
         s.completeReady(crash);
         if (crash) this.afterCrash(s);
