@@ -1,5 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
+import type { Message } from "../../src/core/types.js";
 import { NotLeaderError } from "../../src/node/errors.js";
+import type { RaftStorage } from "../../src/storage/raft-storage.js";
+import type { ServerTransport } from "../../src/transport/server-transport.js";
 import { TestCluster, waitUntil } from "./cluster.js";
 import { putCommand } from "./kv-machine.js";
 
@@ -75,6 +78,52 @@ describe("RaftNode cluster", () => {
 
     await c.converged(last);
     expectState(c, expected);
+  });
+
+  it("sends votes and append acknowledgements only once what they promise is durable", async () => {
+    const c = await threeNodes();
+    await c.put("warm", "up");
+    const watched = [...c.nodes.values()].filter((n) => !n.isLeader());
+    const violations: string[] = [];
+    let acks = 0;
+    let votes = 0;
+    for (const node of watched) {
+      // Instrumentation, not a fake: the real storage and transport run; we note when writes complete.
+      const { storage, transport } = node as unknown as {
+        storage: RaftStorage;
+        transport: ServerTransport<Message>;
+      };
+      let durableIndex = storage.lastIndex;
+      let durableHard = storage.restored.hardState;
+      const save = storage.save.bind(storage);
+      storage.save = async (changes) => {
+        await save(changes);
+        const last = changes.entries.at(-1);
+        if (last) durableIndex = last.index;
+        if (changes.hardState) durableHard = changes.hardState;
+      };
+      const send = transport.send.bind(transport);
+      transport.send = (peer, m) => {
+        if (m.type === "append-resp" && !m.reject) {
+          acks++;
+          if (m.index > durableIndex)
+            violations.push(`${node.id} acked ${m.index} with ${durableIndex} durable`);
+        }
+        if (m.type === "vote-resp" && !m.reject) {
+          votes++;
+          if (durableHard.term !== m.term || durableHard.vote !== peer) {
+            violations.push(`${node.id} voted for ${peer} in ${m.term} before persisting it`);
+          }
+        }
+        send(peer, m);
+      };
+    }
+    await Promise.all(Array.from({ length: 30 }, (_, i) => c.put(`k${i}`, "v")));
+    await c.kill((await c.leader()).id); // the survivors must elect a new leader: votes
+    await c.put("after", "election");
+    expect(acks).toBeGreaterThan(0);
+    expect(votes).toBeGreaterThan(0);
+    expect(violations).toEqual([]);
   });
 
   it("brings a follower that missed a compaction up to date with a snapshot", async () => {
