@@ -263,4 +263,56 @@ describe("a three-server cluster of real processes", () => {
     const value = await http(`${s4.url}/v1/kv/while-down?stale`);
     expect(kvValue(value.text)).toBe("missed");
   }, 40_000);
+
+  type Conf = { Servers: { ID: string; Node: string; Address: string; Voter: boolean; Leader: boolean }[] };
+  const configuration = async (a: AgentProcess) =>
+    JSON.parse((await http(`${a.url}/v1/operator/raft/configuration`)).text) as Conf;
+
+  it("transfers leadership on request, forwarded from a follower", async () => {
+    const [leader, followers] = await settledLeader();
+    const target = followers.find((f) => f.name !== "s4")!;
+    const conf = await configuration(leader);
+    const id = conf.Servers.find((s) => s.Address === target.serverAddress)!.ID;
+    const via = followers.find((f) => f !== target)!;
+    const r = await http(`${via.url}/v1/operator/raft/transfer-leader?id=${id}`, "POST");
+    expect(r.status).toBe(200);
+    expect(JSON.parse(r.text)).toEqual({ Success: true });
+    const [now] = await settledLeader();
+    expect(now.name).toBe(target.name);
+    const unknown = await http(`${via.url}/v1/operator/raft/transfer-leader?id=nope`, "POST");
+    expect(unknown.status).toBe(400);
+  }, 20_000);
+
+  it("restores a snapshot through Raft: every server returns to the saved state", async () => {
+    const [leader, followers] = await settledLeader();
+    const saved = await fetch(`${followers[0]!.url}/v1/snapshot`);
+    expect(saved.status).toBe(200);
+    const archive = new Uint8Array(await saved.arrayBuffer());
+    expect((await http(`${leader.url}/v1/kv/after-snapshot`, "PUT", "gone soon")).text).toBe("true");
+    const put = await fetch(`${followers[1]!.url}/v1/snapshot`, { method: "PUT", body: archive });
+    expect(put.status).toBe(200);
+    for (const a of live()) {
+      const r = await http(`${a.url}/v1/kv/after-snapshot?consistent`);
+      expect(r.status).toBe(404);
+      expect(kvValue((await http(`${a.url}/v1/kv/while-down?consistent`)).text)).toBe("missed");
+    }
+    // Writes carry on above the restore.
+    expect((await http(`${followers[0]!.url}/v1/kv/after-restore`, "PUT", "ok")).text).toBe("true");
+    const bad = await fetch(`${leader.url}/v1/snapshot`, { method: "PUT", body: "not a snapshot" });
+    expect(bad.status).toBe(400);
+  }, 20_000);
+
+  it("removes a server from the Raft configuration by address", async () => {
+    const [leader] = await settledLeader();
+    const s4 = live().find((a) => a.name === "s4")!;
+    const r = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.serverAddress}`, "DELETE");
+    expect(r.status).toBe(200);
+    const conf = await configuration(leader);
+    expect(conf.Servers.map((s) => s.Node).sort()).toEqual(["s1", "s2", "s3"]);
+    const again = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.serverAddress}`, "DELETE");
+    expect(again.status).toBe(400);
+    expect(again.text).toContain("was not found in the Raft configuration");
+    const neither = await http(`${leader.url}/v1/operator/raft/peer`, "DELETE");
+    expect(neither.status).toBe(400);
+  }, 20_000);
 });
