@@ -2,9 +2,9 @@
 // slot) at PREFIX, as `consul lock` does. The child is stopped if the lock is lost, signals to this
 // process are passed on to it, and the lock and session are given up when it exits.
 import { boolFlag, durationFlag, intFlag, stringFlag } from "../args.js";
-import { type Command, defineCommand, errorText } from "../command.js";
+import { type Command, defineCommand, errorText, type Io } from "../command.js";
 import { KvApi } from "../kv-api.js";
-import { type RunningChild, startChild } from "../lock/child.js";
+import { type ChildOptions, type RunningChild, startChild } from "../lock/child.js";
 import { DEFAULT_TUNING, type Locker, Mutex, Semaphore } from "../lock/lockers.js";
 import { SessionKeeper } from "../lock/session.js";
 import { SessionApi } from "../session-api.js";
@@ -12,6 +12,55 @@ import { SessionApi } from "../session-api.js";
 /** Time a child gets between SIGTERM and SIGKILL: short against the default 15s lock-delay. */
 const KILL_GRACE_MS = 5000;
 const SESSION_TTL = "15s";
+
+function whenAborted<T>(signal: AbortSignal, value: T): Promise<T> {
+  if (signal.aborted) return Promise.resolve(value);
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(value), { once: true }));
+}
+
+/**
+ * Runs the child until it exits, the lock is lost, or we are told to stop; in the last two cases the child
+ * must not keep acting as the holder, so it is terminated. Returns consul's child code: 2 when it failed.
+ */
+async function superviseChild(opts: {
+  child: ChildOptions;
+  lost: AbortSignal;
+  shutdown: AbortSignal;
+  onStart: (child: RunningChild) => void;
+  io: Io;
+  verbose: (line: string) => void;
+}): Promise<number> {
+  const { io, verbose } = opts;
+  verbose("Starting handler");
+  const running = startChild(opts.child);
+  opts.onStart(running);
+  const outcome = await Promise.race([
+    running.exited.then(
+      (code) => ({ kind: "exited" as const, code }),
+      (err: unknown) => ({ kind: "failed" as const, err }),
+    ),
+    whenAborted(opts.lost, { kind: "lost" as const }),
+    whenAborted(opts.shutdown, { kind: "shutdown" as const }),
+  ]);
+  switch (outcome.kind) {
+    case "exited":
+      if (outcome.code !== 0) io.err(`Error running handler: exit status ${outcome.code}`);
+      verbose("Child terminated, releasing lock");
+      return outcome.code === 0 ? 0 : 2;
+    case "failed":
+      io.err(`Error starting handler: ${errorText(outcome.err)}`);
+      return 2;
+    case "lost":
+    case "shutdown":
+      if (outcome.kind === "lost") io.err("Lock lost, killing child");
+      else verbose("Shutdown triggered, killing child");
+      verbose(`Terminating child pid ${running.pid}`);
+      // On shutdown the child already has the signal we got; on a lost lock it gets SIGTERM.
+      await running.terminate(outcome.kind === "lost" ? "SIGTERM" : null, KILL_GRACE_MS);
+      verbose("Child terminated");
+      return 0;
+  }
+}
 
 export const lockCommand: Command = defineCommand({
   synopsis: "Execute a command holding a lock",
@@ -130,48 +179,23 @@ Usage: cairn lock [options] prefix child...
       }
 
       let childCode = 0;
-      if (shutdown.signal.aborted) {
-        io.err("Shutdown triggered during lock acquisition");
-      } else {
-        verbose("Starting handler");
-        const running = startChild({
-          args: childArgs,
-          shell: f.shell,
-          passStdin: f["pass-stdin"],
-          env: { ...io.env, CONSUL_LOCK_HELD: "true", CAIRN_LOCK_HELD: "true" },
+      if (shutdown.signal.aborted) io.err("Shutdown triggered during lock acquisition");
+      else {
+        childCode = await superviseChild({
+          child: {
+            args: childArgs,
+            shell: f.shell,
+            passStdin: f["pass-stdin"],
+            env: { ...io.env, CONSUL_LOCK_HELD: "true", CAIRN_LOCK_HELD: "true" },
+          },
+          lost: AbortSignal.any([held.lost, session.gone]),
+          shutdown: shutdown.signal,
+          onStart: (running) => {
+            child = running;
+          },
+          io,
+          verbose,
         });
-        child = running;
-        const lost = AbortSignal.any([held.lost, session.gone]);
-        const outcome = await Promise.race([
-          running.exited.then(
-            (code) => ({ kind: "exited" as const, code }),
-            (err: unknown) => ({ kind: "failed" as const, err }),
-          ),
-          new Promise<{ kind: "lost" }>((resolve) =>
-            lost.addEventListener("abort", () => resolve({ kind: "lost" })),
-          ),
-          new Promise<{ kind: "shutdown" }>((resolve) =>
-            shutdown.signal.addEventListener("abort", () => resolve({ kind: "shutdown" })),
-          ),
-        ]);
-        if (outcome.kind === "exited") {
-          if (outcome.code !== 0) {
-            io.err(`Error running handler: exit status ${outcome.code}`);
-            childCode = 2;
-          }
-          verbose("Child terminated, releasing lock");
-        } else if (outcome.kind === "failed") {
-          io.err(`Error starting handler: ${errorText(outcome.err)}`);
-          childCode = 2;
-        } else {
-          // The lock is lost or we are told to stop: the child must not keep acting as the holder.
-          if (outcome.kind === "lost") io.err("Lock lost, killing child");
-          else verbose("Shutdown triggered, killing child");
-          verbose(`Terminating child pid ${running.pid}`);
-          // On shutdown the child already has the signal we got; on a lost lock it gets SIGTERM.
-          await running.terminate(outcome.kind === "lost" ? "SIGTERM" : null, KILL_GRACE_MS);
-          verbose("Child terminated");
-        }
       }
 
       try {
