@@ -125,7 +125,7 @@ function terminalTest(match: MatchExpression, type: FieldType): Test {
       return containsTest(type, coerced(type.kind === "list" ? type.element : type));
     case "Is Empty":
     case "Is Not Empty":
-      return isEmpty;
+      return type.kind === "map" ? isEmptyMap : isEmptyList;
     case "Matches":
     case "Not Matches": {
       const pattern = compileRegex(match.value?.raw ?? "", match.value?.position);
@@ -151,8 +151,11 @@ function containsTest(type: FieldType, needle: Primitive): Test {
   }
 }
 
-function isEmpty(value: unknown): boolean {
-  if (Array.isArray(value)) return value.length === 0;
+function isEmptyList(value: unknown): boolean {
+  return !Array.isArray(value) || value.length === 0;
+}
+
+function isEmptyMap(value: unknown): boolean {
   const object = asObject(value);
   if (object === undefined) return true;
   for (const key in object) if (Object.hasOwn(object, key)) return false;
