@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { isApplyError, type TxnKVOp, type TxnResponse } from "../src/index.js";
+import { isApplyError, StateStore, type TxnKVOp, type TxnResponse } from "../src/index.js";
 import { bytes, Harness, text } from "./helpers.js";
 import { Model, type ModelKVOp } from "./model.js";
 
@@ -211,6 +211,14 @@ describe("model-based: KV, sessions and txn agree with a reference model", () =>
           runStep(h, model, s);
           compare(h, model);
         }
+        // Same log, same bytes; and a restored snapshot is the same state.
+        const snapshot = h.snapshotBytes();
+        const replica = new StateStore();
+        for (const [i, entry] of h.log.entries()) replica.apply(i + 1, entry);
+        expect(Buffer.concat([...replica.snapshot()]).equals(snapshot)).toBe(true);
+        const restored = new StateStore();
+        restored.restoreSync([snapshot]);
+        expect(Buffer.concat([...restored.snapshot()]).equals(snapshot)).toBe(true);
       }),
       { numRuns: 300 },
     );

@@ -120,3 +120,26 @@ describe("health watches", () => {
     expect(after.value[0]?.checks.map((c) => c.CheckID)).toEqual(["serfHealth"]);
   });
 });
+
+describe("prefix bookkeeping", () => {
+  it("stays exact as prefix watchers of many lengths come and go", async () => {
+    const h = new Harness();
+    h.set("seed", "0");
+    const prefixes = ["", "a", "a/", "a/b", "a/b/", "b"];
+    const gone = new AbortController();
+    // Wait and abort on every prefix, so each length is registered and then dropped again.
+    const first = prefixes.map((p) => h.store.watches.wait(h.store.view().kvList(p).watch, gone.signal));
+    gone.abort();
+    expect(await Promise.all(first)).toEqual(prefixes.map(() => "timeout"));
+    expect(h.store.watches.waiting).toBe(0);
+    const view = h.store.view();
+    const waits = new Map(prefixes.map((p) => [p, h.store.watches.wait(view.kvList(p).watch)]));
+    h.set("a/b/c", "1");
+    for (const [p, w] of waits) {
+      expect(await settled(w), `prefix "${p}"`).toBe("a/b/c".startsWith(p) ? "changed" : "pending");
+    }
+    h.set("b", "1");
+    expect(await settled(waits.get("b")!)).toBe("changed");
+    expect(h.store.watches.waiting).toBe(0);
+  });
+});

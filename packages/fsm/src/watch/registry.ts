@@ -4,38 +4,59 @@ export type WaitOutcome = "changed" | "timeout";
 
 class Waiter {
   done = false;
+  onAbort: (() => void) | undefined;
   constructor(
     readonly resolve: (outcome: WaitOutcome) => void,
     readonly keys: readonly string[],
     readonly signal: AbortSignal | undefined,
   ) {}
-  onAbort: (() => void) | undefined;
 }
 
-/** One character of a watched KV key or prefix. Nodes exist only while someone watches through them. */
-class TrieNode {
-  readonly children = new Map<string, TrieNode>();
-  exact: Set<Waiter> | undefined;
-  prefix: Set<Waiter> | undefined;
-  constructor(
-    readonly parent: TrieNode | undefined,
-    readonly char: string,
-  ) {}
+/** Waiters grouped by a string; empty groups are dropped so memory follows what is watched now. */
+class Groups {
+  readonly #groups = new Map<string, Set<Waiter>>();
 
-  isEmpty(): boolean {
-    return this.children.size === 0 && !this.exact?.size && !this.prefix?.size;
+  get(key: string): Set<Waiter> | undefined {
+    return this.#groups.get(key);
+  }
+
+  /** True when this created the group. */
+  add(key: string, waiter: Waiter): boolean {
+    const group = this.#groups.get(key);
+    if (group) {
+      group.add(waiter);
+      return false;
+    }
+    this.#groups.set(key, new Set([waiter]));
+    return true;
+  }
+
+  /** True when this emptied (and dropped) the group. */
+  remove(key: string, waiter: Waiter): boolean {
+    const group = this.#groups.get(key);
+    if (!group?.delete(waiter) || group.size > 0) return false;
+    this.#groups.delete(key);
+    return true;
+  }
+
+  all(): IterableIterator<Set<Waiter>> {
+    return this.#groups.values();
   }
 }
 
 /**
- * Blocking-query waits. A change to KV key `k` walks the trie along `k` (so only watchers of `k` and of
- * its prefixes are touched); a change to a channel looks up that channel. The cost of an apply is bounded
- * by the key length and the number of waiters actually woken, never by the number waiting. Pure: the timeout
- * comes in as an AbortSignal.
+ * Blocking-query waits. A change to KV key `k` looks up the exact watchers of `k`, then for each distinct
+ * length of a watched prefix the watchers of `k`'s prefix of that length; a change to a channel looks up that
+ * channel. So an apply costs a few map lookups plus the waiters it actually wakes, never the number waiting.
+ * Pure: the timeout comes in as an AbortSignal.
  */
 export class WatchRegistry {
-  readonly #channels = new Map<string, Set<Waiter>>();
-  readonly #root = new TrieNode(undefined, "");
+  readonly #channels = new Groups();
+  readonly #exact = new Groups();
+  readonly #prefixes = new Groups();
+  /** Distinct watched prefixes per prefix length, and those lengths ascending. */
+  readonly #prefixCount = new Map<number, number>();
+  #lengths: number[] = [];
   #waiting = 0;
 
   constructor(private readonly currentIndex: () => number) {}
@@ -68,36 +89,27 @@ export class WatchRegistry {
   notify(kvKeys: readonly string[], channels: Iterable<string>): void {
     if (this.#waiting === 0) return;
     const woken: Waiter[] = [];
-    for (const key of kvKeys) this.#collectKv(key, woken);
-    for (const channel of channels) {
-      const set = this.#channels.get(channel);
-      if (set) for (const w of set) woken.push(w);
+    const collect = (group: Set<Waiter> | undefined) => {
+      if (group) for (const w of group) woken.push(w);
+    };
+    for (const key of kvKeys) {
+      collect(this.#exact.get(key));
+      for (const length of this.#lengths) {
+        if (length > key.length) break;
+        collect(this.#prefixes.get(length === key.length ? key : key.slice(0, length)));
+      }
     }
+    for (const channel of channels) collect(this.#channels.get(channel));
     for (const w of woken) this.#finish(w, "changed");
   }
 
   /** Wake every waiter (the whole state was replaced, e.g. by a snapshot restore). */
   wakeAll(): void {
     const woken = new Set<Waiter>();
-    for (const set of this.#channels.values()) for (const w of set) woken.add(w);
-    const walk = (node: TrieNode) => {
-      for (const w of node.exact ?? []) woken.add(w);
-      for (const w of node.prefix ?? []) woken.add(w);
-      for (const child of node.children.values()) walk(child);
-    };
-    walk(this.#root);
-    for (const w of woken) this.#finish(w, "changed");
-  }
-
-  #collectKv(key: string, out: Waiter[]): void {
-    let node: TrieNode | undefined = this.#root;
-    if (node.prefix) for (const w of node.prefix) out.push(w);
-    for (let i = 0; i < key.length; i++) {
-      node = node.children.get(key[i]!);
-      if (!node) return;
-      if (node.prefix) for (const w of node.prefix) out.push(w);
+    for (const groups of [this.#channels, this.#exact, this.#prefixes]) {
+      for (const group of groups.all()) for (const w of group) woken.add(w);
     }
-    if (node.exact) for (const w of node.exact) out.push(w);
+    for (const w of woken) this.#finish(w, "changed");
   }
 
   #finish(waiter: Waiter, outcome: WaitOutcome): void {
@@ -110,53 +122,39 @@ export class WatchRegistry {
   }
 
   #register(key: string, waiter: Waiter): void {
-    const tag = key[0];
     const body = key.slice(1);
-    if (tag === "c") {
-      let set = this.#channels.get(body);
-      if (!set) {
-        set = new Set();
-        this.#channels.set(body, set);
-      }
-      set.add(waiter);
-      return;
-    }
-    let node = this.#root;
-    for (let i = 0; i < body.length; i++) {
-      const ch = body[i]!;
-      let next = node.children.get(ch);
-      if (!next) {
-        next = new TrieNode(node, ch);
-        node.children.set(ch, next);
-      }
-      node = next;
-    }
-    if (tag === "k") {
-      node.exact ??= new Set();
-      node.exact.add(waiter);
-    } else {
-      node.prefix ??= new Set();
-      node.prefix.add(waiter);
+    switch (key[0]) {
+      case "c":
+        this.#channels.add(body, waiter);
+        return;
+      case "k":
+        this.#exact.add(body, waiter);
+        return;
+      default:
+        if (this.#prefixes.add(body, waiter)) this.#countPrefix(body.length, 1);
     }
   }
 
   #unregister(key: string, waiter: Waiter): void {
-    const tag = key[0];
     const body = key.slice(1);
-    if (tag === "c") {
-      const set = this.#channels.get(body);
-      set?.delete(waiter);
-      if (set?.size === 0) this.#channels.delete(body);
-      return;
+    switch (key[0]) {
+      case "c":
+        this.#channels.remove(body, waiter);
+        return;
+      case "k":
+        this.#exact.remove(body, waiter);
+        return;
+      default:
+        if (this.#prefixes.remove(body, waiter)) this.#countPrefix(body.length, -1);
     }
-    let node: TrieNode | undefined = this.#root;
-    for (let i = 0; i < body.length && node; i++) node = node.children.get(body[i]!);
-    if (!node) return;
-    (tag === "k" ? node.exact : node.prefix)?.delete(waiter);
-    // Prune the now-unused path so the trie only holds what is watched.
-    while (node.parent && node.isEmpty()) {
-      node.parent.children.delete(node.char);
-      node = node.parent;
+  }
+
+  #countPrefix(length: number, delta: 1 | -1): void {
+    const count = (this.#prefixCount.get(length) ?? 0) + delta;
+    if (count > 0) this.#prefixCount.set(length, count);
+    else this.#prefixCount.delete(length);
+    if (count === 0 || (count === 1 && delta === 1)) {
+      this.#lengths = [...this.#prefixCount.keys()].sort((a, b) => a - b);
     }
   }
 }
