@@ -7,7 +7,7 @@
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
-import { tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { Level } from "level";
@@ -124,6 +124,8 @@ interface Row {
   fsyncsPerSecond: number;
   entriesPerFsync: number;
   cpu: number;
+  /** Share of wall time the event loop was busy: well below 1 means it waited on the disk and network. */
+  loopBusy: number;
 }
 
 async function run(leader: RaftNode<number>, proposers: number, probeDir: string): Promise<Row> {
@@ -132,6 +134,7 @@ async function run(leader: RaftNode<number>, proposers: number, probeDir: string
   const latencies: number[] = [];
   const before = leader.status().storage;
   const cpuBefore = process.cpuUsage();
+  const eluBefore = performance.eventLoopUtilization();
   const start = performance.now();
   const end = start + seconds * 1000;
   await Promise.all(
@@ -145,6 +148,7 @@ async function run(leader: RaftNode<number>, proposers: number, probeDir: string
   );
   const elapsed = (performance.now() - start) / 1000;
   const cpu = process.cpuUsage(cpuBefore);
+  const loopBusy = performance.eventLoopUtilization(eluBefore).utilization;
   const after = leader.status().storage;
   latencies.sort((a, b) => a - b);
   const fsyncs = after.syncedWrites - before.syncedWrites;
@@ -157,6 +161,7 @@ async function run(leader: RaftNode<number>, proposers: number, probeDir: string
     fsyncsPerSecond: fsyncs / elapsed,
     entriesPerFsync: (after.entriesWritten - before.entriesWritten) / fsyncs,
     cpu: (cpu.user + cpu.system) / 1000 / (elapsed * 1000),
+    loopBusy,
   };
 }
 
@@ -173,15 +178,19 @@ try {
   console.log(
     `\nRaft: 3 nodes in one process, loopback ws, LevelDB sync writes, 100-byte commands, ${seconds}s per row`,
   );
-  console.log("Disk columns: sync-write latency probed just before the row (p50/p99 ms).\n");
+  console.log("Disk columns: sync-write latency probed just before the row (p50/p99 ms).");
+  const load = loadavg().map((l) => l.toFixed(1));
   console.log(
-    "| proposers | proposals/s | commit p50 ms | commit p99 ms | disk fsync p50/p99 | level sync put p50/p99 | leader fsyncs/s | commits per fsync | CPU (cores) |",
+    `Machine: ${cpus().length} cores, load average ${load.join(" ")} at the end (other work skews the figures).\n`,
   );
-  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+  console.log(
+    "| proposers | proposals/s | commit p50 ms | commit p99 ms | disk fsync p50/p99 | level sync put p50/p99 | leader fsyncs/s | commits per fsync | CPU (cores) | event loop busy |",
+  );
+  console.log("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
   for (const r of rows) {
     const { fsync, levelSync } = r.disk;
     console.log(
-      `| ${r.proposers} | ${f(r.perSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(fsync.p50, 2)} / ${f(fsync.p99, 2)} | ${f(levelSync.p50, 2)} / ${f(levelSync.p99, 2)} | ${f(r.fsyncsPerSecond, 0)} | ${f(r.entriesPerFsync)} | ${f(r.cpu, 2)} |`,
+      `| ${r.proposers} | ${f(r.perSecond, 0)} | ${f(r.p50, 2)} | ${f(r.p99, 2)} | ${f(fsync.p50, 2)} / ${f(fsync.p99, 2)} | ${f(levelSync.p50, 2)} / ${f(levelSync.p99, 2)} | ${f(r.fsyncsPerSecond, 0)} | ${f(r.entriesPerFsync)} | ${f(r.cpu, 2)} | ${f(r.loopBusy * 100, 0)}% |`,
     );
   }
 } finally {
