@@ -3,11 +3,7 @@ import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
-import { datacenterMiddleware } from "./middleware/datacenter.js";
-import { namespaceMiddleware } from "./middleware/namespace.js";
-import { queryMiddleware } from "./middleware/query.js";
-import { requestLog } from "./middleware/request-log.js";
-import { tokenMiddleware } from "./middleware/token.js";
+import { requestContext } from "./middleware/request-context.js";
 import { kvRoutes } from "./routes/kv.js";
 import { sessionRoutes } from "./routes/session.js";
 import { snapshotRoutes } from "./routes/snapshot.js";
@@ -18,11 +14,7 @@ import { txnRoutes } from "./routes/txn.js";
 export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   const ctx = resolveDeps(deps);
   const app = new Hono<ApiEnv>();
-  app.use(requestLog(ctx.logger, () => performance.now()));
-  app.use(queryMiddleware);
-  app.use(datacenterMiddleware(ctx.datacenter));
-  app.use(tokenMiddleware);
-  app.use(namespaceMiddleware);
+  app.use(requestContext(ctx.datacenter, ctx.logger, () => performance.now()));
 
   app.route("/v1/kv", kvRoutes(ctx));
   app.route("/v1/session", sessionRoutes(ctx));

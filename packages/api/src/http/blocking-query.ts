@@ -1,4 +1,5 @@
 import type { StateStore, StateView, WatchSet } from "@cairn/fsm";
+import type { ClientGone } from "./client-gone.js";
 import type { ReadMeta } from "./read-meta.js";
 import type { ReadOptions } from "./read-options.js";
 import type { RouteContext } from "./route-context.js";
@@ -29,8 +30,7 @@ export async function blockingRead<T>(
   store: StateStore,
   opts: ReadOptions,
   read: ReadFn<StateView, T>,
-  /** Only asked for when the read actually blocks: creating the request's signal is not free. */
-  clientGone: () => AbortSignal,
+  onClientGone: ClientGone,
 ): Promise<ReadAnswer<T>> {
   let contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
   let run = read(store.view());
@@ -40,23 +40,23 @@ export async function blockingRead<T>(
   });
   if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
 
-  const gone = clientGone();
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(), opts.waitMs);
-  const onGone = () => timeout.abort();
-  gone.addEventListener("abort", onGone, { once: true });
+  // One controller per blocked query ends the wait on timeout or on the client leaving.
+  const stop = new AbortController();
+  const abort = () => stop.abort();
+  const timer = setTimeout(abort, opts.waitMs);
+  const unsubscribe = onClientGone(abort);
   try {
-    while (!timeout.signal.aborted) {
-      const outcome = await store.watches.wait(run.watch, timeout.signal);
-      if (outcome === "timeout" || gone.aborted) break;
+    for (;;) {
+      const outcome = await store.watches.wait(run.watch, stop.signal);
+      if (outcome === "timeout") break;
       // A consistent read must be confirmed again; the other modes read the now-newer local data.
       if (opts.consistency === "consistent") contact = await ctx.backend.readBarrier("consistent");
       run = read(store.view());
-      if (!stillCurrent(run, opts.minIndex)) break;
+      if (!stillCurrent(run, opts.minIndex) || stop.signal.aborted) break;
     }
   } finally {
     clearTimeout(timer);
-    gone.removeEventListener("abort", onGone);
+    unsubscribe();
   }
   return answer();
 }

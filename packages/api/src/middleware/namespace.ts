@@ -1,5 +1,3 @@
-import type { MiddlewareHandler } from "hono";
-import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
 
 export const DEFAULT_NAMESPACE = "default";
@@ -11,14 +9,6 @@ export function extractNamespace(
 ): string {
   return queryNs || header("x-service-namespace") || header("x-consul-namespace") || DEFAULT_NAMESPACE;
 }
-
-export const namespaceMiddleware: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  c.set(
-    "namespace",
-    extractNamespace(c.var.query.get("ns"), (name) => c.req.header(name)),
-  );
-  await next();
-};
 
 /** `*` selects every namespace, which only list reads accept; anything addressing one record needs one. */
 export function singleNamespace(ns: string): string {

@@ -1,24 +1,17 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { Logger } from "pino";
-import type { ApiEnv } from "../http/env.js";
 
-/** Attaches the logger and writes one debug line per request. Token values never reach the log. */
-export function requestLog(logger: Logger, now: () => number): MiddlewareHandler<ApiEnv> {
-  return async (c, next) => {
-    c.set("log", logger);
-    const start = now();
-    await next();
-    if (!logger.isLevelEnabled("debug")) return;
-    logger.debug(
-      {
-        method: c.req.method,
-        url: redactTokens(c.req.url),
-        status: c.res.status,
-        ms: Math.round((now() - start) * 1000) / 1000,
-      },
-      "request",
-    );
-  };
+/** One debug line for a finished request. Token values never reach the log. */
+export function logRequest(logger: Logger, c: Context, ms: number): void {
+  logger.debug(
+    {
+      method: c.req.method,
+      url: redactTokens(c.req.url),
+      status: c.res.status,
+      ms: Math.round(ms * 1000) / 1000,
+    },
+    "request",
+  );
 }
 
 /** The path and query of a URL with every `token` parameter value replaced by `<hidden>`. */

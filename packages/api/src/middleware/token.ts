@@ -1,6 +1,3 @@
-import type { MiddlewareHandler } from "hono";
-import type { ApiEnv } from "../http/env.js";
-
 /**
  * The request's ACL token secret, looked up as Consul does: `?token=`, then the `X-Service-Token` /
  * `X-Consul-Token` header, then `Authorization: Bearer <token>`. Empty means the anonymous token.
@@ -19,11 +16,3 @@ export function extractToken(
   }
   return "";
 }
-
-export const tokenMiddleware: MiddlewareHandler<ApiEnv> = async (c, next) => {
-  c.set(
-    "token",
-    extractToken(c.var.query.get("token"), (name) => c.req.header(name)),
-  );
-  await next();
-};

@@ -5,6 +5,7 @@ import { filterAllowed } from "../authorizer.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
 import { readBodyLimited } from "../http/body.js";
+import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
@@ -48,7 +49,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
       store,
       opts,
       (v) => v.kvKeys(key, separator, ns),
-      () => c.req.raw.signal,
+      clientGone(c),
     );
     setReadMeta(c, meta);
     const keys = filterAllowed(ctx.authorizer, token, ns, result, (k) => ({ type: "key", name: k }), "read");
@@ -57,13 +58,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   }
 
   if (q.has("recurse")) {
-    const { result, meta } = await blockingRead(
-      ctx,
-      store,
-      opts,
-      (v) => v.kvList(key, ns),
-      () => c.req.raw.signal,
-    );
+    const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), clientGone(c));
     setReadMeta(c, meta);
     const entries = filterAllowed(
       ctx.authorizer,
@@ -80,13 +75,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   if (key === "") throw badRequest("Missing key name");
   singleNamespace(ns);
   if (!allowed(key)) throw permissionDenied();
-  const { result, meta } = await blockingRead(
-    ctx,
-    store,
-    opts,
-    (v) => v.kvGet(key, ns),
-    () => c.req.raw.signal,
-  );
+  const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), clientGone(c));
   setReadMeta(c, meta);
   if (result === undefined) return c.body(null, 404);
   if (q.has("raw")) {

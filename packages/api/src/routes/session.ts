@@ -7,6 +7,7 @@ import { applyCommand } from "../http/apply.js";
 import type { ReadFn } from "../http/blocking-query.js";
 import { blockingRead } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
+import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
@@ -113,7 +114,7 @@ async function listRead(
   read: ReadFn<StateView, Session[]>,
 ): Promise<Response> {
   const opts = parseReadOptions(c.var.query, ctx.random);
-  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, () => c.req.raw.signal);
+  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
   setReadMeta(c, meta);
   const ns = c.var.namespace;
   const visible = filterAllowed(

@@ -156,6 +156,21 @@ describe("blocking queries", () => {
     expect((await pending).status).toBe(200);
   });
 
+  it("a client that disconnects mid-wait leaves no waiter behind", async () => {
+    await s.req("PUT", "/v1/kv/block/gone", "1");
+    const index = indexOf(await s.req("GET", "/v1/kv/block/gone"));
+    const abort = new AbortController();
+    const pending = fetch(`${s.url}/v1/kv/block/gone?index=${index}&wait=30s`, {
+      signal: abort.signal,
+    }).catch(() => "aborted");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.backend.store.watches.waiting).toBe(1);
+    abort.abort();
+    expect(await pending).toBe("aborted");
+    await new Promise((r) => setTimeout(r, 100));
+    expect(s.backend.store.watches.waiting).toBe(0);
+  });
+
   it("session lists block and wake on session changes", async () => {
     const list = await s.req("GET", "/v1/session/list");
     const pending = s.req("GET", `/v1/session/list?index=${indexOf(list)}&wait=10s`);

@@ -1,0 +1,47 @@
+import type { IncomingMessage } from "node:http";
+import type { Context, MiddlewareHandler } from "hono";
+import type { Logger } from "pino";
+import type { ApiEnv } from "../http/env.js";
+import { Query } from "../http/query.js";
+import { requireLocalDatacenter } from "./datacenter.js";
+import { extractNamespace } from "./namespace.js";
+import { logRequest } from "./request-log.js";
+import { extractToken } from "./token.js";
+
+/**
+ * Prepares what every endpoint shares — logger, query string, datacenter check, token, namespace — once
+ * per request, and logs the request at debug level when it ends. A single middleware on purpose: each
+ * layer of Hono's chain is a suspended async frame for as long as a blocking query waits, and thousands
+ * of those wait at once.
+ */
+export function requestContext(
+  datacenter: string,
+  logger: Logger,
+  now: () => number,
+): MiddlewareHandler<ApiEnv> {
+  return (c, next) => {
+    c.set("log", logger);
+    const query = Query.fromUrl(c.req.url);
+    c.set("query", query);
+    requireLocalDatacenter(query.get("dc"), datacenter);
+    const header = headerReader(c);
+    c.set("token", extractToken(query.get("token"), header));
+    c.set("namespace", extractNamespace(query.get("ns"), header));
+    if (!logger.isLevelEnabled("debug")) return next();
+    const start = now();
+    return next().then(() => logRequest(logger, c, now() - start));
+  };
+}
+
+/**
+ * Under @hono/node-server, reads Node's already-parsed header object: `c.req.header()` would build a
+ * WHATWG Headers copy for every request.
+ */
+function headerReader(c: Context<ApiEnv>): (name: string) => string | undefined {
+  const headers = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.headers;
+  if (headers === undefined) return (name) => c.req.header(name);
+  return (name) => {
+    const value = headers[name];
+    return Array.isArray(value) ? value[0] : value;
+  };
+}
