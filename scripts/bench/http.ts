@@ -1,6 +1,6 @@
 // HTTP KV benchmark, Cairn and etcd side by side (not a test). Each system runs as a three-server cluster
-// on loopback with fsync on (spawned processes, temp data dirs), one system at a time, driven by the same
-// closed-loop keep-alive load generator with the same 100-byte values and key space:
+// on loopback with fsync on (spawned processes, temp data dirs); the two take turns cell by cell, driven by
+// the same closed-loop keep-alive load generator with the same 100-byte values and key space:
 //   PUT                 to the leader                       (etcd: /v3/kv/put)
 //   GET default         to the leader                       (etcd: linearizable /v3/kv/range)
 //   GET stale           spread over all servers             (etcd: serializable /v3/kv/range)
@@ -8,14 +8,14 @@
 // change of their key until all of them are answered.
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
-//        [--systems cairn,etcd] [--watchers 10000] [--keep]
+//        [--systems cairn,etcd] [--ops put,get-default,get-local] [--watchers 10000] [--cpu-prof] [--keep]
 
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { startCairnCluster } from "./lib/cairn-cluster.js";
+import { type CairnServer, startCairnCluster } from "./lib/cairn-cluster.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { type HttpTarget, httpOk, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
@@ -32,6 +32,8 @@ const { values } = parseArgs({
     "value-bytes": { type: "string", default: "100" },
     systems: { type: "string", default: "cairn,etcd" },
     watchers: { type: "string", default: "10000" },
+    ops: { type: "string", default: "put,get-default,get-local" },
+    "cpu-prof": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
   },
 });
@@ -50,7 +52,9 @@ const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
 const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
 
 type Operation = "put" | "get-default" | "get-local";
-const OPERATIONS: Operation[] = ["put", "get-default", "get-local"];
+const OPERATIONS = (["put", "get-default", "get-local"] as const).filter((op) =>
+  values.ops.split(",").includes(op),
+);
 
 interface Cluster {
   leader: HttpTarget;
@@ -102,21 +106,33 @@ async function runCell(
   });
 }
 
-async function runSuite(driver: KvDriver, cluster: Cluster): Promise<Results> {
-  const results: Results = new Map();
-  log(`${driver.system}: prefilling ${keyCount} keys`);
-  await prefill(driver, cluster);
+interface System {
+  driver: KvDriver;
+  cluster: Cluster;
+  results: Results;
+}
+
+/**
+ * Both systems are up at once and take turns cell by cell, so a change in the machine's background load
+ * during the run hits both sides of a comparison alike (the idle cluster only sends heartbeats).
+ */
+async function runCells(systemsUnderTest: System[]): Promise<void> {
+  for (const { driver, cluster } of systemsUnderTest) {
+    log(`${driver.system}: prefilling ${keyCount} keys`);
+    await prefill(driver, cluster);
+  }
   for (const op of OPERATIONS) {
     for (const clients of clientCounts) {
-      const r = await runCell(driver, cluster, op, clients);
-      log(
-        `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
-          (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
-      );
-      results.set(`${op}/${clients}`, r);
+      for (const { driver, cluster, results } of systemsUnderTest) {
+        const r = await runCell(driver, cluster, op, clients);
+        log(
+          `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
+            (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
+        );
+        results.set(`${op}/${clients}`, r);
+      }
     }
   }
-  return results;
 }
 
 interface BlockingResult {
@@ -275,47 +291,58 @@ function renderGoals(
   return lines.join("\n");
 }
 
+const loadAverage = () => loadavg()[0]!.toFixed(1);
+
 async function main(): Promise<void> {
+  const loadBefore = loadAverage();
   const root = await mkdtemp(join(tmpdir(), "cairn-http-bench-"));
   let cairn: Results | undefined;
   let etcd: Results | undefined;
   let blocking: BlockingResult | undefined;
   let etcdVersion = "";
+  const stops: Array<() => Promise<void>> = [];
   try {
+    const underTest: System[] = [];
+    let cairnLeader: CairnServer | undefined;
     if (systems.has("cairn")) {
       log(`starting ${CLUSTER_SIZE} Cairn servers`);
-      const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "cairn"));
-      try {
-        log(`Cairn leader: ${cluster.leader.name}`);
-        cairn = await runSuite(cairnKv, {
-          leader: cluster.leader.http,
-          all: cluster.servers.map((s) => s.http),
-        });
-        if (watchers > 0) {
-          log(`holding ${watchers} blocking queries on ${cluster.leader.name}`);
-          blocking = await blockingQueries(cluster.leader.http, cluster.leader.process.pid, watchers);
-        }
-      } finally {
-        await cluster.stop();
-      }
+      // Profiles are written when a server exits; --cpu-prof implies --keep so they survive.
+      const profileArgs = values["cpu-prof"]
+        ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "profiles")}`]
+        : [];
+      const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "cairn"), profileArgs);
+      stops.push(cluster.stop);
+      cairnLeader = cluster.leader;
+      log(`Cairn leader: ${cluster.leader.name} (pid ${cluster.leader.process.pid})`);
+      cairn = new Map();
+      underTest.push({
+        driver: cairnKv,
+        cluster: { leader: cluster.leader.http, all: cluster.servers.map((s) => s.http) },
+        results: cairn,
+      });
     }
     if (systems.has("etcd")) {
       log(`starting ${CLUSTER_SIZE} etcd members`);
       const cluster = await startEtcdCluster(CLUSTER_SIZE, join(root, "etcd"));
+      stops.push(cluster.stop);
       etcdVersion = cluster.version;
-      try {
-        log(`etcd ${cluster.version}, leader: ${cluster.leader.name}`);
-        etcd = await runSuite(etcdKv, {
-          leader: cluster.leader.client,
-          all: cluster.members.map((m) => m.client),
-        });
-      } finally {
-        await cluster.stop();
-      }
+      log(`etcd ${cluster.version}, leader: ${cluster.leader.name}`);
+      etcd = new Map();
+      underTest.push({
+        driver: etcdKv,
+        cluster: { leader: cluster.leader.client, all: cluster.members.map((m) => m.client) },
+        results: etcd,
+      });
+    }
+    await runCells(underTest);
+    if (cairnLeader && watchers > 0) {
+      log(`holding ${watchers} blocking queries on ${cairnLeader.name}`);
+      blocking = await blockingQueries(cairnLeader.http, cairnLeader.process.pid, watchers);
     }
   } finally {
+    await Promise.all(stops.map((stopCluster) => stopCluster()));
     await stopAll();
-    if (values.keep) log(`data and logs kept in ${root}`);
+    if (values.keep || values["cpu-prof"]) log(`data, logs and profiles kept in ${root}`);
     else await rm(root, { recursive: true, force: true });
   }
 
@@ -323,7 +350,8 @@ async function main(): Promise<void> {
     `### HTTP KV: Cairn vs etcd${etcdVersion ? ` ${etcdVersion}` : ""}, ${CLUSTER_SIZE} servers each on loopback, fsync on\n`,
   );
   console.log(
-    `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, closed-loop keep-alive clients.\n`,
+    `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, closed-loop keep-alive clients; ` +
+      `the systems take turns cell by cell. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(renderTable(cairn, etcd));
   const goals = renderGoals(cairn, etcd, blocking);

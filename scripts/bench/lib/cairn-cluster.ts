@@ -24,12 +24,24 @@ export interface CairnCluster {
 }
 
 /** Spawns `cairn agent <args>` from the source tree (tsx, workspace packages resolved to their sources). */
-export function spawnCairnAgent(name: string, args: string[], logFile?: string): Spawned {
+export function spawnCairnAgent(
+  name: string,
+  args: string[],
+  options: { logFile?: string; nodeArgs?: string[] } = {},
+): Spawned {
   return spawnTracked(
     name,
     process.execPath,
-    ["--conditions=source", "--import", "tsx", "packages/cli/src/main.ts", "agent", ...args],
-    logFile ? { cwd: REPO_ROOT, logFile } : { cwd: REPO_ROOT },
+    [
+      ...(options.nodeArgs ?? []),
+      "--conditions=source",
+      "--import",
+      "tsx",
+      "packages/cli/src/main.ts",
+      "agent",
+      ...args,
+    ],
+    options.logFile ? { cwd: REPO_ROOT, logFile: options.logFile } : { cwd: REPO_ROOT },
   );
 }
 
@@ -92,8 +104,15 @@ export async function startCairnDev(nodeName = "dev"): Promise<CairnServer & { s
   return { ...server, stop: () => stop(proc) };
 }
 
-/** `size` servers with -bootstrap-expect size, each joining the others' LAN ports. */
-export async function startCairnCluster(size: number, dataRoot: string): Promise<CairnCluster> {
+/**
+ * `size` servers with -bootstrap-expect size, each joining the others' LAN ports. `nodeArgs` go to each
+ * server's node (for example --cpu-prof).
+ */
+export async function startCairnCluster(
+  size: number,
+  dataRoot: string,
+  nodeArgs: string[] = [],
+): Promise<CairnCluster> {
   const ports = await freePorts(size * 3);
   const serfPort = (i: number) => ports[size * 2 + i]!;
   const servers: CairnServer[] = [];
@@ -126,7 +145,7 @@ export async function startCairnCluster(size: number, dataRoot: string): Promise
         "warn",
         ...joins,
       ],
-      join(dataRoot, `${name}.log`),
+      { logFile: join(dataRoot, `${name}.log`), nodeArgs },
     );
     servers.push({
       name,
