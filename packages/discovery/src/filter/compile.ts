@@ -21,6 +21,8 @@ const VALUE_KINDS: Readonly<Record<string, string>> = { int: "an integer", bool:
  * Evaluation follows go-bexpr: a missing field reads as its type's zero value; a selector through a list of
  * structs is true when any element satisfies it (so `!=` means "some element differs", and an empty list is
  * false); a missing map key makes Equal, In, Is Not Empty and Matches false and their negations true.
+ * (go-bexpr leaves Matches out of that rule, so a missing key "matches" every pattern there; that reads as an
+ * oversight and is not copied.)
  */
 export function compileFilter(expression: string, schema: FilterSchema): FilterPredicate {
   if (expression === "") return acceptAll;
@@ -37,11 +39,17 @@ function compileExpression(expression: FilterExpression, schema: FilterSchema): 
     }
     case "and": {
       const operands = expression.operands.map((operand) => compileExpression(operand, schema));
-      return (record) => operands.every((operand) => operand(record));
+      return (record) => {
+        for (const operand of operands) if (!operand(record)) return false;
+        return true;
+      };
     }
     case "or": {
       const operands = expression.operands.map((operand) => compileExpression(operand, schema));
-      return (record) => operands.some((operand) => operand(record));
+      return (record) => {
+        for (const operand of operands) if (operand(record)) return true;
+        return false;
+      };
     }
   }
 }
