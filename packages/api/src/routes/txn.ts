@@ -1,8 +1,7 @@
-import type { TxnOp, TxnResponse } from "@cairn/fsm";
+import type { TxnResponse } from "@cairn/fsm";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import type { Authorizer } from "../authorizer.js";
 import { applyCommand } from "../http/apply.js";
 import { readTextLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
@@ -11,6 +10,7 @@ import { setLeaderMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
+import { deniedOps } from "../txn/acl.js";
 import { decodeTxn } from "../txn/decode.js";
 
 /**
@@ -49,50 +49,4 @@ async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
 function respond(c: Context<ApiEnv>, response: TxnResponse): Response {
   return jsonResponse(c, response, response.Errors && response.Errors.length > 0 ? 409 : 200);
-}
-
-/** Consul reports an operation the token may not perform as that operation's error, rolling back the whole. */
-function deniedOps(
-  authorizer: Authorizer,
-  token: string,
-  ns: string,
-  ops: readonly TxnOp[],
-): { OpIndex: number; What: string }[] {
-  const denied: { OpIndex: number; What: string }[] = [];
-  ops.forEach((op, i) => {
-    let ok: boolean;
-    if ("KV" in op) {
-      const read = ["get", "get-tree", "check-index", "check-session", "check-not-exists"].includes(
-        op.KV.Verb,
-      );
-      ok =
-        authorizer.authorize(token, op.KV.Namespace ?? ns, "key", op.KV.Key, read ? "read" : "write") ===
-        "allow";
-    } else if ("Node" in op) {
-      ok =
-        authorizer.authorize(
-          token,
-          ns,
-          "node",
-          op.Node.Node.Node,
-          op.Node.Verb === "get" ? "read" : "write",
-        ) === "allow";
-    } else if ("Service" in op) {
-      const name = op.Service.Service.Service;
-      ok =
-        authorizer.authorize(token, ns, "service", name, op.Service.Verb === "get" ? "read" : "write") ===
-        "allow";
-    } else {
-      ok =
-        authorizer.authorize(
-          token,
-          ns,
-          "node",
-          op.Check.Check.Node,
-          op.Check.Verb === "get" ? "read" : "write",
-        ) === "allow";
-    }
-    if (!ok) denied.push({ OpIndex: i, What: "Permission denied" });
-  });
-  return denied;
 }

@@ -36,14 +36,6 @@ const KV_REQUIRES: Record<KVVerb, { value?: true; index?: true; session?: true; 
   "delete-cas": { index: true },
 };
 
-const KV_READ_VERBS: ReadonlySet<string> = new Set([
-  "get",
-  "get-tree",
-  "check-index",
-  "check-session",
-  "check-not-exists",
-]);
-
 function verb<T extends readonly [string, ...string[]]>(verbs: T) {
   return z
     .string({ message: "missing Verb" })
@@ -171,13 +163,6 @@ export const txnOpSchema = z
 export const txnBodySchema = z.array(txnOpSchema, { message: "body must be a JSON array of operations" });
 
 export type TxnOpInput = z.output<typeof txnOpSchema>;
-
-/** True when the operation changes state (anything but the read verbs). */
-export function isWriteOp(op: TxnOpInput): boolean {
-  if (op.KV) return !KV_READ_VERBS.has(op.KV.Verb);
-  const v = op.Node?.Verb ?? op.Service?.Verb ?? op.Check?.Verb;
-  return v !== "get";
-}
 
 const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
 

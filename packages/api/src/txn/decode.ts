@@ -3,7 +3,8 @@ import { badRequest, tooLarge } from "../http/errors.js";
 import { printable } from "../http/query.js";
 import { canonicalizeKeys } from "../json/canonical-keys.js";
 import { JsonSyntaxError, readJson } from "../json/read.js";
-import { isWriteOp, toTxnOp, txnBodySchema } from "../schemas/txn.js";
+import { toTxnOp, txnBodySchema } from "../schemas/txn.js";
+import { isWriteOp } from "./verbs.js";
 
 export const MAX_TXN_OPS = 64;
 
@@ -54,8 +55,9 @@ export function decodeTxn(text: string, limits: TxnDefaults): DecodedTxn {
         `Value for key "${printable(op.KV.Key)}" is too large (${size} > ${limits.maxKVValueBytes} bytes)`,
       );
     }
-    if (isWriteOp(op)) writes++;
-    ops.push(toTxnOp(op, limits.datacenter, limits.namespace));
+    const converted = toTxnOp(op, limits.datacenter, limits.namespace);
+    if (isWriteOp(converted)) writes++;
+    ops.push(converted);
   }
   return { ops, writes };
 }
