@@ -202,6 +202,41 @@ describe("leaders (Figure 2)", () => {
     expect(rejections.length).toBeLessThanOrEqual(1);
   });
 
+  it("ignore duplicated and reordered answers: match never moves back", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    const a = c.get("a");
+    a.propose(bytes("x"));
+    a.propose(bytes("y"));
+    c.deliver();
+    const resp = (index: number): Message => ({
+      type: "append-resp",
+      from: "b",
+      to: "a",
+      term: 2,
+      index,
+      reject: false,
+      hintIndex: 0,
+      hintTerm: 0,
+      sent: 0,
+    });
+    a.step(resp(2));
+    a.step(resp(4));
+    a.step(resp(3));
+    expect(a.status().progress?.b).toMatchObject({ match: 4, state: "replicate" });
+    // A stale rejection of an index already matched changes nothing either.
+    a.step({ ...resp(3), reject: true, hintIndex: 1, hintTerm: 1 });
+    expect(a.status().progress?.b).toMatchObject({ match: 4, next: 5, state: "replicate" });
+  });
+
+  it("fall back to probing a follower the transport reports unreachable", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    expect(c.get("a").status().progress?.b?.state).toBe("replicate");
+    c.get("a").reportUnreachable("b");
+    expect(c.get("a").status().progress?.b?.state).toBe("probe");
+  });
+
   it("restart from the durable state with the same log, term, vote and configuration", () => {
     const c = new TestCluster(["a", "b", "c"]);
     c.elect("a");
