@@ -12,6 +12,11 @@ import { packValue, RPC, unpackValue } from "./rpc-codec.js";
 /** A forwarded write waits this long for the leader's answer (the leader's own commit may wait out a slow disk). */
 const FORWARD_TIMEOUT_MS = 15_000;
 const QUICK_RPC_TIMEOUT_MS = 3_000;
+/**
+ * A restore travels as one Raft entry, and a Raft message larger than a peer connection's send buffer (16 MiB)
+ * would never get through; until restores stream in chunks, archives above this are refused.
+ */
+export const MAX_REPLICATED_RESTORE_BYTES = 8 * 1024 * 1024;
 
 export interface RaftBackendDeps {
   fsm: FsmStateMachine;
@@ -120,6 +125,11 @@ export class RaftBackend implements ClusterBackend {
    * restore entry that every server applies at the same index.
    */
   async snapshotRestore(data: Uint8Array): Promise<void> {
+    if (data.byteLength > MAX_REPLICATED_RESTORE_BYTES) {
+      throw new Error(
+        `snapshot of ${data.byteLength} bytes is larger than the ${MAX_REPLICATED_RESTORE_BYTES} bytes a restore can replicate`,
+      );
+    }
     new StateStore().restoreSync([data]);
     await this.applyEncoded(encodeRestoreEntry(data));
   }

@@ -112,6 +112,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       retryJoin: config.retryJoin,
       defaultPort: config.ports.serfLan,
       retryIntervalMs: config.retryIntervalMs,
+      retryMax: config.retryMax,
       log: log.child({ component: "join" }),
     });
   }
@@ -191,7 +192,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       log.info("bootstrapping a new cluster with this server as its only voter (-bootstrap)");
       await this.startRaft([this.self.id], {});
     } else if (config.bootstrapExpect > 0) {
-      void this.formByExpectation(config.bootstrapExpect);
+      this.formByExpectation(config.bootstrapExpect).catch((err: Error) => this.fail(err));
       return;
     } else {
       await this.startRaft(undefined, {});
@@ -211,19 +212,15 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         lastKnown = plan.known;
         return false;
       }
-      try {
-        // Raft's first configuration carries no addresses: every server starts knowing all it has heard of,
-        // so that any of them can reach the others after the first leader is gone.
-        const peers = this.knownAddresses();
-        if (plan.kind === "bootstrap") {
-          log.info({ voters: Object.keys(plan.voters) }, "bootstrapping the cluster");
-          await this.startRaft(Object.keys(plan.voters), { ...peers, ...plan.voters });
-        } else {
-          log.info("found an existing cluster, joining it");
-          await this.startRaft(undefined, peers);
-        }
-      } catch (err) {
-        this.fail(err as Error);
+      // Raft's first configuration carries no addresses: every server starts knowing all it has heard of,
+      // so that any of them can reach the others after the first leader is gone.
+      const peers = this.knownAddresses();
+      if (plan.kind === "bootstrap") {
+        log.info({ voters: Object.keys(plan.voters) }, "bootstrapping the cluster");
+        await this.startRaft(Object.keys(plan.voters), { ...peers, ...plan.voters });
+      } else {
+        log.info("found an existing cluster, joining it");
+        await this.startRaft(undefined, peers);
       }
       return true;
     });
@@ -266,7 +263,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     this.duties.leadership(node.isLeader());
     this.registrationTimer = setInterval(() => this.checkRegistration(), REGISTRATION_CHECK_MS);
     this.registrationTimer.unref();
-    if (!this.isMember()) void this.discovery.joinCluster(() => this.isMember());
+    if (!this.isMember()) {
+      this.discovery.joinCluster(() => this.isMember()).catch((err: Error) => this.fail(err));
+    }
   }
 
   /** Server addresses by id from every hello: the servers themselves and the voters they know. */

@@ -14,7 +14,14 @@ export interface DiscoveryOptions {
   /** Port of an address given without one (serf_lan). */
   defaultPort: number;
   retryIntervalMs: number;
+  /** retry_max: rounds without a single answer before giving up; 0 retries forever. */
+  retryMax: number;
   log: Logger;
+}
+
+/** retry_max rounds went by without any retry_join target answering. */
+export class RetryJoinExhaustedError extends Error {
+  override readonly name = "RetryJoinExhaustedError";
 }
 
 /**
@@ -25,6 +32,7 @@ export class Discovery {
   private readonly peers = new Map<string, ServerInfo>();
   private readonly targets = new Set<string>();
   private rounds = 0;
+  private answered = false;
   private stopped = false;
   private wake: (() => void) | undefined;
 
@@ -62,6 +70,7 @@ export class Discovery {
               );
               return;
             }
+            this.answered = true;
             if (info.id !== self.id) this.peers.set(info.id, info);
             for (const a of known) if (a !== self.joinAddress) this.targets.add(a);
           } catch (err) {
@@ -72,12 +81,19 @@ export class Discovery {
     this.rounds++;
   }
 
-  /** Runs rounds until `until()` holds after one; resolves false if stopped first. */
+  /**
+   * Runs rounds until `until()` holds after one; resolves false if stopped first. Throws
+   * RetryJoinExhaustedError once retry_max rounds have passed without any target answering, as Consul gives up.
+   */
   async repeat(until: () => boolean | Promise<boolean>): Promise<boolean> {
     while (!this.stopped) {
       await this.round();
       if (this.stopped) return false;
       if (await until()) return true;
+      const { retryMax } = this.options;
+      if (retryMax > 0 && !this.answered && this.targets.size > 0 && this.rounds >= retryMax) {
+        throw new RetryJoinExhaustedError(`retry_join: no server answered after ${retryMax} attempts`);
+      }
       await this.pause(this.rounds < FAST_ROUNDS ? FAST_ROUND_MS : this.options.retryIntervalMs);
     }
     return false;
