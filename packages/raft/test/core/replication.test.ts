@@ -209,15 +209,15 @@ describe("leaders (Figure 2)", () => {
     a.propose(bytes("x"));
     a.propose(bytes("y"));
     c.deliver();
-    const resp = (index: number): Message => ({
+    const resp = (index: number, reject = false): Message => ({
       type: "append-resp",
       from: "b",
       to: "a",
       term: 2,
       index,
-      reject: false,
-      hintIndex: 0,
-      hintTerm: 0,
+      reject,
+      hintIndex: reject ? 1 : 0,
+      hintTerm: reject ? 1 : 0,
       sent: 0,
     });
     a.step(resp(2));
@@ -225,7 +225,7 @@ describe("leaders (Figure 2)", () => {
     a.step(resp(3));
     expect(a.status().progress?.b).toMatchObject({ match: 4, state: "replicate" });
     // A stale rejection of an index already matched changes nothing either.
-    a.step({ ...resp(3), reject: true, hintIndex: 1, hintTerm: 1 });
+    a.step(resp(3, true));
     expect(a.status().progress?.b).toMatchObject({ match: 4, next: 5, state: "replicate" });
   });
 
