@@ -2,7 +2,14 @@
 // granted, which may be longer than asked), destroyed on stop. A renewal answered 404 means the session
 // is gone, and so is any lock it held.
 import { parseDuration } from "../duration.js";
-import type { SessionApi, SessionSpec } from "../session-api.js";
+import type { SessionSpec } from "../session-api.js";
+
+/** The session calls a keeper makes (SessionApi over HTTP). */
+export interface SessionCalls {
+  create(spec: SessionSpec): Promise<string>;
+  renew(id: string): Promise<string | undefined>;
+  destroy(id: string): Promise<void>;
+}
 
 export class SessionKeeper {
   private timer: NodeJS.Timeout | undefined;
@@ -10,14 +17,14 @@ export class SessionKeeper {
   private readonly goneSignal = new AbortController();
 
   private constructor(
-    private readonly api: SessionApi,
+    private readonly api: SessionCalls,
     readonly id: string,
     private ttlMs: number,
   ) {
     this.schedule();
   }
 
-  static async start(api: SessionApi, spec: SessionSpec): Promise<SessionKeeper> {
+  static async start(api: SessionCalls, spec: SessionSpec): Promise<SessionKeeper> {
     const id = await api.create(spec);
     return new SessionKeeper(api, id, parseDuration(spec.ttl));
   }
