@@ -1,5 +1,6 @@
-// The Cairn server the compatibility tests talk to: the in-process API over a LocalBackend by default, or a
-// real `cairn agent -dev` process (CAIRN_COMPAT_TARGET=agent).
+// The Cairn server the compatibility tests talk to: a real `cairn agent -dev` process (spawned, stopped by
+// PID in afterAll) by default, or the in-process API over a LocalBackend (CAIRN_COMPAT_TARGET=inproc) for
+// working on the API alone.
 
 import type { AddressInfo } from "node:net";
 import { createApi, LocalBackend } from "@cairn/api";
@@ -15,7 +16,7 @@ export interface Target {
 const NODE_NAME = "compat-node";
 
 export function startTarget(): Promise<Target> {
-  return process.env.CAIRN_COMPAT_TARGET === "agent" ? startDevAgent() : startInProcess();
+  return process.env.CAIRN_COMPAT_TARGET === "inproc" ? startInProcess() : startDevAgent();
 }
 
 async function startDevAgent(): Promise<Target> {
