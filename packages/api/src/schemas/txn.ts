@@ -164,8 +164,6 @@ export const txnBodySchema = z.array(txnOpSchema, { message: "body must be a JSO
 
 export type TxnOpInput = z.output<typeof txnOpSchema>;
 
-const orUndefined = <T>(v: T | null | undefined): T | undefined => (v === null ? undefined : v);
-
 /** Drops nulls and undefineds so the command carries only what the client set. */
 function compact<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: Exclude<T[K], null> } {
   const out: Record<string, unknown> = {};
@@ -184,10 +182,10 @@ export function toTxnOp(op: TxnOpInput, datacenter: string, namespace: string): 
         Value: kv.Value,
         Flags: kv.Flags,
         Index: kv.Index,
-        Session: orUndefined(kv.Session) || undefined,
+        Session: kv.Session || undefined,
         Namespace: kv.Namespace || namespace,
       }),
-    } as TxnOp;
+    };
   }
   if (op.Node) {
     const n = op.Node.Node;
@@ -196,7 +194,7 @@ export function toTxnOp(op: TxnOpInput, datacenter: string, namespace: string): 
         Verb: op.Node.Verb,
         Node: compact({ ...n, Node: n.Node ?? "", Datacenter: n.Datacenter || datacenter }),
       },
-    } as TxnOp;
+    };
   }
   if (op.Service) {
     return {
@@ -205,10 +203,10 @@ export function toTxnOp(op: TxnOpInput, datacenter: string, namespace: string): 
         Node: op.Service.Node,
         Service: compact({ ...op.Service.Service, Service: op.Service.Service.Service ?? "" }),
       },
-    } as TxnOp;
+    };
   }
   const check = op.Check!;
   return {
     Check: { Verb: check.Verb, Check: compact({ ...check.Check, Status: check.Check.Status || undefined }) },
-  } as TxnOp;
+  };
 }
