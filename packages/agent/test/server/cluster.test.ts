@@ -77,6 +77,9 @@ afterAll(async () => {
 describe("a three-server cluster of real processes", () => {
   let sessionId = "";
   let sessionCreatedAt = 0;
+  let renewedId = "";
+  const renewals: number[] = [];
+  let renewTimer: NodeJS.Timeout | undefined;
 
   it("forms by bootstrap_expect: one leader, three voting peers", async () => {
     const [leader] = await settledLeader();
@@ -117,6 +120,20 @@ describe("a three-server cluster of real processes", () => {
     sessionCreatedAt = Date.now();
     const acquired = await http(`${f.url}/v1/kv/locks/ttl?acquire=${sessionId}`, "PUT", "holder");
     expect(acquired.text).toBe("true");
+
+    // A second session is renewed through the other follower (forwarded to the leader's timer) meanwhile.
+    const other = followers[1]!;
+    const kept = await http(`${other.url}/v1/session/create`, "PUT", JSON.stringify({ TTL: "10s" }));
+    renewedId = (JSON.parse(kept.text) as { ID: string }).ID;
+    const renew = async () => {
+      const r = await http(`${other.url}/v1/session/renew/${renewedId}`, "PUT");
+      renewals.push(r.status);
+    };
+    await renew();
+    renewTimer = setInterval(() => void renew().catch(() => renewals.push(0)), 4_000);
+    renewTimer.unref();
+    const unknown = await http(`${other.url}/v1/session/renew/00000000-0000-4000-8000-000000000000`, "PUT");
+    expect(unknown.status).toBe(404);
   });
 
   it("applies a write sent to a follower and returns the leader's cas answer", async () => {
@@ -188,6 +205,12 @@ describe("a three-server cluster of real processes", () => {
     expect(released - sessionCreatedAt).toBeLessThan(20_000 + 5_000);
     const info = await http(`${leader.url}/v1/session/info/${sessionId}`);
     expect(JSON.parse(info.text)).toEqual([]);
+    // The renewed session outlived twice its TTL.
+    clearInterval(renewTimer);
+    const kept = await http(`${leader.url}/v1/session/info/${renewedId}`);
+    expect((JSON.parse(kept.text) as { ID: string }[]).map((s) => s.ID)).toEqual([renewedId]);
+    expect(renewals.length).toBeGreaterThanOrEqual(3);
+    expect(renewals.every((status) => status === 200)).toBe(true);
   }, 40_000);
 
   let killed: AgentProcess | undefined;
