@@ -235,3 +235,65 @@ describe("consul client: consistency modes, status and session renewal", () => {
     await consul.session.destroy(ID);
   });
 });
+
+describe("consul client: more of what applications do", () => {
+  it("a session with Behavior delete removes its locked key when destroyed", async () => {
+    const { ID } = await consul.session.create({ name: "compat-ephemeral", behavior: "delete" });
+    expect(await consul.kv.set({ key: "compat/ephemeral", value: "e", acquire: ID })).toBe(true);
+    await consul.session.destroy(ID);
+    expect(await getItem("compat/ephemeral")).toBeUndefined();
+  });
+
+  it("takes and releases a lock inside a transaction", async () => {
+    const { ID } = await consul.session.create({ name: "compat-txn-lock" });
+    const locked = await consul.transaction.create([
+      { KV: { Verb: "lock", Key: "compat/txn-lock", Value: b64("mine"), Session: ID } },
+    ] as never);
+    expect((locked.Results as Array<{ KV: KvItem }>)[0]?.KV).toMatchObject({ LockIndex: 1, Session: ID });
+    await consul.transaction.create([
+      { KV: { Verb: "unlock", Key: "compat/txn-lock", Value: b64("free"), Session: ID } },
+    ] as never);
+    expect((await getItem("compat/txn-lock"))?.Session).toBeUndefined();
+    await consul.session.destroy(ID);
+  });
+
+  it("a blocking get whose key does not change returns at wait with the same index", async () => {
+    await consul.kv.set("compat/idle", "i");
+    const index = (await getItem("compat/idle"))?.ModifyIndex;
+    const started = performance.now();
+    const item = await getWith({ key: "compat/idle", index: String(index), wait: "1s" });
+    const elapsed = performance.now() - started;
+    expect(item?.ModifyIndex).toBe(index);
+    // wait plus Consul's jitter of up to wait/16
+    expect(elapsed).toBeGreaterThan(900);
+    expect(elapsed).toBeLessThan(3000);
+  });
+
+  it("consul.watch on kv.keys wakes when a key appears under the prefix", async () => {
+    await consul.kv.set("compat/wk/a", "1");
+    const watch = consul.watch({ method: consul.kv.keys, options: { key: "compat/wk/", wait: "5s" } });
+    const seen: string[][] = [];
+    try {
+      await new Promise<void>((resolve, reject) => {
+        watch.on("error", reject);
+        watch.on("change", (keys: string[]) => {
+          seen.push(keys);
+          if (seen.length === 1) consul.kv.set("compat/wk/b", "2").catch(reject);
+          else resolve();
+        });
+        setTimeout(() => reject(new Error(`keys watch saw ${JSON.stringify(seen)}`)), 10_000);
+      });
+    } finally {
+      watch.end();
+    }
+    expect(seen).toEqual([["compat/wk/a"], ["compat/wk/a", "compat/wk/b"]]);
+  });
+
+  it("renewing an unknown session is a 404 error", async () => {
+    const err = (await consul.session.renew("00000000-0000-0000-0000-000000000000").then(
+      () => undefined,
+      (e: unknown) => e,
+    )) as { statusCode?: number } | undefined;
+    expect(err?.statusCode).toBe(404);
+  });
+});
