@@ -1,7 +1,7 @@
 // The `cairn` command tree and its entry point, independent of the process so tests can drive it.
 import { type Command, commandGroup, errorText, type Io } from "./command.js";
 import { agentCommand } from "./commands/agent.js";
-import { kvCommand } from "./commands/kv.js";
+import { kvCommand } from "./commands/kv/index.js";
 import { lockCommand } from "./commands/lock.js";
 import { operatorCommand } from "./commands/operator.js";
 import { snapshotCommand } from "./commands/snapshot.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decodeExport } from "../src/commands/kv.js";
+import { decodeExport } from "../src/commands/kv/import.js";
 import { verifySnapshot } from "../src/snapshot-archive.js";
 
 /** A minimal ustar archive of regular files. */
