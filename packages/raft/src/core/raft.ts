@@ -27,6 +27,17 @@ type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, "from" | 
 
 const EMPTY = new Uint8Array(0);
 
+/** Entries must follow prevIndex without gaps, in non-decreasing terms no later than the sender's. */
+function wellFormed(m: Extract<Message, { type: "append" }>): boolean {
+  let term = m.prevTerm;
+  for (let k = 0; k < m.entries.length; k++) {
+    const e = m.entries[k]!;
+    if (e.index !== m.prevIndex + 1 + k || e.term < term || e.term > m.term) return false;
+    term = e.term;
+  }
+  return true;
+}
+
 /**
  * A pure Raft state machine (no timers, no I/O), in the style of etcd's raft package.
  *
@@ -643,7 +654,8 @@ export class RaftCore {
 
   private handleAppendResponse(m: Extract<Message, { type: "append-resp" }>): void {
     const pr = this.progress.get(m.from);
-    if (!pr) return;
+    // A claim to hold entries this leader never wrote can only come from a broken peer.
+    if (!pr || (!m.reject && m.index > this.log.lastIndex())) return;
     pr.recentActive = true;
     if (m.sent > pr.ackedSent) pr.ackedSent = m.sent;
     if (m.reject) {
@@ -729,6 +741,7 @@ export class RaftCore {
   // ---------------------------------------------------------------- replication (follower side)
 
   private handleAppend(m: Extract<Message, { type: "append" }>): void {
+    if (!wellFormed(m)) return;
     if (m.prevIndex < this.commit) {
       // Everything through our commit index matches the leader's log already.
       this.send({

@@ -65,6 +65,15 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     expect(core.status().lastIndex).toBe(4);
   });
 
+  it("ignores a malformed append (gaps, terms going back or beyond the sender's) instead of corrupting the log", () => {
+    const core = follower();
+    core.step(append(1, 1, [entry(3, 3)], 1));
+    core.step(append(1, 1, [entry(2, 3), entry(3, 2)], 1));
+    core.step(append(1, 1, [entry(2, 9)], 1));
+    expect(out(core).messages).toEqual([]);
+    expect(core.status().lastIndex).toBe(1);
+  });
+
   it("sets commit to min(leaderCommit, index of last new entry)", () => {
     const core = follower();
     // Entries 4 and 5 may be a stale suffix the leader has not looked at yet: never commit past the new ones.
