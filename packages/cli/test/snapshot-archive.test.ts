@@ -1,7 +1,6 @@
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { decodeExport } from "../src/commands/kv/import.js";
 import { verifySnapshot } from "../src/snapshot-archive.js";
 
 /** A minimal ustar archive of regular files. */
@@ -46,23 +45,5 @@ describe("verifySnapshot", () => {
 
   it("accepts a server format it does not know, reporting only its size", () => {
     expect(verifySnapshot(Buffer.from([1, 2, 3]))).toEqual({ size: 3, meta: undefined });
-  });
-});
-
-describe("decodeExport", () => {
-  it("reads consul's export format with exact flags and case-insensitive fields", () => {
-    expect(
-      decodeExport('[{"key":"a","flags":18446744073709551615,"value":"eA=="},{"Key":"b","Value":""}]'),
-    ).toEqual([
-      { key: "a", flags: 18446744073709551615n, value: "eA==" },
-      { key: "b", flags: 0n, value: "" },
-    ]);
-  });
-
-  it("rejects what consul's decoder rejects", () => {
-    expect(() => decodeExport('{"key":"a"}')).toThrow(/JSON array/);
-    expect(() => decodeExport('[{"key":"a","flags":-1}]')).toThrow(/flags/);
-    expect(() => decodeExport('[{"key":"a","flags":18446744073709551616}]')).toThrow(/flags/);
-    expect(() => decodeExport('[{"key":1}]')).toThrow(/key/);
   });
 });
