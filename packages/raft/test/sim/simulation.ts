@@ -2,9 +2,10 @@ import { decodeConfEntry } from "../../src/core/conf.js";
 import type { Entry, Message, ReadState, Ready, SnapshotMeta } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
 import { EventQueue } from "./event-queue.js";
+import { ClientHistory } from "./history.js";
 import { Prng } from "./prng.js";
 import { type ServerHooks, SimServer } from "./server.js";
-import { decodeWrite, encodeWrite, type SmState } from "./state-machine.js";
+import { encodeWrite, type SmState } from "./state-machine.js";
 
 /** Virtual time units per tick (each server's clock is a few percent off, see tickPeriod). */
 const TICK = 100;
@@ -68,26 +69,6 @@ type SimEvent =
   | { k: "client" }
   | { k: "heal" };
 
-interface Write {
-  id: number;
-  node: string;
-  inc: number;
-  index: number;
-  term: number;
-  ackedAt: number | null;
-}
-
-interface Read {
-  ctx: string;
-  node: string;
-  inc: number;
-  invokedAt: number;
-  /** The state any linearizable answer must include: every write acked and every read completed before invocation. */
-  floor: number;
-  lease: boolean;
-  index: number;
-}
-
 export class Simulation implements ServerHooks {
   private readonly rng: Prng;
   private readonly queue = new EventQueue<SimEvent>();
@@ -109,13 +90,7 @@ export class Simulation implements ServerHooks {
   /** Chance that a server dies right after an fsync, before sending what it persisted. */
   private readonly fsyncCrash: number;
 
-  private writeSeq = 0;
-  private readSeq = 0;
-  private readonly pendingWrites = new Map<string, Write>();
-  private readonly reads = new Map<string, Read>();
-  private readonly waitingReads = new Map<string, Read[]>();
-  private ackedMax = 0;
-  private completedReadMax = 0;
+  private readonly history = new ClientHistory();
   private firstAckAfterHeal: number | null = null;
 
   readonly stats: SimStats = {
@@ -154,7 +129,7 @@ export class Simulation implements ServerHooks {
       preVote: r.chance(0.7),
       checkQuorum: r.chance(0.7),
       maxInflight: r.int(1, 8),
-      maxAppendBytes: r.pick([8, 64, 1024]),
+      maxAppendBytes: r.pick([1, 8, 64, 1024]),
       leaseDriftTicks: 2,
     };
     const compactEvery = r.int(3, 40);
@@ -186,12 +161,17 @@ export class Simulation implements ServerHooks {
         this.handle(ev.item);
       }
       this.checkEnd();
-      return { seed: this.opts.seed, ok: true, trace: [], stats: this.stats };
+      return { seed: this.opts.seed, ok: true, trace: [], stats: this.finalStats() };
     } catch (e) {
       const error =
         e instanceof InvariantViolation ? e.message : e instanceof Error ? (e.stack ?? e.message) : String(e);
-      return { seed: this.opts.seed, ok: false, error, trace: this.lastTrace(), stats: this.stats };
+      return { seed: this.opts.seed, ok: false, error, trace: this.lastTrace(), stats: this.finalStats() };
     }
+  }
+
+  private finalStats(): SimStats {
+    const h = this.history;
+    return { ...this.stats, writesAcked: h.acked, readsChecked: h.readsChecked, leaseReads: h.leaseReads };
   }
 
   // ---------------------------------------------------------------- events
@@ -310,7 +290,7 @@ export class Simulation implements ServerHooks {
 
   private afterCrash(s: SimServer): void {
     this.stats.crashes++;
-    this.waitingReads.delete(s.id);
+    this.history.crashed(s);
     this.queue.push(this.now + this.rng.int(TICK, this.rng.pick([3, 15, 40]) * TICK), { k: "restart", s });
   }
 
@@ -402,27 +382,8 @@ export class Simulation implements ServerHooks {
     this.stats.applied++;
     if (e.kind === "conf" && !this.protectedFromRemoved) this.retireRemoved(e);
     this.checker.applied(s, e);
-    const key = `${s.id}:${e.index}`;
-    const w = this.pendingWrites.get(key);
-    if (w) {
-      this.pendingWrites.delete(key);
-      if (w.inc === s.incarnation && w.term === e.term && decodeWrite(e) === w.id) {
-        w.ackedAt = this.now;
-        this.stats.writesAcked++;
-        if (e.index > this.ackedMax) this.ackedMax = e.index;
-        if (this.healed && this.firstAckAfterHeal === null) this.firstAckAfterHeal = this.now;
-      }
-    }
-    const waiting = this.waitingReads.get(s.id);
-    if (waiting) {
-      const ready = waiting.filter((r) => r.index <= s.sm.index);
-      if (ready.length > 0) {
-        this.waitingReads.set(
-          s.id,
-          waiting.filter((r) => r.index > s.sm.index),
-        );
-        for (const r of ready) this.completeRead(s, r);
-      }
+    if (this.history.applied(s, e) && this.healed && this.firstAckAfterHeal === null) {
+      this.firstAckAfterHeal = this.now;
     }
   }
 
@@ -448,29 +409,7 @@ export class Simulation implements ServerHooks {
   }
 
   readState(s: SimServer, rs: ReadState): void {
-    const r = this.reads.get(rs.ctx);
-    if (!r || r.node !== s.id || r.inc !== s.incarnation) return;
-    this.reads.delete(rs.ctx);
-    if ("error" in rs) return;
-    r.index = rs.index;
-    if (s.sm.index >= rs.index) this.completeRead(s, r);
-    else {
-      const list = this.waitingReads.get(s.id) ?? [];
-      list.push(r);
-      this.waitingReads.set(s.id, list);
-    }
-  }
-
-  private completeRead(s: SimServer, r: Read): void {
-    const served = s.sm.index;
-    if (served < r.floor) {
-      throw new InvariantViolation(
-        `stale ${r.lease ? "lease " : ""}read ${r.ctx} on ${s.id}: served state ${served}, but index ${r.floor} was acknowledged before it was invoked at ${r.invokedAt}`,
-      );
-    }
-    if (served > this.completedReadMax) this.completedReadMax = served;
-    this.stats.readsChecked++;
-    if (r.lease) this.stats.leaseReads++;
+    this.history.readState(s, rs);
   }
 
   // ---------------------------------------------------------------- clients and faults
@@ -497,38 +436,17 @@ export class Simulation implements ServerHooks {
     const live = this.liveServers();
     if (live.length === 0) return;
     const r = this.rng;
-    // Clients favour the leader, as real ones do after a redirect.
     // Clients favour servers that claim leadership (stale ones too: that grows divergent suffixes).
     const leaders = live.filter((x) => x.core!.status(false).role === "leader");
     const s = leaders.length > 0 && r.chance(0.7) ? r.pick(leaders) : r.pick(live);
     const core = s.core!;
     if (r.chance(0.6)) {
-      const id = ++this.writeSeq;
+      const id = this.history.nextWriteId();
       const res = core.propose(encodeWrite(id));
-      if ("index" in res) {
-        this.pendingWrites.set(`${s.id}:${res.index}`, {
-          id,
-          node: s.id,
-          inc: s.incarnation,
-          index: res.index,
-          term: res.term,
-          ackedAt: null,
-        });
-      }
+      if ("index" in res) this.history.writeAccepted(s, id, res.index, res.term);
     } else {
-      const ctx = `r${++this.readSeq}`;
       const lease = r.chance(0.5);
-      const floor = Math.max(this.ackedMax, this.completedReadMax);
-      this.reads.set(ctx, {
-        ctx,
-        node: s.id,
-        inc: s.incarnation,
-        invokedAt: this.now,
-        floor,
-        lease,
-        index: 0,
-      });
-      core.readIndex(ctx, { lease });
+      core.readIndex(this.history.readInvoked(s, this.now, lease), { lease });
     }
     this.touched(s);
   }
@@ -687,9 +605,9 @@ export class Simulation implements ServerHooks {
     const conf = l.core!.status().conf;
     for (const id of [...conf.voters, ...conf.learners]) {
       const s = this.servers.get(id)!;
-      if (s.sm.index < this.ackedMax) {
+      if (s.sm.index < this.history.ackedMax) {
         throw new InvariantViolation(
-          `acknowledged write at ${this.ackedMax} not applied on ${id} (applied ${s.sm.index}) after healing`,
+          `acknowledged write at ${this.history.ackedMax} not applied on ${id} (applied ${s.sm.index}) after healing`,
         );
       }
     }
