@@ -70,6 +70,8 @@ export interface ApiConfig {
   maxBodyBytes: number;
   /** Largest snapshot accepted by restore; default 1 GB. */
   maxSnapshotBytes: number;
+  /** How long coordinate updates collect before one batch goes to Raft (`coordinate_update_period`); 5 s. */
+  coordinateUpdatePeriodMs: number;
 }
 
 export const DEFAULT_API_CONFIG: ApiConfig = {
@@ -78,6 +80,7 @@ export const DEFAULT_API_CONFIG: ApiConfig = {
   txnMaxReqBytes: 512 * 1024,
   maxBodyBytes: 1024 * 1024,
   maxSnapshotBytes: 1024 * 1024 * 1024,
+  coordinateUpdatePeriodMs: 5000,
 };
 
 export interface ApiDeps {
