@@ -88,7 +88,10 @@ describe("cairn agent", () => {
   it("hands its arguments to runAgent and returns its exit code", async () => {
     const seen: unknown[] = [];
     const cmd = createAgentCommand(async () => ({
-      runAgent: async (argv: string[]) => (seen.push(argv), 7),
+      runAgent: async (argv: string[]) => {
+        seen.push(argv);
+        return 7;
+      },
     }));
     expect(await cmd.run(["-dev", "-node=a"], io().sink)).toBe(7);
     expect(seen).toEqual([["-dev", "-node=a"]]);
