@@ -105,8 +105,8 @@ function announce(
       bootstrap: config.bootstrap,
       bootstrapExpect: config.bootstrapExpect,
       http: http?.addresses() ?? [],
-      serverPort: config.ports.server,
-      serfLanPort: config.ports.serfLan,
+      serverAddress: server.serverAddress,
+      serfLanPort: server.joinPort,
       dataDir: devDir ?? config.dataDir,
     },
     devDir

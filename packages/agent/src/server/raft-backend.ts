@@ -9,8 +9,8 @@ import { type Attempt, DEFAULT_HOLD_MS, holdForLeader } from "./leader-hold.js";
 import { encodeRestoreEntry } from "./restore-entry.js";
 import { packValue, RPC, unpackValue } from "./rpc-codec.js";
 
-/** A forwarded write waits this long for the leader's answer (the leader's own commit may wait out a slow disk). */
-const FORWARD_TIMEOUT_MS = 15_000;
+/** A forwarded write waits a little longer than the leader's own proposal timeout, so the leader's answer wins. */
+const FORWARD_TIMEOUT_MS = 35_000;
 const QUICK_RPC_TIMEOUT_MS = 3_000;
 /**
  * A restore travels as one Raft entry, and a Raft message larger than a peer connection's send buffer (16 MiB)

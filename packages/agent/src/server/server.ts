@@ -25,6 +25,11 @@ const TICK_MS = 100;
 /** Election timeout in ticks at raft_multiplier 1 (1 s, Consul's base). */
 const ELECTION_TICKS = 10;
 const REGISTRATION_CHECK_MS = 2_000;
+/**
+ * A proposal on a leader that lost its quorum would otherwise wait until the partition heals; Consul's leader
+ * likewise gives up on a Raft apply after 30 s (the outcome is then unknown to the caller).
+ */
+const PROPOSE_TIMEOUT_MS = 30_000;
 
 export interface ServerOptions {
   config: AgentConfig;
@@ -58,9 +63,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
 
   private constructor(
     private readonly options: ServerOptions,
-    readonly self: SelfIdentity,
-    private readonly rpcAddress: string,
-    private readonly joinAddress: string,
+    public self: SelfIdentity,
+    private rpcAddress: string,
+    private joinAddress: string,
   ) {
     super();
     const { config, log } = options;
@@ -148,6 +153,16 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     return this.fsm.store;
   }
 
+  /** Server RPC (Raft) address, as other servers and /v1/status report it. */
+  get serverAddress(): string {
+    return this.rpcAddress;
+  }
+
+  /** Where the join service listens; undefined when it does not run (dev mode, serf_lan disabled). */
+  get joinPort(): number | undefined {
+    return this.listener?.port;
+  }
+
   get raft(): RaftNode<ApplyResult> | undefined {
     return this.node;
   }
@@ -184,6 +199,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         },
         log.child({ component: "join" }),
       );
+      this.joinAddress = hostPort(this.self.address, this.listener.port);
     }
     const raftDir = join(this.options.dataDir, "raft");
     if (existsSync(raftDir)) {
@@ -231,21 +247,35 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (this.stopped) return;
     const { config, log } = this.options;
     const multiplier = Math.max(1, config.performance.raftMultiplier);
-    const node = await RaftNode.start<ApplyResult>({
-      id: this.self.id,
-      clusterId: config.datacenter,
-      dataDir: join(this.options.dataDir, "raft"),
-      host: config.bindAddr,
-      port: config.ports.server,
-      advertiseAddress: this.rpcAddress,
-      peers,
-      ...(bootstrap ? { bootstrap } : {}),
-      stateMachine: this.fsm,
-      logger: log.child({ component: "raft" }),
-      tickMs: TICK_MS,
-      electionTicks: ELECTION_TICKS * multiplier,
-      heartbeatTicks: multiplier,
-    });
+    const start = (port: number, advertiseAddress?: string) =>
+      RaftNode.start<ApplyResult>({
+        id: this.self.id,
+        clusterId: config.datacenter,
+        dataDir: join(this.options.dataDir, "raft"),
+        host: config.bindAddr,
+        port,
+        ...(advertiseAddress === undefined ? {} : { advertiseAddress }),
+        peers,
+        ...(bootstrap ? { bootstrap } : {}),
+        stateMachine: this.fsm,
+        logger: log.child({ component: "raft" }),
+        tickMs: TICK_MS,
+        electionTicks: ELECTION_TICKS * multiplier,
+        heartbeatTicks: multiplier,
+        proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
+      });
+    let node: RaftNode<ApplyResult>;
+    try {
+      node = await start(config.ports.server, this.rpcAddress);
+    } catch (err) {
+      // A dev server talks to nobody: when the server port is taken (another agent on this machine), any
+      // free port will do.
+      if (!config.dev || (err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+      log.warn({ port: config.ports.server }, "server port in use; the dev server takes a free port instead");
+      node = await start(0);
+      this.rpcAddress = node.address;
+      this.self = { ...this.self, serverPort: Number(node.address.slice(node.address.lastIndexOf(":") + 1)) };
+    }
     if (this.stopped) {
       await node.stop();
       return;
