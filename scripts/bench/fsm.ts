@@ -3,6 +3,7 @@
  * 1,000,000 keys (20-byte keys, 100-byte values), snapshot write and restore time and size.
  * Run: node --expose-gc --import tsx scripts/bench/fsm.ts [keys]
  */
+import { setMaxListeners } from "node:events";
 import { encodeCommand, StateStore } from "../../packages/fsm/src/index.js";
 
 const KEYS = Number(process.argv[2] ?? 1_000_000);
@@ -70,19 +71,42 @@ cpu = process.cpuUsage();
 for (const u of updates) store.apply(++index, u);
 rate("kv.set applies (overwrites)", updates.length, wall, cpu);
 
-wall = performance.now();
-const chunks: Uint8Array[] = [];
-let size = 0;
-for (const chunk of store.snapshot()) {
-  chunks.push(chunk);
-  size += chunk.byteLength;
+/** Snapshot out and back in; everything it allocates is garbage once it returns. */
+function snapshotRoundTrip(): void {
+  let wall = performance.now();
+  let cpu = process.cpuUsage();
+  const took = () =>
+    `${((performance.now() - wall) / 1000).toFixed(2)} s wall, ${(process.cpuUsage(cpu).user / 1e6).toFixed(2)} s CPU`;
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (const chunk of store.snapshot()) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+  }
+  console.log(`snapshot write: ${took()}, ${mb(size)} in ${chunks.length} chunks`);
+  wall = performance.now();
+  cpu = process.cpuUsage();
+  const restored = new StateStore();
+  restored.restoreSync(chunks);
+  const keys = restored.view().kvKeys("bench/", "/").value.length;
+  console.log(`snapshot restore: ${took()} (${keys} keys back)`);
 }
-console.log(
-  `snapshot write: ${((performance.now() - wall) / 1000).toFixed(2)} s, ${mb(size)} in ${chunks.length} chunks`,
-);
+snapshotRoundTrip();
 
+// Blocking queries: 10,000 waiters on distinct keys plus 1,000 on prefixes, while writes go to other keys.
+const waitHeap = heap();
+const view = store.view();
+const stop = new AbortController();
+setMaxListeners(0, stop.signal); // one signal for all here; the API gives each request its own
+const pending: Promise<unknown>[] = [];
+for (let i = 0; i < 10_000; i++)
+  pending.push(store.watches.wait(view.kvGet(`watched/${i}`).watch, stop.signal));
+for (let i = 0; i < 1_000; i++)
+  pending.push(store.watches.wait(view.kvList(`watched/${i}/`).watch, stop.signal));
+console.log(`${store.watches.waiting} waiters: ${mb(heap().used - waitHeap.used)} heap`);
 wall = performance.now();
-const restored = new StateStore();
-restored.restoreSync(chunks);
-const keys = restored.view().kvKeys("bench/", "/").value.length;
-console.log(`snapshot restore: ${((performance.now() - wall) / 1000).toFixed(2)} s (${keys} keys back)`);
+cpu = process.cpuUsage();
+for (const u of updates.slice(0, 100_000)) store.apply(++index, u);
+rate("kv.set applies with those waiters registered", 100_000, wall, cpu);
+stop.abort();
+await Promise.all(pending);

@@ -12,7 +12,7 @@ export const ROWS_PER_FRAME = 4096;
 
 export const snapshotPackr = new Packr({ useRecords: false, int64AsType: "bigint", mapsAsObjects: true });
 
-/** A KV row: key, value, flags, CreateIndex, ModifyIndex, LockIndex, session or null. Other rows: key, record. */
+/** A KV row: key, value (bin), flags, CreateIndex, ModifyIndex, LockIndex, session or null. Other rows: key, record. */
 export const KV_CELLS = 7;
 
 export class SnapshotFormatError extends Error {

@@ -99,7 +99,7 @@ export class SnapshotReader {
       kv.set(
         cells[at] as string,
         new KvRecord(
-          cells[at + 1] as string,
+          (cells[at + 1] as Buffer).toString("latin1"),
           flags === 0n ? ZERO_FLAGS : flags,
           cells[at + 3] as number,
           cells[at + 4] as number,

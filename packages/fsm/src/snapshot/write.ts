@@ -13,7 +13,15 @@ function frame(value: unknown): Uint8Array {
 function* rows(t: Tables, table: PrimaryTable, cells: unknown[]): Generator<void> {
   if (table === "kv") {
     for (const [k, r] of t.kv.entries()) {
-      cells.push(k, r.value, r.flags, r.createIndex, r.modifyIndex, r.lockIndex, r.session ?? null);
+      cells.push(
+        k,
+        Buffer.from(r.value, "latin1"),
+        r.flags,
+        r.createIndex,
+        r.modifyIndex,
+        r.lockIndex,
+        r.session ?? null,
+      );
       yield;
     }
     return;

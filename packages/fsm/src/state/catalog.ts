@@ -109,9 +109,12 @@ export function deleteNode(tx: Tx, name: string, now: number): void {
   if (!t.nodes.has(name)) return;
   for (const c of checksOnNode(t, name)) deleteCheck(tx, name, c.Namespace, c.CheckID, now);
   for (const s of servicesOnNode(t, name)) deleteService(tx, name, s.Namespace, s.ID, now);
-  for (const [k] of under(t.coordinates, name + SEP)) t.coordinates.delete(k);
-  t.indexes.coordinates = tx.index;
-  tx.touch(Channels.coordinates);
+  const coordinates = under(t.coordinates, name + SEP);
+  for (const [k] of coordinates) t.coordinates.delete(k);
+  if (coordinates.length > 0) {
+    t.indexes.coordinates = tx.index;
+    tx.touch(Channels.coordinates);
+  }
   const node = t.nodes.get(name);
   if (node?.ID) t.nodeIds.delete(node.ID);
   t.nodes.delete(name);
