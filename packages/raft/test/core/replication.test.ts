@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { encodeConfEntry } from "../../src/core/conf.js";
 import { RaftCore } from "../../src/core/raft.js";
 import type { Entry, Message } from "../../src/core/types.js";
 import { bytes, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
@@ -99,20 +100,15 @@ describe("leaders (Figure 2)", () => {
   });
 
   it("commit an older term's entry only through an entry of their own term (Figure 8)", () => {
-    // a was leader of term 2 and replicated entry 3@2 to b only, then c won term 3 without it... simulate:
-    // a leader of term 4 holding 3@2 replicates it to a majority; it must not count as committed until 4@4 is.
+    // A server that led term 2 (and wrote 3@2) wins term 4; b acknowledges 3@2 first, the noop 4@4 later.
     const leader = new RaftCore(config("a"), {
       hardState: { term: 3, vote: null, commit: 1 },
       snapshot: null,
       entries: [
-        { index: 1, term: 1, kind: "conf", data: new Uint8Array() },
-        { index: 2, term: 1, kind: "normal", data: bytes("x") },
-        { index: 3, term: 2, kind: "normal", data: bytes("y") },
-      ].map((e, i) =>
-        i === 0
-          ? { ...e, data: new TextEncoder().encode(JSON.stringify({ change: null, conf: voters })) }
-          : e,
-      ) as Entry[],
+        { index: 1, term: 1, kind: "conf", data: encodeConfEntry({ change: null, conf: voters }) },
+        entry(2, 1),
+        entry(3, 2),
+      ],
     });
     for (let i = 0; i < 10; i++) leader.tick();
     out(leader);
