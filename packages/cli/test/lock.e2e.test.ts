@@ -4,7 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type CairnResult, cairn, cairnArgv } from "./helpers/cairn.js";
+import { type CairnResult, cairn, cairnArgv, cairnInProcess } from "./helpers/cairn.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
 let server: TestServer;
@@ -161,18 +161,19 @@ describe("cairn lock", () => {
   });
 
   it("exits 2 with -child-exit-code when the child fails", async () => {
-    const failing = await cairn(["lock", "-child-exit-code", "jobs/code", "exit 3"], { env: server.env });
+    const env = { ...server.env, PATH: process.env.PATH ?? "" };
+    const failing = await cairnInProcess(["lock", "-child-exit-code", "jobs/code", "exit 3"], { env });
     expect(failing.code).toBe(2);
     expect(failing.stderr).toBe("Error running handler: exit status 3\n");
-    const plain = await cairn(["lock", "jobs/code", "exit 3"], { env: server.env });
+    const plain = await cairnInProcess(["lock", "jobs/code", "exit 3"], { env });
     expect(plain.code).toBe(0);
   });
 
   it("checks its arguments as consul lock does", async () => {
-    expect((await cairn(["lock", "jobs/only"], { env: server.env })).stderr).toBe(
+    expect((await cairnInProcess(["lock", "jobs/only"], { env: server.env })).stderr).toBe(
       "Key prefix and child command must be specified\n",
     );
-    expect((await cairn(["lock", "-n=0", "p", "true"], { env: server.env })).stderr).toBe(
+    expect((await cairnInProcess(["lock", "-n=0", "p", "true"], { env: server.env })).stderr).toBe(
       "Lock holder limit must be positive\n",
     );
   });

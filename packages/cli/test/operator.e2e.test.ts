@@ -4,7 +4,7 @@ import { type AddressInfo, createServer } from "node:net";
 import { serve } from "@hono/node-server";
 import { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cairn } from "./helpers/cairn.js";
+import { cairn, cairnInProcess } from "./helpers/cairn.js";
 
 const calls: string[] = [];
 let env: Record<string, string>;
@@ -80,7 +80,7 @@ async function closedPort(): Promise<number> {
 
 describe("cairn operator raft", () => {
   it("list-peers prints consul's table", async () => {
-    const r = await cairn(["operator", "raft", "list-peers"], { env });
+    const r = await cairn(["operator", "raft", "list-peers"], { env }); // the binary, once
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout).toBe(
@@ -95,24 +95,27 @@ describe("cairn operator raft", () => {
   });
 
   it("remove-peer sends the id or address and reports errors", async () => {
-    const ok = await cairn(["operator", "raft", "remove-peer", "-id=id-3"], { env });
+    const ok = await cairnInProcess(["operator", "raft", "remove-peer", "-id=id-3"], { env });
     expect(ok).toMatchObject({ code: 0, stdout: 'Removed peer with id "id-3"\n' });
-    const byAddress = await cairn(["operator", "raft", "remove-peer", "-address", "127.0.0.1:8320"], { env });
+    const byAddress = await cairnInProcess(
+      ["operator", "raft", "remove-peer", "-address", "127.0.0.1:8320"],
+      { env },
+    );
     expect(byAddress.stdout).toBe('Removed peer with address "127.0.0.1:8320"\n');
     expect(calls).toContain("DELETE /v1/operator/raft/peer?id=id-3");
     expect(calls).toContain("DELETE /v1/operator/raft/peer?address=127.0.0.1%3A8320");
-    const failed = await cairn(["operator", "raft", "remove-peer", "-id=missing"], { env });
+    const failed = await cairnInProcess(["operator", "raft", "remove-peer", "-id=missing"], { env });
     expect(failed).toMatchObject({
       code: 1,
       stderr: "Error removing peer: Unexpected response code: 500 (Unknown peer)\n",
     });
-    const neither = await cairn(["operator", "raft", "remove-peer"], { env });
+    const neither = await cairnInProcess(["operator", "raft", "remove-peer"], { env });
     expect(neither.code).toBe(1);
     expect(neither.stderr).toContain("an address or id is required");
   });
 
   it("transfer-leader posts the target id with the token", async () => {
-    const r = await cairn(["operator", "raft", "transfer-leader", "-id", "id-2"], {
+    const r = await cairnInProcess(["operator", "raft", "transfer-leader", "-id", "id-2"], {
       env: { ...env, CONSUL_HTTP_TOKEN: "secret" },
     });
     expect(r).toMatchObject({ code: 0, stdout: "Success\n" });
@@ -120,9 +123,12 @@ describe("cairn operator raft", () => {
   });
 
   it("fails with one line when no server answers", async () => {
-    const r = await cairn(["operator", "raft", "list-peers", `-http-addr=127.0.0.1:${await closedPort()}`], {
-      env,
-    });
+    const r = await cairnInProcess(
+      ["operator", "raft", "list-peers", `-http-addr=127.0.0.1:${await closedPort()}`],
+      {
+        env,
+      },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
     expect(r.stderr).toContain("ECONNREFUSED");
