@@ -29,7 +29,6 @@ import {
 } from "./snapshot-files.js";
 
 type Db = Level<Buffer, Buffer>;
-type BatchOp = { type: "put"; key: Buffer; value: Buffer } | { type: "del"; key: Buffer };
 
 /** What one Ready asks to make durable, written as one fsynced batch. */
 export interface DurableChanges {
@@ -117,8 +116,14 @@ export class RaftStorage {
     return this.first;
   }
 
+  /** The last index written (the log's durable tail once the write that put it there resolved). */
   get lastIndex(): number {
     return this.last;
+  }
+
+  /** The hard state last written; its term and vote are always fsynced. */
+  get hardState(): HardState {
+    return this.durable;
   }
 
   /** The current snapshot and the path of its file, if any. */
@@ -128,37 +133,39 @@ export class RaftStorage {
 
   /** Makes one Ready durable in a single batch, fsynced unless it only moves the commit index. */
   async save(changes: DurableChanges): Promise<void> {
-    const ops: BatchOp[] = [];
-    let installed: SnapshotRecord | undefined;
-    if (changes.snapshot) {
-      installed = this.snapshotRecord(changes.snapshot);
-      ops.push({ type: "put", key: KEY_SNAPSHOT, value: encodeRecord(installed) });
-      for (let i = this.first; i <= this.last; i++) ops.push({ type: "del", key: entryKey(i) });
-      this.first = changes.snapshot.index + 1;
-      this.last = changes.snapshot.index;
-    }
-    const entries = changes.entries;
+    const { entries, snapshot, hardState: hs } = changes;
+    if (!snapshot && entries.length === 0 && !hs) return;
+    const installed = snapshot && this.snapshotRecord(snapshot);
+    // A snapshot from the leader replaces the whole log; entries then continue from it.
+    const first = snapshot ? snapshot.index + 1 : this.first;
+    let last = snapshot ? snapshot.index : this.last;
     const head = entries[0];
+    if (head && (head.index < first || head.index > last + 1)) {
+      throw new Error(`entries from ${head.index} do not attach to the log [${first}, ${last}]`);
+    }
+    // Chained rather than array batches: the array form costs ~20x more CPU per operation here.
+    const batch = this.db.batch();
+    if (installed) {
+      batch.put(KEY_SNAPSHOT, encodeRecord(installed));
+      for (let i = this.first; i <= this.last; i++) batch.del(entryKey(i));
+    }
     if (head) {
-      if (head.index < this.first || head.index > this.last + 1) {
-        throw new Error(`entries from ${head.index} do not attach to the log [${this.first}, ${this.last}]`);
-      }
       const newLast = head.index + entries.length - 1;
       // Entries past the new tail conflicted with the leader's log; the rest are overwritten below.
-      for (let i = newLast + 1; i <= this.last; i++) ops.push({ type: "del", key: entryKey(i) });
-      for (const e of entries) ops.push({ type: "put", key: entryKey(e.index), value: encodeEntry(e) });
-      this.last = newLast;
+      for (let i = newLast + 1; i <= last; i++) batch.del(entryKey(i));
+      for (const e of entries) batch.put(entryKey(e.index), encodeEntry(e));
+      last = newLast;
     }
-    const hs = changes.hardState;
-    if (hs) ops.push({ type: "put", key: KEY_HARD_STATE, value: encodeRecord(hs) });
-    if (ops.length === 0) return;
+    if (hs) batch.put(KEY_HARD_STATE, encodeRecord(hs));
     // Entries, a snapshot, a new term or vote must be on disk before anything is sent that depends on them.
     // A commit index alone need not be: after a crash it is learnt again from the leader.
     const sync =
       entries.length > 0 ||
       installed !== undefined ||
       (hs !== undefined && !sameTermAndVote(hs, this.durable));
-    await this.db.batch(ops, { sync });
+    await batch.write({ sync });
+    this.first = first;
+    this.last = last;
     if (hs) this.durable = hs;
     if (sync) this.stats.syncedWrites++;
     this.stats.entriesWritten += entries.length;
@@ -181,10 +188,10 @@ export class RaftStorage {
    */
   async compact(meta: SnapshotMeta, file: SnapshotFileInfo): Promise<void> {
     const record: SnapshotRecord = { meta, file };
-    const ops: BatchOp[] = [{ type: "put", key: KEY_SNAPSHOT, value: encodeRecord(record) }];
+    const batch = this.db.batch().put(KEY_SNAPSHOT, encodeRecord(record));
     const upTo = Math.min(meta.index, this.last);
-    for (let i = this.first; i <= upTo; i++) ops.push({ type: "del", key: entryKey(i) });
-    await this.db.batch(ops, { sync: true });
+    for (let i = this.first; i <= upTo; i++) batch.del(entryKey(i));
+    await batch.write({ sync: true });
     this.first = Math.max(this.first, meta.index + 1);
     this.last = Math.max(this.last, meta.index);
     await this.replaceSnapshot(record);

@@ -88,30 +88,23 @@ describe("RaftNode cluster", () => {
     let acks = 0;
     let votes = 0;
     for (const node of watched) {
-      // Instrumentation, not a fake: the real storage and transport run; we note when writes complete.
+      // Instrumentation, not a fake: the real storage and transport run; the storage advances its
+      // durable tail and hard state only once a write has resolved.
       const { storage, transport } = node as unknown as {
         storage: RaftStorage;
         transport: ServerTransport<Message>;
-      };
-      let durableIndex = storage.lastIndex;
-      let durableHard = storage.restored.hardState;
-      const save = storage.save.bind(storage);
-      storage.save = async (changes) => {
-        await save(changes);
-        const last = changes.entries.at(-1);
-        if (last) durableIndex = last.index;
-        if (changes.hardState) durableHard = changes.hardState;
       };
       const send = transport.send.bind(transport);
       transport.send = (peer, m) => {
         if (m.type === "append-resp" && !m.reject) {
           acks++;
-          if (m.index > durableIndex)
-            violations.push(`${node.id} acked ${m.index} with ${durableIndex} durable`);
+          const durable = storage.lastIndex;
+          if (m.index > durable) violations.push(`${node.id} acked ${m.index} with ${durable} durable`);
         }
         if (m.type === "vote-resp" && !m.reject) {
           votes++;
-          if (durableHard.term !== m.term || durableHard.vote !== peer) {
+          const { term, vote } = storage.hardState;
+          if (term !== m.term || vote !== peer) {
             violations.push(`${node.id} voted for ${peer} in ${m.term} before persisting it`);
           }
         }
