@@ -54,6 +54,18 @@ describe("session create", () => {
     expect(h.createSession({ ID: S2, TTL: "24h" })).toEqual({ ID: S2 });
   });
 
+  it("honours a lower configured TTL minimum stamped into the command", () => {
+    const h = withNode();
+    expect(
+      h.run("session.create", { session: { ID: S1, Node: "n1", TTL: "2s" }, now: h.now, ttlMinNs: 1e9 }),
+    ).toEqual({
+      ID: S1,
+    });
+    expect(
+      isApplyError(h.run("session.create", { session: { ID: S2, Node: "n1", TTL: "2s" }, now: h.now })),
+    ).toBe(true);
+  });
+
   it("refuses a duplicate ID", () => {
     const h = withNode();
     h.createSession({ ID: S1 });

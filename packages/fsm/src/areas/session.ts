@@ -26,9 +26,10 @@ export const sessionHandlers: HandlerMap<"session.create" | "session.destroy" | 
       type: "session.create",
       session: decodeSpec(obj(r, "session")),
       now: int(r, "now"),
+      ttlMinNs: optInt(r, "ttlMinNs"),
     }),
     apply(tx, c) {
-      const created = sessionCreate(tx, c.session);
+      const created = sessionCreate(tx, c.session, c.ttlMinNs);
       return typeof created === "string" ? applyError(created) : { ID: created.ID };
     },
   },

@@ -86,6 +86,8 @@ export interface SessionCreateCommand extends Versioned {
   readonly type: "session.create";
   readonly session: SessionSpec;
   readonly now: number;
+  /** The servers' configured minimum session TTL (Consul's session_ttl_min) in ns; default 10s. */
+  readonly ttlMinNs?: number;
 }
 
 /** A client destroying its session (idempotent). */

@@ -13,7 +13,7 @@ export const DEFAULT_LOCK_DELAY_NS = 15e9;
 export const MAX_LOCK_DELAY_NS = 60e9;
 
 /** Returns Consul's error text, or the stored session. */
-export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
+export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_MIN_NS): string | Session {
   const t = tx.tables;
   const behavior = spec.Behavior ?? "release";
   if (behavior !== "release" && behavior !== "delete")
@@ -22,8 +22,8 @@ export function sessionCreate(tx: Tx, spec: SessionSpec): string | Session {
   if (ttl !== "") {
     const ns = parseDurationNs(ttl);
     if (ns === undefined) return `Session TTL '${ttl}' is not a valid duration`;
-    if (ns !== 0 && (ns < SESSION_TTL_MIN_NS || ns > SESSION_TTL_MAX_NS)) {
-      return `Invalid Session TTL '${ttl}', must be between [10s=24h0m0s]`;
+    if (ns !== 0 && (ns < ttlMinNs || ns > SESSION_TTL_MAX_NS)) {
+      return `Invalid Session TTL '${ttl}', must be between [${ttlMinNs / 1e9}s=24h0m0s]`;
     }
   }
   const lockDelay = spec.LockDelay ?? DEFAULT_LOCK_DELAY_NS;
