@@ -6,6 +6,8 @@
 // invoked, and that the server refuses the lock to anyone else for lock-delay after an invalidation. So such
 // a hold ends at the earlier of the release invocation and that last confirmation plus lock-delay.
 
+import { groupBy } from "./group.js";
+
 export interface Hold {
   readonly lock: string;
   readonly client: number;
@@ -36,13 +38,7 @@ export function holdInterval(
 
 export function checkLocks(holds: readonly Hold[]): LockVerdict {
   const overlaps: [Hold, Hold][] = [];
-  const byLock = new Map<string, Hold[]>();
-  for (const h of holds) {
-    let list = byLock.get(h.lock);
-    if (!list) byLock.set(h.lock, (list = []));
-    list.push(h);
-  }
-  for (const list of byLock.values()) {
+  for (const list of groupBy(holds, (h) => h.lock).values()) {
     list.sort((a, b) => a.start - b.start);
     for (let i = 0; i < list.length; i++) {
       const a = list[i]!;

@@ -1,6 +1,7 @@
 // The register workload's model and its per-key check: a read/write/compare-and-set register whose values
 // are unique per write, so "the key's ModifyIndex is i" and "the key holds the value written at i" coincide.
 
+import { groupBy } from "./group.js";
 import { checkLinearizable, type Linearizability, type Model } from "./linearizable.js";
 
 export type RegisterValue = string | null;
@@ -47,13 +48,8 @@ export interface RegisterVerdict {
  * their invocation.
  */
 export function checkRegisters(history: readonly RegisterOp[], maxStepsPerKey?: number): RegisterVerdict {
-  const byKey = new Map<string, RegisterOp[]>();
-  for (const op of history) {
-    if (op.f === "read" && op.complete === undefined) continue;
-    let ops = byKey.get(op.key);
-    if (!ops) byKey.set(op.key, (ops = []));
-    ops.push(op);
-  }
+  const known = history.filter((op) => !(op.f === "read" && op.complete === undefined));
+  const byKey = groupBy(known, (op) => op.key);
   const failures: RegisterVerdict["failures"][number][] = [];
   let unknown = false;
   let count = 0;

@@ -1,0 +1,50 @@
+// node --import tsx test-cluster/src/cli.ts --servers 5 --time 120 --nemesis kill-leader,partition,pause
+//   --workload register,set,lock,bank --seed S [--network auto|loopback|netns]
+// Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
+
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { NEMESES } from "./nemesis/index.js";
+import { runChaos, summarize, WORKLOADS } from "./run.js";
+
+const { values } = parseArgs({
+  options: {
+    servers: { type: "string", default: "3" },
+    time: { type: "string", default: "60" },
+    nemesis: { type: "string", default: [...NEMESES.keys()].join(",") },
+    workload: { type: "string", default: [...WORKLOADS.keys()].join(",") },
+    seed: { type: "string", default: String(Date.now() % 1_000_000) },
+    network: { type: "string", default: "auto" },
+  },
+});
+
+function positive(name: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name}: expected a positive integer, got ${text}`);
+  return n;
+}
+
+const network = values.network;
+if (network !== "auto" && network !== "loopback" && network !== "netns") {
+  throw new Error(`--network: expected auto, loopback or netns, got ${network}`);
+}
+const list = (s: string) =>
+  s
+    .split(",")
+    .map((x) => x.trim())
+    .filter((x) => x !== "");
+
+const report = await runChaos(
+  {
+    servers: positive("servers", values.servers),
+    timeSeconds: positive("time", values.time),
+    nemeses: values.nemesis === "all" ? [...NEMESES.keys()] : list(values.nemesis),
+    workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),
+    seed: positive("seed", values.seed),
+    network,
+    runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
+  },
+  (line) => console.log(line),
+);
+console.log(summarize(report));
+process.exitCode = report.valid === true ? 0 : report.valid === false ? 1 : 2;

@@ -1,0 +1,114 @@
+// One network namespace per server, each joined by a veth pair to a bridge in the root namespace. Servers get
+// 10.77.<subnet>.<i+1>; the bridge holds .254 so that the harness (in the root namespace) reaches every
+// server's HTTP port. The namespaces have no default route: their traffic stays among themselves and the
+// harness. A cut is a blackhole route to the peer on both sides (silently dropped packets, as a real
+// partition; no iptables needed).
+
+import { execFileSync } from "node:child_process";
+import type { Network, NodeAddress } from "./network.js";
+
+const PORTS = { httpPort: 8500, serverPort: 8300, serfPort: 8301 };
+
+function ip(...args: string[]): void {
+  execFileSync("ip", args, { stdio: ["ignore", "ignore", "pipe"] });
+}
+
+/** True when this process may create namespaces: root on Linux with the `ip` tool. */
+export function namespacesAvailable(): boolean {
+  if (process.platform !== "linux" || process.getuid?.() !== 0) return false;
+  try {
+    execFileSync("ip", ["netns", "list"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A 10.77.x.0/24 subnet no interface of this host uses yet (another run may hold one). */
+function freeSubnet(): number {
+  const used = execFileSync("ip", ["-o", "-4", "addr", "show"]).toString();
+  for (let x = 1; x < 250; x++) if (!used.includes(`10.77.${x}.`)) return x;
+  throw new Error("no free 10.77.x.0/24 subnet");
+}
+
+export function namespaceNetwork(size: number): Network {
+  const tag = `cn${process.pid % 100000}`;
+  const subnet = freeSubnet();
+  const bridge = `${tag}br`;
+  const ns = (i: number) => `${tag}-s${i}`;
+  const addr = (i: number) => `10.77.${subnet}.${i + 1}`;
+  const addresses: NodeAddress[] = Array.from({ length: size }, (_, i) => ({ host: addr(i), ...PORTS }));
+  const cuts = new Set<string>();
+  let created: number[] = [];
+  let bridgeUp = false;
+
+  const teardown = () => {
+    for (const i of created) {
+      try {
+        ip("netns", "del", ns(i));
+      } catch {
+        // already gone
+      }
+    }
+    created = [];
+    if (bridgeUp) {
+      try {
+        ip("link", "del", bridge);
+      } catch {
+        // already gone
+      }
+      bridgeUp = false;
+    }
+  };
+  process.once("exit", teardown);
+
+  try {
+    ip("link", "add", bridge, "type", "bridge");
+    bridgeUp = true;
+    ip("addr", "add", `10.77.${subnet}.254/24`, "dev", bridge);
+    ip("link", "set", bridge, "up");
+    for (let i = 0; i < size; i++) {
+      ip("netns", "add", ns(i));
+      created.push(i);
+      const host = `${tag}h${i}`;
+      const peer = `${tag}n${i}`;
+      ip("link", "add", host, "type", "veth", "peer", "name", peer);
+      ip("link", "set", peer, "netns", ns(i));
+      ip("link", "set", host, "master", bridge);
+      ip("link", "set", host, "up");
+      ip("-n", ns(i), "link", "set", "lo", "up");
+      ip("-n", ns(i), "link", "set", peer, "name", "eth0");
+      ip("-n", ns(i), "addr", "add", `${addr(i)}/24`, "dev", "eth0");
+      ip("-n", ns(i), "link", "set", "eth0", "up");
+    }
+  } catch (err) {
+    teardown();
+    throw err;
+  }
+
+  const route = (op: "add" | "del", from: number, to: number) =>
+    ip("-n", ns(from), "route", op, "blackhole", `${addr(to)}/32`);
+
+  return {
+    kind: "netns",
+    addresses,
+    canPartition: true,
+    wrap: (i, command, args) => ({ command: "ip", args: ["netns", "exec", ns(i), command, ...args] }),
+    cut: async (a, b) => {
+      const key = `${Math.min(a, b)}-${Math.max(a, b)}`;
+      if (cuts.has(key)) return;
+      cuts.add(key);
+      route("add", a, b);
+      route("add", b, a);
+    },
+    heal: async () => {
+      for (const key of cuts) {
+        const [a, b] = key.split("-").map(Number) as [number, number];
+        route("del", a, b);
+        route("del", b, a);
+      }
+      cuts.clear();
+    },
+    teardown,
+  };
+}

@@ -1,0 +1,10 @@
+import { clockOffset } from "./clock.js";
+import { killLeader, killRandom } from "./kill.js";
+import type { Nemesis } from "./nemesis.js";
+import { partition } from "./partition.js";
+import { pause } from "./pause.js";
+import { restart } from "./restart.js";
+
+export const NEMESES: ReadonlyMap<string, Nemesis> = new Map(
+  [killLeader, killRandom, pause, partition, restart, clockOffset].map((n) => [n.name, n]),
+);

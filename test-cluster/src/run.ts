@@ -1,0 +1,187 @@
+// One chaos run: start the cluster, run the workloads while nemeses strike, heal everything, take the final
+// reads, check every history, and write history, events and verdict under the run directory.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { mkdir, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Distribution, distribution } from "./check/percentiles.js";
+import { Cluster } from "./cluster/cluster.js";
+import { loopbackNetwork } from "./cluster/loopback.js";
+import { namespaceNetwork, namespacesAvailable } from "./cluster/netns.js";
+import type { Network } from "./cluster/network.js";
+import { NEMESES } from "./nemesis/index.js";
+import { type Nemesis, type NemesisContext, sleep } from "./nemesis/nemesis.js";
+import { measureRecovery, type RecoveryWindow } from "./recovery.js";
+import { createRng } from "./rng.js";
+import { bankWorkload } from "./workload/bank.js";
+import { lockWorkload } from "./workload/lock.js";
+import { registerWorkload } from "./workload/register.js";
+import { setWorkload } from "./workload/set.js";
+import type { Workload, WorkloadContext, WorkloadVerdict } from "./workload/workload.js";
+
+export const WORKLOADS: ReadonlyMap<string, (ctx: WorkloadContext) => Workload> = new Map([
+  ["register", (ctx: WorkloadContext) => registerWorkload(ctx)],
+  ["set", (ctx: WorkloadContext) => setWorkload(ctx)],
+  ["lock", (ctx: WorkloadContext) => lockWorkload(ctx)],
+  ["bank", (ctx: WorkloadContext) => bankWorkload(ctx)],
+]);
+
+export interface ChaosOptions {
+  readonly servers: number;
+  readonly timeSeconds: number;
+  readonly nemeses: readonly string[];
+  readonly workloads: readonly string[];
+  readonly seed: number;
+  /** "auto": namespaces when root on Linux, else loopback. */
+  readonly network: "auto" | "loopback" | "netns";
+  readonly runsRoot: string;
+  /** Quiet time between faults, in election timeouts (default 3 to 6). */
+  readonly quiet?: readonly [number, number];
+}
+
+export interface ChaosReport {
+  readonly runDir: string;
+  readonly network: Network["kind"];
+  readonly valid: boolean | "unknown";
+  readonly verdicts: readonly WorkloadVerdict[];
+  readonly windows: readonly RecoveryWindow[];
+  readonly unavailability: Distribution | undefined;
+  readonly notices: readonly string[];
+  readonly events: readonly { t: number; event: string; detail?: Record<string, unknown> }[];
+}
+
+const ELECTION_TIMEOUT_MS = 1000;
+
+function runName(seed: number): string {
+  return `${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${seed}`;
+}
+
+export async function runChaos(options: ChaosOptions, print: (line: string) => void): Promise<ChaosReport> {
+  for (const n of options.nemeses) if (!NEMESES.has(n)) throw new Error(`unknown nemesis ${n}`);
+  for (const w of options.workloads) if (!WORKLOADS.has(w)) throw new Error(`unknown workload ${w}`);
+  const runDir = join(options.runsRoot, runName(options.seed));
+  await mkdir(runDir, { recursive: true });
+  const dataRoot = mkdtempSync(join(tmpdir(), "cairn-chaos-"));
+  const rng = createRng(options.seed);
+  const start = performance.now();
+  const now = () => performance.now() - start;
+  const notices: string[] = [];
+  const events: ChaosReport["events"][number][] = [];
+  const log = (event: string, detail?: Record<string, unknown>) => {
+    events.push(detail ? { t: Math.round(now()), event, detail } : { t: Math.round(now()), event });
+    print(`[${(now() / 1000).toFixed(1)}s] ${event}${detail ? ` ${JSON.stringify(detail)}` : ""}`);
+  };
+
+  const useNamespaces = options.network === "netns" || (options.network === "auto" && namespacesAvailable());
+  const network = useNamespaces ? namespaceNetwork(options.servers) : await loopbackNetwork(options.servers);
+  const cluster = new Cluster({ network, dataRoot, logRoot: join(runDir, "logs") });
+  try {
+    const nemeses: Nemesis[] = [];
+    for (const name of options.nemeses) {
+      const nemesis = NEMESES.get(name)!;
+      const reason = nemesis.unavailable(cluster);
+      if (reason) {
+        notices.push(`${name}: ${reason}`);
+        print(`notice: nemesis ${name}: ${reason}`);
+      } else nemeses.push(nemesis);
+    }
+    log("start", { servers: options.servers, network: network.kind, seed: options.seed });
+    await cluster.start();
+    const leader = await cluster.awaitLeader(120_000);
+    log("leader", { server: cluster.nodes[leader]!.name });
+
+    const prefix = `chaos/${options.seed}`;
+    const wctx: WorkloadContext = { cluster, rng, prefix, requestTimeoutMs: 3000, now };
+    const workloads = options.workloads.map((w) => WORKLOADS.get(w)!(wctx));
+    let running = true;
+    const runningWorkloads = Promise.all(workloads.map((w) => w.run(() => running)));
+
+    const measurements: Promise<RecoveryWindow>[] = [];
+    const nctx: NemesisContext = {
+      cluster,
+      rng,
+      electionTimeoutMs: ELECTION_TIMEOUT_MS,
+      log,
+      measureRecovery: (cause) => {
+        measurements.push(
+          measureRecovery(cluster, `${prefix}/probe`, cause).then((w) => {
+            log("recovered", { cause, ms: w.ms ?? "not within 60 s" });
+            return w;
+          }),
+        );
+      },
+    };
+    const [quietMin, quietMax] = options.quiet ?? [3, 6];
+    const deadline = options.timeSeconds * 1000;
+    while (now() < deadline && nemeses.length > 0) {
+      await sleep(rng.between(quietMin, quietMax) * ELECTION_TIMEOUT_MS);
+      if (now() >= deadline) break;
+      await rng.pick(nemeses).run(nctx);
+    }
+    if (nemeses.length === 0) await sleep(Math.max(0, deadline - now()));
+
+    log("heal-all");
+    await network.heal();
+    cluster.reviveAll();
+    await cluster.awaitLeader(120_000);
+    // A few seconds of fault-free operation, then the clients stop and the final reads run.
+    await sleep(3 * ELECTION_TIMEOUT_MS);
+    running = false;
+    await runningWorkloads;
+    for (const w of workloads) await w.finish();
+    const windows = await Promise.all(measurements);
+    log("checking");
+
+    const verdicts = workloads.map((w) => w.check());
+    const valid = verdicts.some((v) => v.valid === false)
+      ? false
+      : verdicts.some((v) => v.valid === "unknown")
+        ? "unknown"
+        : true;
+    const recovered = windows.flatMap((w) => (w.ms === undefined ? [] : [w.ms]));
+    const report: ChaosReport = {
+      runDir,
+      network: network.kind,
+      valid,
+      verdicts,
+      windows,
+      unavailability: distribution(recovered),
+      notices,
+      events,
+    };
+    for (const w of workloads) {
+      await writeFile(join(runDir, `${w.name}.history.json`), JSON.stringify(w.history(), null, 0));
+    }
+    await writeFile(join(runDir, "events.json"), JSON.stringify(events, null, 1));
+    await writeFile(join(runDir, "verdict.json"), JSON.stringify({ options, ...report }, null, 1));
+    await writeFile(join(runDir, "summary.txt"), summarize(report));
+    return report;
+  } finally {
+    await cluster.stop();
+    network.teardown();
+    rmSync(dataRoot, { recursive: true, force: true });
+  }
+}
+
+export function summarize(report: ChaosReport): string {
+  const lines = [
+    `run ${report.runDir} (${report.network})`,
+    ...report.notices.map((n) => `notice: ${n}`),
+    ...report.verdicts.map(
+      (v) =>
+        `${v.workload}: ${v.valid === true ? "ok" : v.valid === false ? "ANOMALY" : "unknown"} - ${v.summary}`,
+    ),
+  ];
+  const d = report.unavailability;
+  const unrecovered = report.windows.filter((w) => w.ms === undefined).length;
+  lines.push(
+    d
+      ? `unavailability after ${d.count} faults: p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms${unrecovered ? `; ${unrecovered} not recovered within 60 s` : ""}`
+      : `unavailability: no measured faults${unrecovered ? `; ${unrecovered} not recovered within 60 s` : ""}`,
+  );
+  lines.push(
+    `verdict: ${report.valid === true ? "no anomaly" : report.valid === false ? "ANOMALY FOUND" : "undecided"}`,
+  );
+  return `${lines.join("\n")}\n`;
+}

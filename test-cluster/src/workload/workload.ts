@@ -1,0 +1,102 @@
+// What every workload offers the runner, and the client plumbing they share: each client is bound to one
+// server and moves to the next one after a failed request (as a client library would fail over).
+
+import type { Cluster } from "../cluster/cluster.js";
+import { type HttpOutcome, httpCall } from "../http.js";
+import type { Rng } from "../rng.js";
+
+export interface WorkloadContext {
+  readonly cluster: Cluster;
+  readonly rng: Rng;
+  /** Keys of this run live under this prefix, so that runs never share state. */
+  readonly prefix: string;
+  readonly requestTimeoutMs: number;
+  /** Milliseconds on the harness's single clock (all history times come from it). */
+  now(): number;
+}
+
+export interface WorkloadVerdict {
+  readonly workload: string;
+  readonly valid: boolean | "unknown";
+  /** One line for the summary. */
+  readonly summary: string;
+  /** The checker's full result, written to the verdict file. */
+  readonly details: unknown;
+}
+
+export interface Workload {
+  readonly name: string;
+  /** Runs the clients until `running()` turns false. */
+  run(running: () => boolean): Promise<void>;
+  /** After every fault is healed: final reads. */
+  finish(): Promise<void>;
+  check(): WorkloadVerdict;
+  /** The recorded history, written to the run directory. */
+  history(): readonly unknown[];
+}
+
+export class Client {
+  private node: number;
+  constructor(
+    readonly id: number,
+    private readonly ctx: WorkloadContext,
+  ) {
+    this.node = id % ctx.cluster.size;
+  }
+
+  async call(method: string, path: string, body?: string): Promise<HttpOutcome> {
+    const url = `${this.ctx.cluster.nodes[this.node]!.url}${path}`;
+    const outcome = await httpCall(url, method, body, this.ctx.requestTimeoutMs);
+    if (outcome.kind === "failure" || outcome.status >= 500)
+      this.node = (this.node + 1) % this.ctx.cluster.size;
+    return outcome;
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+export interface KvEntry {
+  readonly key: string;
+  readonly value: string | null;
+  readonly modifyIndex: number;
+}
+
+/** Entries of a KV GET answer (Consul's JSON array, values in base64). */
+export function parseKvEntries(body: string): KvEntry[] {
+  const parsed: unknown = JSON.parse(body);
+  if (!Array.isArray(parsed)) throw new Error(`KV answer is not an array: ${body.slice(0, 100)}`);
+  return parsed.map((e: unknown) => {
+    if (typeof e !== "object" || e === null) throw new Error("KV entry is not an object");
+    const { Key, Value, ModifyIndex } = e as { Key?: unknown; Value?: unknown; ModifyIndex?: unknown };
+    if (typeof Key !== "string" || typeof ModifyIndex !== "number")
+      throw new Error("KV entry lacks Key/ModifyIndex");
+    return {
+      key: Key,
+      value: typeof Value === "string" ? Buffer.from(Value, "base64").toString() : null,
+      modifyIndex: ModifyIndex,
+    };
+  });
+}
+
+/** A consistent read of one key: its entry, null when absent, undefined when the outcome is unknown. */
+export async function readKey(client: Client, key: string): Promise<KvEntry | null | undefined> {
+  const r = await client.call("GET", `/v1/kv/${key}?consistent`);
+  if (r.kind !== "reply") return undefined;
+  if (r.status === 404) return null;
+  if (r.status !== 200) return undefined;
+  return parseKvEntries(r.body)[0] ?? null;
+}
+
+/** A KV PUT whose answer is `true`/`false`; undefined when the outcome is unknown. */
+export async function putKey(
+  client: Client,
+  pathAndQuery: string,
+  value?: string,
+): Promise<boolean | undefined> {
+  const r = await client.call("PUT", `/v1/kv/${pathAndQuery}`, value);
+  if (r.kind !== "reply" || r.status !== 200) return undefined;
+  const body = r.body.trim();
+  return body === "true" ? true : body === "false" ? false : undefined;
+}
