@@ -6,6 +6,11 @@
  * Reads: `store.view()` is an O(1) consistent snapshot whose query methods return `{ value, index, watch }`;
  * send `index` as X-Service-Index, and for a blocking query `await store.watches.wait(watch, signal)` in the
  * same tick as the read. Snapshots: `store.snapshot()` yields frames; `store.restore(chunks)` installs them.
+ *
+ * Extending (ACL, namespaces, config entries, prepared queries): add the command types to commands/types.ts,
+ * an area file under areas/ with their decoders and apply functions (registered in commands/registry.ts),
+ * the table's name and type in state/tables.ts (PRIMARY_TABLES: snapshots pick it up), any secondary index
+ * there too (DERIVED_TABLES, rebuilt in state/derived.ts), and its reads on StateView.
  */
 export { decodeCommand, encodeCommand } from "./commands/codec.js";
 export { CommandDecodeError } from "./commands/errors.js";

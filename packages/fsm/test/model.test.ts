@@ -22,6 +22,7 @@ type Step =
   | { t: "session-create"; id: string; behavior: "release" | "delete"; lockDelayMs: number }
   | { t: "session-destroy"; id: string }
   | { t: "tick"; ms: number }
+  | { t: "reap"; back: number }
   | {
       t: "txn";
       ops: (
@@ -73,6 +74,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   fc.record({ t: fc.constant("session-destroy" as const), id: session }),
   fc.record({ t: fc.constant("tick" as const), ms: fc.integer({ min: 1, max: 3_000 }) }),
+  fc.record({ t: fc.constant("reap" as const), back: fc.integer({ min: 0, max: 10 }) }),
   {
     arbitrary: fc.record({
       t: fc.constant("txn" as const),
@@ -136,6 +138,12 @@ function runStep(h: Harness, model: Model, s: Step): void {
     case "tick":
       h.now += s.ms;
       return;
+    case "reap": {
+      const upTo = Math.max(0, idx - 1 - s.back);
+      expect(h.run("tombstone.reap", { index: upTo })).toBe(true);
+      for (const [k, at] of [...model.tombstones]) if (at <= upTo) model.tombstones.delete(k);
+      return;
+    }
     case "txn": {
       const ops = s.ops.map((op): ModelKVOp => {
         if (op.verb === "cas" || op.verb === "delete-cas" || op.verb === "check-index") {
