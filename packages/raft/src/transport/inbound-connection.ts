@@ -52,7 +52,13 @@ export class InboundConnection<M> {
       else this.reject(decoded.reason);
     });
     ws.on("error", (err) => this.log.debug({ err: err.message }, "server connection error"));
+    // A connection that never introduces itself would otherwise hold a socket for good.
+    const helloDeadline = setTimeout(() => {
+      if (this.peer === undefined) this.reject("no hello in time");
+    }, ctx.limits.helloTimeoutMs);
+    helloDeadline.unref();
     ws.on("close", () => {
+      clearTimeout(helloDeadline);
       this.stopKeepAlive();
       this.incoming?.abort();
     });

@@ -32,6 +32,8 @@ export interface TransportLimits {
   /** Snapshot chunks sent and not yet written by the receiver. */
   snapshotWindow: number;
   pingIntervalMs: number;
+  /** How long an accepted connection may take to send its hello. */
+  helloTimeoutMs: number;
   backoff: BackoffOptions;
 }
 
@@ -43,6 +45,7 @@ export const defaultLimits: TransportLimits = {
   snapshotChunkBytes: 512 * 1024,
   snapshotWindow: 4,
   pingIntervalMs: 5000,
+  helloTimeoutMs: 10_000,
   backoff: { initialMs: 50, maxMs: 2000 },
 };
 

@@ -170,6 +170,13 @@ describe("ServerTransport", () => {
     await waitFor(() => b.batches.length === 1);
   });
 
+  it("closes an accepted connection that never says hello", async () => {
+    const b = await server("b", { limits: { helloTimeoutMs: 100 } });
+    const silent = await rawClient(b, false);
+    expect(await closeCode(silent)).toBe(1002);
+    expect(b.logs.some((l) => l.reason === "no hello in time")).toBe(true);
+  });
+
   it("refuses a peer from another cluster", async () => {
     const a = await server("a", { cluster: "other" });
     const b = await server("b");
