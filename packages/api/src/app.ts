@@ -4,6 +4,9 @@ import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
 import { requestContext } from "./middleware/request-context.js";
+import { catalogRoutes } from "./routes/catalog.js";
+import { coordinateRoutes } from "./routes/coordinate.js";
+import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
 import { sessionRoutes } from "./routes/session.js";
 import { snapshotRoutes } from "./routes/snapshot.js";
@@ -21,6 +24,9 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/txn", txnRoutes(ctx));
   app.route("/v1/status", statusRoutes(ctx));
   app.route("/v1/snapshot", snapshotRoutes(ctx));
+  app.route("/v1/catalog", catalogRoutes(ctx));
+  app.route("/v1/health", healthRoutes(ctx));
+  app.route("/v1/coordinate", coordinateRoutes(ctx));
 
   app.onError(handleError);
   app.notFound(handleNotFound);

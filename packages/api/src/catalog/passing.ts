@@ -1,0 +1,25 @@
+/**
+ * `?passing` on health service reads: drops every entry with any check not passing (warning counts as not
+ * passing; maintenance checks are critical). Consul removes an entry by moving the last one into its slot,
+ * so the surviving order is Consul's too.
+ */
+export function onlyPassing<T extends { Checks?: unknown }>(entries: T[]): T[] {
+  const out = [...entries];
+  let n = out.length;
+  for (let i = 0; i < n; i++) {
+    if (allPassing(out[i]!.Checks)) continue;
+    out[i] = out[n - 1]!;
+    n--;
+    i--;
+  }
+  out.length = n;
+  return out;
+}
+
+function allPassing(checks: unknown): boolean {
+  if (!Array.isArray(checks)) return true;
+  for (const check of checks) {
+    if ((check as { Status?: unknown }).Status !== "passing") return false;
+  }
+  return true;
+}

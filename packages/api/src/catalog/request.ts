@@ -1,0 +1,23 @@
+import type { Context } from "hono";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest } from "../http/errors.js";
+
+/**
+ * The namespace a write request named itself (?ns, then the namespace headers), or undefined when it named
+ * none: unlike `c.var.namespace`, which falls back to the default, this tells "default" given from absent,
+ * which the namespace agreement rules of catalog writes need.
+ */
+export function requestedNamespace(c: Context<ApiEnv>): string | undefined {
+  return (
+    c.var.query.get("ns") ||
+    c.req.header("x-service-namespace") ||
+    c.req.header("x-consul-namespace") ||
+    undefined
+  );
+}
+
+/** A path parameter that must not be empty (`/catalog/node/` names no node). */
+export function requireParam(value: string | undefined, missing: string): string {
+  if (value === undefined || value === "") throw badRequest(missing);
+  return value;
+}

@@ -1,0 +1,193 @@
+import { filterSchemas } from "@cairn/discovery";
+import { COMMAND_VERSION, type ServiceInstance, type StateView } from "@cairn/fsm";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { filterAllowed } from "../authorizer.js";
+import { serveList } from "../catalog/list-read.js";
+import { metaMatches, parseFilterParam, parseNear, parseNodeMeta, searchParams } from "../catalog/query.js";
+import { servicesByNodeMeta } from "../catalog/reads.js";
+import { deregisterBody, registerBody } from "../catalog/register-body.js";
+import { agreedNamespace, toRegistration } from "../catalog/registration.js";
+import { requestedNamespace, requireParam } from "../catalog/request.js";
+import { goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
+import { applyCommand } from "../http/apply.js";
+import { blockingRead } from "../http/blocking-query.js";
+import { readTextLimited } from "../http/body.js";
+import { clientGone } from "../http/client-gone.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, permissionDenied } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { setReadMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { decodeBody } from "../json/decode-body.js";
+import { requireLocalDatacenter } from "../middleware/datacenter.js";
+
+/** /v1/catalog: register, deregister, datacenters, nodes, services, service, connect, node. */
+export function catalogRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/register", { PUT: (c) => register(ctx, c) });
+  route(app, "/deregister", { PUT: (c) => deregister(ctx, c) });
+  route(app, "/datacenters", { GET: (c) => jsonResponse(c, [ctx.datacenter]) });
+  route(app, "/nodes", { GET: (c) => nodes(ctx, c) });
+  route(app, "/services", { GET: (c) => services(ctx, c) });
+  for (const kind of ["service", "connect"] as const) {
+    route(app, `/${kind}/:service{.+}`, { GET: (c) => serviceNodes(ctx, c, kind) });
+    for (const bare of [`/${kind}`, `/${kind}/`]) {
+      route(app, bare, { GET: () => missing("Missing service name") });
+    }
+  }
+  route(app, "/node/:node{.+}", { GET: (c) => nodeServices(ctx, c) });
+  for (const bare of ["/node", "/node/"]) {
+    route(app, bare, { GET: () => missing("Missing node name") });
+  }
+  return app;
+}
+
+function missing(reason: string): never {
+  throw badRequest(reason);
+}
+
+async function readBody(ctx: RouteContext, c: Context<ApiEnv>): Promise<string> {
+  return readTextLimited(c, ctx.config.maxBodyBytes, (n) => `Request body too large (${n} bytes)`);
+}
+
+async function register(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const body = decodeBody(registerBody, await readBody(ctx, c));
+  requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
+  const { spec, namespace } = toRegistration(body, {
+    requestNamespace: requestedNamespace(c),
+    datacenter: ctx.datacenter,
+  });
+  const may = (type: "node" | "service", name: string) =>
+    ctx.authorizer.authorize(c.var.token, namespace, type, name, "write") === "allow";
+  if (!may("node", spec.Node)) throw permissionDenied();
+  if (spec.Service && !may("service", spec.Service.Service)) throw permissionDenied();
+  for (const check of spec.Checks ?? []) {
+    if (check.Node && check.Node !== spec.Node && !may("node", check.Node)) throw permissionDenied();
+  }
+  await applyCommand(ctx, {
+    v: COMMAND_VERSION,
+    type: "catalog.register",
+    registration: spec,
+    now: ctx.now(),
+  });
+  return jsonResponse(c, true);
+}
+
+async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const body = decodeBody(deregisterBody, await readBody(ctx, c));
+  requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
+  const node = requireParam(body.Node ?? "", "Must provide node");
+  const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]]);
+  const serviceID = body.ServiceID || undefined;
+  const checkID = body.CheckID || undefined;
+  const local = serviceID ? ctx.backend.store.view().node(node, ns).value : undefined;
+  const serviceName = local?.services.find((s) => s.ID === serviceID)?.Service;
+  const resource = serviceName
+    ? { type: "service" as const, name: serviceName }
+    : { type: "node" as const, name: node };
+  if (ctx.authorizer.authorize(c.var.token, ns, resource.type, resource.name, "write") !== "allow") {
+    throw permissionDenied();
+  }
+  await applyCommand(ctx, {
+    v: COMMAND_VERSION,
+    type: "catalog.deregister",
+    ns,
+    node,
+    ...(serviceID ? { serviceID } : {}),
+    ...(checkID ? { checkID } : {}),
+    now: ctx.now(),
+  });
+  return jsonResponse(c, true);
+}
+
+function mayRead(ctx: RouteContext, c: Context<ApiEnv>) {
+  return (type: "node" | "service", name: string) =>
+    ctx.authorizer.authorize(c.var.token, c.var.namespace, type, name, "read") === "allow";
+}
+
+function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const search = searchParams(c.req.url);
+  const meta = parseNodeMeta(search);
+  const may = mayRead(ctx, c);
+  return serveList(ctx, c, (v) => v.nodes(), {
+    keep: (n) => metaMatches(n.Meta, meta) && may("node", n.Node),
+    toJson: nodeJson,
+    filter: parseFilterParam(search, filterSchemas.nodes),
+    near: parseNear(search, ctx.nodeName),
+    nodeOf: (n) => n.Node,
+  });
+}
+
+async function services(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const meta = parseNodeMeta(searchParams(c.req.url));
+  const ns = c.var.namespace;
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const { result, meta: readMeta } = await blockingRead(
+    ctx,
+    ctx.backend.store,
+    opts,
+    (v) => (meta ? servicesByNodeMeta(v, meta, ns) : v.services(ns)),
+    clientGone(c),
+  );
+  setReadMeta(c, readMeta);
+  const names = filterAllowed(
+    ctx.authorizer,
+    c.var.token,
+    ns,
+    Object.keys(result),
+    (name) => ({
+      type: "service",
+      name,
+    }),
+    "read",
+  );
+  const out: Record<string, string[]> = {};
+  for (const name of names) out[name] = result[name] ?? [];
+  return jsonResponse(c, out);
+}
+
+function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "connect"): Promise<Response> {
+  const name = requireParam(c.req.param("service"), "Missing service name");
+  const search = searchParams(c.req.url);
+  const meta = parseNodeMeta(search);
+  const tags = search.getAll("tag");
+  const query = { ns: c.var.namespace, ...(tags.length > 0 ? { tags } : {}) };
+  const may = mayRead(ctx, c);
+  const read = (v: StateView) =>
+    kind === "connect" ? v.connectInstances(name, query) : v.serviceInstances(name, query);
+  return serveList<ServiceInstance>(ctx, c, read, {
+    keep: (i) =>
+      metaMatches(i.node.Meta, meta) && may("node", i.node.Node) && may("service", i.service.Service),
+    toJson: serviceNodeJson,
+    filter: parseFilterParam(search, filterSchemas.service),
+    near: parseNear(search, ctx.nodeName),
+    nodeOf: (i) => i.node.Node,
+  });
+}
+
+/** A node with a map of its services by ID; `null` for an unknown node, as Consul answers. */
+async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const name = requireParam(c.req.param("node"), "Missing node name");
+  const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.nodeService);
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const { result, meta } = await blockingRead(
+    ctx,
+    ctx.backend.store,
+    opts,
+    (v) => v.node(name, c.var.namespace),
+    clientGone(c),
+  );
+  setReadMeta(c, meta);
+  const may = mayRead(ctx, c);
+  if (result === undefined || !may("node", result.node.Node)) return jsonResponse(c, null);
+  const byId: Record<string, Record<string, unknown>> = {};
+  for (const s of result.services) {
+    if (!may("service", s.Service)) continue;
+    const json = nodeServiceJson(s);
+    if (filter === undefined || filter(json)) byId[s.ID] = json;
+  }
+  return jsonResponse(c, { Node: nodeJson(result.node), Services: goMap(byId) });
+}
