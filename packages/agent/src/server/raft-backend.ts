@@ -63,6 +63,16 @@ export class RaftBackend implements ClusterBackend {
     return this.applyEncoded(encodeCommand(command));
   }
 
+  /**
+   * For the leader's own duties (session expiry, tombstone reaps): proposed here or not at all, never
+   * forwarded — a server that lost leadership leaves the work to the new leader's fresh timers.
+   */
+  async applyAsLeader(command: Command): Promise<ApplyResult> {
+    const node = this.node;
+    if (!node?.isLeader()) throw new NotLeaderError("not-leader", node?.leaderId() ?? null, null);
+    return node.propose(encodeCommand(command));
+  }
+
   /** Proposes encoded entry bytes through the leader and returns the state machine's result. */
   applyEncoded(entry: Uint8Array): Promise<ApplyResult> {
     return this.onLeader(

@@ -72,7 +72,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     const sessions = new SessionTimers({
       store: this.fsm.store,
       invalidate: async (s) => {
-        await this.backend.apply({
+        await this.backend.applyAsLeader({
           v: COMMAND_VERSION,
           type: "session.invalidate",
           ns: s.Namespace,
@@ -88,7 +88,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       {
         store: this.fsm.store,
         reap: async (index) => {
-          await this.backend.apply({ v: COMMAND_VERSION, type: "tombstone.reap", index });
+          await this.backend.applyAsLeader({ v: COMMAND_VERSION, type: "tombstone.reap", index });
         },
         log: log.child({ component: "leader" }),
       },

@@ -37,7 +37,12 @@ export class Discovery {
   private wake: (() => void) | undefined;
 
   constructor(private readonly options: DiscoveryOptions) {
-    for (const a of options.retryJoin) this.targets.add(withDefaultPort(a, options.defaultPort));
+    for (const a of options.retryJoin) {
+      // Cloud auto-join ("provider=aws tag_key=...") needs the provider's API; Cairn does not have it.
+      if (a.includes("provider="))
+        options.log.warn({ retryJoin: a }, "cloud auto-join is not supported; skipping");
+      else this.targets.add(withDefaultPort(a, options.defaultPort));
+    }
   }
 
   /** A server said hello to this one. */
