@@ -572,19 +572,21 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     const term = this.appliedTerm;
     const writer = this.storage.createSnapshotWriter({ index, term });
     // The state machine captures its state now, synchronously, at exactly `index`.
-    const written = this.options.stateMachine.snapshot({
-      write: async (chunk) => (await writer).write(chunk),
-    });
+    let written: Promise<void>;
+    try {
+      written = this.options.stateMachine.snapshot({ write: async (chunk) => (await writer).write(chunk) });
+    } catch (err) {
+      written = Promise.reject(err);
+    }
     (async () => {
-      const w = await writer;
-      try {
-        await written;
-        this.compaction = { index, term, file: await w.commit() };
-        this.scheduleDrive();
-      } catch (err) {
-        await w.abort();
-        throw err;
+      const [w, done] = await Promise.allSettled([writer, written]);
+      if (w.status === "rejected") throw w.reason;
+      if (done.status === "rejected") {
+        await w.value.abort();
+        throw done.reason;
       }
+      this.compaction = { index, term, file: await w.value.commit() };
+      this.scheduleDrive();
     })().catch((err: Error) => {
       this.snapshotting = false;
       this.log.error({ err: err.message, index }, "taking a snapshot failed");
