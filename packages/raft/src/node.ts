@@ -75,7 +75,7 @@ export interface RaftNodeOptions<R> {
 }
 
 export interface RaftNodeEvents {
-  /** The known leader changed (null: none known). */
+  /** The known leader or this server's role changed (leader null: none known). */
   leader: [leader: NodeId | null, role: Role];
   /** The node hit an error it cannot continue after (a failed disk write) and stopped. */
   fatal: [error: Error];
