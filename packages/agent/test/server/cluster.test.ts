@@ -146,6 +146,14 @@ describe("a three-server cluster of real processes", () => {
     // cas with a stale index is refused on the leader; the follower relays false.
     expect((await http(`${f.url}/v1/kv/fwd?cas=1`, "PUT", "two")).text).toBe("false");
     expect((await http(`${followers[1]!.url}/v1/kv/fwd?cas=0`, "PUT", "two")).text).toBe("false");
+    // A transaction's results come back from the leader with uint64 flags intact.
+    const txn = await http(
+      `${f.url}/v1/txn`,
+      "PUT",
+      '[{"KV":{"Verb":"set","Key":"big","Value":"eA==","Flags":18446744073709551615}},{"KV":{"Verb":"get","Key":"big"}}]',
+    );
+    expect(txn.status).toBe(200);
+    expect(txn.text.match(/"Flags":18446744073709551615/g)).toHaveLength(2);
   });
 
   it("answers ?stale on a follower with the index, known-leader and last-contact headers", async () => {
