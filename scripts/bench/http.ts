@@ -17,7 +17,8 @@ import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { type CairnServer, startCairnCluster } from "./lib/cairn-cluster.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
-import { type HttpTarget, httpOk, httpRequest, keepAliveAgent } from "./lib/http-client.js";
+import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
+import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { rssBytes, stopAll } from "./lib/processes.js";
@@ -153,8 +154,7 @@ interface BlockingResult {
 async function blockingQueries(target: HttpTarget, pid: number, count: number): Promise<BlockingResult> {
   const key = "bench/watched";
   const control = keepAliveAgent(1);
-  // No keep-alive pool limit: each held query needs its own connection.
-  const pool = keepAliveAgent(Number.POSITIVE_INFINITY);
+  let held: HeldRequests | undefined;
   try {
     await httpOk(control, target, "PUT", `/v1/kv/${key}`, "before");
     const first = await httpOk(control, target, "GET", `/v1/kv/${key}`);
@@ -162,54 +162,31 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
     await new Promise((r) => setTimeout(r, 1000));
     const rssBefore = rssBytes(pid);
 
-    let answered = 0;
-    let failed = 0;
-    let firstAnswer = Number.NaN;
-    let lastAnswer = 0;
-    let early = 0;
-    let changed = false;
-    const queries: Promise<void>[] = [];
-    for (let i = 0; i < count; i++) {
-      queries.push(
-        httpRequest(pool, target, "GET", `/v1/kv/${key}?index=${index}&wait=5m`).then(
-          (res) => {
-            if (!changed) early++;
-            if (res.status === 200) answered++;
-            else failed++;
-            lastAnswer = performance.now();
-            if (Number.isNaN(firstAnswer)) firstAnswer = lastAnswer;
-          },
-          () => {
-            failed++;
-          },
-        ),
-      );
-      // Let the event loop write requests out as they are created instead of queueing 10,000 at once.
-      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
-    }
+    held = await holdRequests(target, `/v1/kv/${key}?index=${index}&wait=5m`, count);
     // Give the server time to read every request and park it.
     await new Promise((r) => setTimeout(r, 3000));
     const rssAfter = rssBytes(pid);
-    if (early > 0) log(`${early} blocking queries answered before the change`);
+    const early = held.answeredAt.length + held.lost;
+    if (early > 0) log(`${early} blocking queries ended before the change`);
 
-    changed = true;
     const t0 = performance.now();
     await httpOk(control, target, "PUT", `/v1/kv/${key}`, "after");
     const putMs = performance.now() - t0;
-    await Promise.race([Promise.all(queries), new Promise((r) => setTimeout(r, 30_000))]);
+    await held.settled(30_000);
+    const answers = held.answeredAt;
     return {
       watchers: count,
       rssBefore,
       rssAfter,
       putMs,
-      firstAnsweredMs: firstAnswer - t0,
-      allAnsweredMs: answered + failed === count ? lastAnswer - t0 : Number.NaN,
-      answered,
-      failed,
+      firstAnsweredMs: (answers[0] ?? Number.NaN) - t0,
+      allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN,
+      answered: answers.length - held.notOk,
+      failed: held.notOk + held.lost,
     };
   } finally {
+    held?.close();
     control.destroy();
-    pool.destroy();
   }
 }
 
@@ -310,7 +287,9 @@ async function main(): Promise<void> {
       const profileArgs = values["cpu-prof"]
         ? ["--cpu-prof", `--cpu-prof-dir=${join(root, "profiles")}`]
         : [];
-      const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "cairn"), profileArgs);
+      const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "cairn"), {
+        nodeArgs: profileArgs,
+      });
       stops.push(cluster.stop);
       cairnLeader = cluster.leader;
       log(`Cairn leader: ${cluster.leader.name} (pid ${cluster.leader.process.pid})`);

@@ -106,12 +106,12 @@ export async function startCairnDev(nodeName = "dev"): Promise<CairnServer & { s
 
 /**
  * `size` servers with -bootstrap-expect size, each joining the others' LAN ports. `nodeArgs` go to each
- * server's node (for example --cpu-prof).
+ * server's node (for example --cpu-prof), `agentArgs` after the agent's own (a later flag wins).
  */
 export async function startCairnCluster(
   size: number,
   dataRoot: string,
-  nodeArgs: string[] = [],
+  options: { nodeArgs?: string[]; agentArgs?: string[] } = {},
 ): Promise<CairnCluster> {
   const ports = await freePorts(size * 3);
   const serfPort = (i: number) => ports[size * 2 + i]!;
@@ -144,8 +144,9 @@ export async function startCairnCluster(
         "-log-level",
         "warn",
         ...joins,
+        ...(options.agentArgs ?? []),
       ],
-      { logFile: join(dataRoot, `${name}.log`), nodeArgs },
+      { logFile: join(dataRoot, `${name}.log`), nodeArgs: options.nodeArgs ?? [] },
     );
     servers.push({
       name,

@@ -1,0 +1,98 @@
+// Many long-held HTTP requests (blocking queries, long polls) on raw sockets: one connection each, the
+// request written once, and only the arrival time and status line of the answer noted. Skipping the HTTP
+// client machinery keeps the load generator's own cost small next to the server's when 10,000 answers
+// arrive at once.
+
+import { connect, type Socket } from "node:net";
+import type { HttpTarget } from "./http-client.js";
+
+export interface HeldRequests {
+  /** performance.now() of each answer's first bytes, in arrival order. */
+  readonly answeredAt: number[];
+  /** Answers whose status line was not 200. */
+  readonly notOk: number;
+  /** Connections that closed without an answer. */
+  readonly lost: number;
+  /** Resolves when every request has an answer or failed, or after `timeoutMs`. */
+  settled(timeoutMs: number): Promise<void>;
+  close(): void;
+}
+
+/**
+ * Opens `count` connections to `target` (`batch` at a time, so the listen backlog never overflows) and
+ * sends `GET path` on each; resolves once all are connected and written.
+ */
+export async function holdRequests(
+  target: HttpTarget,
+  path: string,
+  count: number,
+  batch = 250,
+): Promise<HeldRequests> {
+  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${target.host}:${target.port}\r\n\r\n`);
+  const sockets: Socket[] = [];
+  const answeredAt: number[] = [];
+  let notOk = 0;
+  let lost = 0;
+  let done = 0;
+  let onSettled: (() => void) | undefined;
+  const finish = () => {
+    if (++done === count) onSettled?.();
+  };
+
+  for (let start = 0; start < count; start += batch) {
+    const opened: Promise<void>[] = [];
+    for (let i = start; i < Math.min(count, start + batch); i++) {
+      opened.push(
+        new Promise<void>((resolve, reject) => {
+          const socket = connect({ host: target.host, port: target.port, noDelay: true });
+          sockets.push(socket);
+          let answered = false;
+          socket.once("connect", () => {
+            socket.write(request);
+            resolve();
+          });
+          socket.once("data", (chunk: Buffer) => {
+            answered = true;
+            answeredAt.push(performance.now());
+            if (!chunk.subarray(0, 12).toString().startsWith("HTTP/1.1 200")) notOk++;
+            finish();
+            // The socket stays open until close(): tearing 10,000 connections down mid-measurement would
+            // put the server's connection-close work inside the window being timed.
+          });
+          socket.once("error", (err) => {
+            reject(err);
+          });
+          socket.once("close", () => {
+            if (!answered) {
+              lost++;
+              finish();
+            }
+          });
+        }),
+      );
+    }
+    await Promise.all(opened);
+  }
+
+  return {
+    answeredAt,
+    get notOk() {
+      return notOk;
+    },
+    get lost() {
+      return lost;
+    },
+    settled: (timeoutMs) =>
+      new Promise<void>((resolve) => {
+        if (done === count) return resolve();
+        const timer = setTimeout(resolve, timeoutMs);
+        onSettled = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      }),
+    close: () => {
+      for (const s of sockets) s.destroy();
+    },
+  };
+}
