@@ -44,10 +44,13 @@ export async function runAgent(
     return 1;
   }
 
-  const signals = shutdownSignal((signal) => {
-    log.warn({ signal }, "second signal received, exiting without a graceful shutdown");
-    process.exit(1);
-  });
+  const signals = shutdownSignal(
+    (signal) => {
+      log.warn({ signal }, "second signal received, exiting without a graceful shutdown");
+      process.exit(1);
+    },
+    () => log.warn("SIGHUP received: reloading the configuration is not supported yet; carrying on"),
+  );
   let removePid: (() => void) | undefined;
   let server: CairnServer | undefined;
   let http: HttpListeners | undefined;

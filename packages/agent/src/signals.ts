@@ -1,8 +1,11 @@
 /**
  * Resolves with the name of the first SIGINT or SIGTERM. A second signal while shutting down exits at once,
- * as Consul does for an impatient operator.
+ * as Consul does for an impatient operator. SIGHUP (Consul's configuration reload) is reported, not fatal.
  */
-export function shutdownSignal(onForce: (signal: NodeJS.Signals) => void): {
+export function shutdownSignal(
+  onForce: (signal: NodeJS.Signals) => void,
+  onHangup: () => void,
+): {
   received: Promise<NodeJS.Signals>;
   dispose: () => void;
 } {
@@ -21,11 +24,13 @@ export function shutdownSignal(onForce: (signal: NodeJS.Signals) => void): {
   };
   process.on("SIGINT", handler);
   process.on("SIGTERM", handler);
+  process.on("SIGHUP", onHangup);
   return {
     received,
     dispose: () => {
       process.off("SIGINT", handler);
       process.off("SIGTERM", handler);
+      process.off("SIGHUP", onHangup);
     },
   };
 }

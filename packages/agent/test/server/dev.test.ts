@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 describe("cairn agent -dev", () => {
-  it("elects itself, answers status and a KV round trip, and shuts down cleanly on SIGTERM", async () => {
+  it("elects itself, answers status and a KV round trip, survives SIGHUP, and exits 0 on SIGTERM", async () => {
     const [httpPort, serverPort] = await freePorts(2);
     const pidFile = `${root}/agent.pid`;
     agent = spawnAgent("dev", { http: httpPort!, server: serverPort!, serfLan: -1 }, `${root}/dev`, [
@@ -61,6 +61,11 @@ describe("cairn agent -dev", () => {
     );
     expect(session).toMatch(/"ID"/);
     expect(existsSync(pidFile)).toBe(true);
+
+    // SIGHUP (Consul's reload) does not stop the agent.
+    killProcess(agent, "SIGHUP");
+    await new Promise((ok) => setTimeout(ok, 300));
+    expect((await http(`${agent.url}/v1/kv/hello?raw`)).text).toBe("world");
 
     killProcess(agent, "SIGTERM");
     expect(await agent.exited).toBe(0);
