@@ -16,8 +16,7 @@ export const MAX_LOCK_DELAY_NS = 60e9;
 export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_MIN_NS): string | Session {
   const t = tx.tables;
   const behavior = spec.Behavior ?? "release";
-  if (behavior !== "release" && behavior !== "delete")
-    return `Invalid session behavior "${String(behavior)}"`;
+  if (behavior !== "release" && behavior !== "delete") return `Invalid session behavior: ${String(behavior)}`;
   const ttl = spec.TTL ?? "";
   if (ttl !== "") {
     const ns = parseDurationNs(ttl);

@@ -71,12 +71,14 @@ function kvOp(tx: Tx, op: TxnKVOp, now: number): OpOutcome {
         ? stored(false)
         : `failed to set key "${op.Key}", index is stale`;
     case "lock": {
+      if (!op.Session) return "missing session";
       const outcome = kvLock(tx, ck, value(), flags, op.Session ?? "", now);
       if (outcome === "invalid-session") return `invalid session "${op.Session ?? ""}"`;
       if (outcome === "lock-delay") return `failed to lock key "${op.Key}", lock-delay has not expired`;
       return outcome === "locked" ? stored(false) : `failed to lock key "${op.Key}", lock is already held`;
     }
     case "unlock":
+      if (!op.Session) return "missing session";
       return kvUnlock(tx, ck, value(), flags, op.Session ?? "")
         ? stored(false)
         : `failed to unlock key "${op.Key}", lock isn't held, or is held by another session`;
@@ -91,14 +93,14 @@ function kvOp(tx: Tx, op: TxnKVOp, now: number): OpOutcome {
     }
     case "check-index": {
       const r = t.kv.get(ck);
-      if (!r) return `key "${op.Key}" doesn't exist`;
+      if (!r) return `failed to check index, key "${op.Key}" doesn't exist`;
       return r.modifyIndex === (op.Index ?? 0)
         ? stored(false)
-        : `current modify index ${r.modifyIndex} != ${op.Index ?? 0}`;
+        : `failed index check for key "${op.Key}", current modify index ${r.modifyIndex} != ${op.Index ?? 0}`;
     }
     case "check-session": {
       const r = t.kv.get(ck);
-      if (!r) return `key "${op.Key}" doesn't exist`;
+      if (!r) return `failed to check session, key "${op.Key}" doesn't exist`;
       return r.session === (op.Session || undefined)
         ? stored(false)
         : `failed session check for key "${op.Key}", current session "${r.session ?? ""}" != "${op.Session ?? ""}"`;
