@@ -130,7 +130,10 @@ describe("CoordinateBatcher", () => {
       setTimeout: (fn) => pending.push(fn),
       clearTimeout: () => {},
     };
-    return { timers, fire: () => pending.splice(0).forEach((fn) => fn()) };
+    const fire = () => {
+      for (const fn of pending.splice(0)) fn();
+    };
+    return { timers, fire };
   }
   const u = (node: string): CoordinateUpdate => ({ Node: node, Coord: coordAt(0) });
 
