@@ -17,6 +17,8 @@ export async function loopbackNetwork(size: number): Promise<Network> {
     canPartition: false,
     wrap: (_i, command, args) => ({ command, args: [...args] }),
     cut: () => Promise.reject(new Error("partitions need network namespaces (run as root on Linux)")),
+    canShape: false,
+    shape: () => Promise.reject(new Error("tc netem needs network namespaces (run as root on Linux)")),
     heal: () => Promise.resolve(),
     teardown: () => {},
   };

@@ -86,6 +86,16 @@ export function namespaceNetwork(size: number): Network {
     throw err;
   }
 
+  // netem is a kernel module; some kernels (containers, minimal VMs) lack it.
+  let canShape = true;
+  try {
+    ip("netns", "exec", ns(0), "tc", "qdisc", "add", "dev", "lo", "root", "netem", "delay", "1ms");
+    ip("netns", "exec", ns(0), "tc", "qdisc", "del", "dev", "lo", "root");
+  } catch {
+    canShape = false;
+  }
+  const shaped = new Set<number>();
+
   const route = (op: "add" | "del", from: number, to: number) =>
     ip("-n", ns(from), "route", op, "blackhole", `${addr(to)}/32`);
 
@@ -101,7 +111,30 @@ export function namespaceNetwork(size: number): Network {
       route("add", a, b);
       route("add", b, a);
     },
+    canShape,
+    shape: async (i, delayMs, jitterMs, lossPercent) => {
+      shaped.add(i);
+      ip(
+        "netns",
+        "exec",
+        ns(i),
+        "tc",
+        "qdisc",
+        "replace",
+        "dev",
+        "eth0",
+        "root",
+        "netem",
+        "delay",
+        `${delayMs}ms`,
+        `${jitterMs}ms`,
+        "loss",
+        `${lossPercent}%`,
+      );
+    },
     heal: async () => {
+      for (const i of shaped) ip("netns", "exec", ns(i), "tc", "qdisc", "del", "dev", "eth0", "root");
+      shaped.clear();
       for (const key of cuts) {
         const [a, b] = key.split("-").map(Number) as [number, number];
         route("del", a, b);

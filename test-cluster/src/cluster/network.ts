@@ -16,8 +16,13 @@ export interface Network {
   readonly canPartition: boolean;
   /** The command that runs `command args` on node `i` (inside its namespace). */
   wrap(i: number, command: string, args: readonly string[]): { command: string; args: string[] };
+  /** `tc netem` works in the namespaces (the kernel has sch_netem). */
+  readonly canShape: boolean;
+  /** Adds delay (with jitter) and loss to everything node `i` sends, until `heal`. */
+  shape(i: number, delayMs: number, jitterMs: number, lossPercent: number): Promise<void>;
   /** Drops all traffic between the two nodes, both ways, until `heal`. */
   cut(a: number, b: number): Promise<void>;
+  /** Restores every cut link and removes every shaping. */
   heal(): Promise<void>;
   /** Removes everything the network created; safe to call twice, and synchronous for exit hooks. */
   teardown(): void;

@@ -4,7 +4,8 @@ import type { Nemesis } from "./nemesis.js";
 import { partition } from "./partition.js";
 import { pause } from "./pause.js";
 import { restart } from "./restart.js";
+import { slowNetwork } from "./slow.js";
 
 export const NEMESES: ReadonlyMap<string, Nemesis> = new Map(
-  [killLeader, killRandom, pause, partition, restart, clockOffset].map((n) => [n.name, n]),
+  [killLeader, killRandom, pause, partition, restart, clockOffset, slowNetwork].map((n) => [n.name, n]),
 );

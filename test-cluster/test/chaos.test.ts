@@ -1,0 +1,31 @@
+// The short chaos mix for CI: three real servers, every workload, leader kills and pauses (and partitions
+// when the harness may create network namespaces), about three minutes. Any anomaly fails the test; the run
+// directory under test-cluster/runs/ keeps the histories, the events and the server logs.
+
+import { fileURLToPath } from "node:url";
+import { expect, it } from "vitest";
+import { namespacesAvailable } from "../src/cluster/netns.js";
+import { runChaos, summarize } from "../src/run.js";
+
+it("finds no anomaly under leader kills, pauses and partitions, and recovers within 10 s", async () => {
+  const nemeses = ["kill-leader", "pause", ...(namespacesAvailable() ? ["partition"] : [])];
+  const report = await runChaos(
+    {
+      servers: 3,
+      timeSeconds: 140,
+      nemeses,
+      workloads: ["register", "set", "lock", "bank"],
+      seed: Number(process.env.CAIRN_CHAOS_SEED ?? Date.now() % 1_000_000),
+      network: "auto",
+      runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
+    },
+    () => {},
+  );
+  const summary = summarize(report);
+  console.log(summary);
+  expect(report.valid, summary).toBe(true);
+  expect(
+    report.windows.filter((w) => w.ms === undefined || w.ms > 10_000),
+    summary,
+  ).toEqual([]);
+}, 240_000);
