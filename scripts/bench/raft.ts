@@ -1,23 +1,29 @@
-// Raft write throughput and commit latency: three RaftNodes in this one process (real LevelDB with fsync,
+// Raft write throughput and commit latency: three RaftNodes (real LevelDB with fsync,
 // real ws over loopback), 100-byte commands, N concurrent proposers on the leader. The disk's own fsync
 // latency is measured in the same run, so the table says how many commits each fsync carried.
 //
-//   node --import tsx scripts/bench/raft.ts [--seconds 3] [--proposers 1,16,64,256]
+//   node --import tsx scripts/bench/raft.ts [--seconds 3] [--proposers 1,16,64,256] [--processes]
+//
+// Default: all three servers in this process. --processes: the two followers run as child processes, so
+// the CPU column is the leader's alone.
 
+import { fork } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Level } from "level";
-import pino from "pino";
-import { RaftNode, type StateMachine } from "../../packages/raft/src/index.js";
+import type { RaftNode } from "../../packages/raft/src/index.js";
+import { startBenchServer } from "./raft-server.js";
 
 const { values } = parseArgs({
   options: {
     seconds: { type: "string", default: "3" },
     proposers: { type: "string", default: "1,16,64,256" },
+    processes: { type: "boolean", default: false },
   },
 });
 const seconds = Number(values.seconds);
@@ -62,19 +68,6 @@ async function probeDisk(dir: string, rounds = 100) {
   return { fsync: spread(raw), levelSync: spread(level) };
 }
 
-/** The cheapest state machine: counts commands, so the figures are Raft's and the disk's. */
-class Counter implements StateMachine<number> {
-  count = 0;
-  apply(): number {
-    return ++this.count;
-  }
-  async snapshot(out: { write(chunk: Uint8Array): Promise<void> }): Promise<void> {
-    const bytes = Buffer.from(String(this.count));
-    await out.write(bytes);
-  }
-  async restore(): Promise<void> {}
-}
-
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -83,36 +76,49 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function startCluster(root: string): Promise<RaftNode<number>[]> {
+interface Cluster {
+  leader: RaftNode<number>;
+  stop(): Promise<void>;
+}
+
+/** Three servers; the one in this process leads (with --processes the other two are child processes). */
+async function startCluster(root: string): Promise<Cluster> {
   const ids = ["n1", "n2", "n3"];
   const peers: Record<string, string> = {};
   for (const id of ids) peers[id] = `127.0.0.1:${await freePort()}`;
-  return Promise.all(
-    ids.map((id) =>
-      RaftNode.start<number>({
-        id,
-        clusterId: "bench",
-        dataDir: join(root, id),
-        host: "127.0.0.1",
-        port: Number(peers[id]!.split(":")[1]),
-        peers,
-        bootstrap: ids,
-        stateMachine: new Counter(),
-        logger: pino({ level: "warn" }),
-        tickMs: 50,
-        electionTicks: 20,
-        heartbeatTicks: 2,
-      }),
-    ),
-  );
-}
-
-async function leaderOf(nodes: RaftNode<number>[]): Promise<RaftNode<number>> {
-  for (;;) {
-    const leader = nodes.find((n) => n.isLeader());
-    if (leader) return leader;
-    await new Promise((r) => setTimeout(r, 20));
+  if (!values.processes) {
+    const nodes = await Promise.all(ids.map((id) => startBenchServer({ id, root, peers })));
+    for (;;) {
+      const leader = nodes.find((n) => n.isLeader());
+      if (leader) return { leader, stop: async () => void (await Promise.all(nodes.map((n) => n.stop()))) };
+      await new Promise((r) => setTimeout(r, 20));
+    }
   }
+  const children = ids.slice(1).map((id) =>
+    fork(fileURLToPath(new URL("./raft-server.ts", import.meta.url)), [JSON.stringify({ id, root, peers })], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    }),
+  );
+  await Promise.all(children.map((c) => new Promise((resolve) => c.once("message", resolve))));
+  const leader = await startBenchServer({ id: "n1", root, peers });
+  while (!leader.isLeader()) {
+    for (const c of children) c.send({ op: "transfer", to: "n1" });
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return {
+    leader,
+    stop: async () => {
+      await leader.stop();
+      await Promise.all(
+        children.map((c) => {
+          const exited = new Promise((resolve) => c.once("exit", resolve));
+          c.send({ op: "stop" });
+          return exited;
+        }),
+      );
+    },
+  };
 }
 
 interface Row {
@@ -167,16 +173,16 @@ async function run(leader: RaftNode<number>, proposers: number, probeDir: string
 
 const root = await mkdtemp(join(tmpdir(), "cairn-bench-raft-"));
 try {
-  const nodes = await startCluster(root);
-  const leader = await leaderOf(nodes);
+  const cluster = await startCluster(root);
+  const { leader } = cluster;
   await run(leader, 16, root); // warm-up: connections, JIT
   const rows: Row[] = [];
   for (const n of concurrencies) rows.push(await run(leader, n, root));
-  await Promise.all(nodes.map((n) => n.stop()));
+  await cluster.stop();
 
   const f = (x: number, d = 1) => x.toFixed(d);
   console.log(
-    `\nRaft: 3 nodes in one process, loopback ws, LevelDB sync writes, 100-byte commands, ${seconds}s per row`,
+    `\nRaft: 3 nodes ${values.processes ? "in 3 processes" : "in one process"}, loopback ws, LevelDB sync writes, 100-byte commands, ${seconds}s per row`,
   );
   console.log("Disk columns: sync-write latency probed just before the row (p50/p99 ms).");
   const load = loadavg().map((l) => l.toFixed(1));
