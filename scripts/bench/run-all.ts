@@ -1,10 +1,10 @@
 // Runs every benchmark in scripts/bench (lowest layer first) one after another and writes their output,
 // under a description of the machine, to bench/results/<date>.md. `npm run bench`.
 //
-//   node --import tsx scripts/bench/run-all.ts [--only raft,http] [--timeout-min 30]
+//   node --import tsx scripts/bench/run-all.ts [--only raft,http] [--timeout-min 30] [--list]
 
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,6 +16,7 @@ const { values } = parseArgs({
   options: {
     only: { type: "string" },
     "timeout-min": { type: "string", default: "30" },
+    list: { type: "boolean", default: false },
   },
 });
 
@@ -24,10 +25,16 @@ const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Known suites bottom-up; any other benchmark file runs after them, alphabetically. */
 const ORDER = ["raft", "fsm", "http"];
 
+/**
+ * The benchmarks: every scripts/bench/*.ts except this runner, modules another benchmark imports (helpers
+ * such as a forked server), and scratch files (a name containing "tmp").
+ */
 function suites(): string[] {
-  const names = readdirSync(BENCH_DIR)
-    .filter((f) => f.endsWith(".ts") && f !== "run-all.ts")
-    .map((f) => f.slice(0, -3));
+  const files = readdirSync(BENCH_DIR).filter((f) => f.endsWith(".ts") && f !== "run-all.ts");
+  const sources = files.map((f) => readFileSync(join(BENCH_DIR, f), "utf8"));
+  const imported = (name: string) =>
+    sources.some((src) => src.includes(`"./${name}.js"`) || src.includes(`"./${name}.ts"`));
+  const names = files.map((f) => f.slice(0, -3)).filter((n) => !n.includes("tmp") && !imported(n));
   const rank = (n: string) => (ORDER.includes(n) ? ORDER.indexOf(n) : ORDER.length);
   const selected = values.only ? new Set(values.only.split(",")) : undefined;
   return names
@@ -74,6 +81,10 @@ function asMarkdown(output: string): string {
 }
 
 async function main(): Promise<void> {
+  if (values.list) {
+    console.log(suites().join("\n"));
+    return;
+  }
   const started = new Date();
   const machine = describeMachine(tmpdir());
   const runs: SuiteRun[] = [];
