@@ -28,10 +28,6 @@ function settle<T>(w: Waiter<T>, outcome: { ok: true; value: T } | { ok: false; 
 export class PendingProposals<R> {
   private readonly byIndex = new Map<number, Waiter<R> & { term: number }>();
 
-  get size(): number {
-    return this.byIndex.size;
-  }
-
   add(index: number, term: number, timeoutMs: number | undefined): Promise<R> {
     // The core hands out an index again only after the entry that had it was truncated away.
     const replaced = this.byIndex.get(index);

@@ -45,10 +45,6 @@ export class SnapshotFileWriter {
     return new SnapshotFileWriter(dir, name, temp, await open(temp, "w"));
   }
 
-  get bytesWritten(): number {
-    return this.size;
-  }
-
   async write(chunk: Uint8Array): Promise<void> {
     let offset = 0;
     while (offset < chunk.byteLength) {

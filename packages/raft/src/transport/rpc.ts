@@ -64,10 +64,6 @@ export class PendingRequests {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
 
-  get size(): number {
-    return this.pending.size;
-  }
-
   /** Registers a request and returns its id and the promise of its answer. */
   open(timeoutMs: number, method: string): { id: number; answer: Promise<unknown> } {
     const id = this.nextId++;
