@@ -139,10 +139,27 @@ function toCheckSpec(c: CheckBody, namespace: string): CheckSpec {
     Notes: c.Notes ?? undefined,
     Output: c.Output ?? undefined,
     ServiceID: c.ServiceID || undefined,
-    Type: c.Type || undefined,
+    Type: c.Type || checkType(c.Definition) || undefined,
     Definition: c.Definition ? compact(c.Definition) : undefined,
     Namespace: namespace,
   });
+}
+
+/**
+ * The kind of check a definition describes, as Consul fills in Type for checks registered straight into
+ * the catalog (CheckType.Type(), in its order of precedence).
+ */
+function checkType(d: CheckBody["Definition"]): string {
+  if (!d) return "";
+  if (d.TTL) return "ttl";
+  if (d.HTTP && d.Interval) return "http";
+  if (d.TCP && d.Interval) return "tcp";
+  if (d.ScriptArgs && d.ScriptArgs.length > 0 && d.Interval && !d.DockerContainerID) return "script";
+  if (d.DockerContainerID && d.Interval) return "docker";
+  if (d.GRPC && d.Interval) return "grpc";
+  if (d.AliasService) return "alias";
+  if (d.H2PING && d.Interval) return "h2ping";
+  return "";
 }
 
 /** Drops null and undefined members, so the command carries only what the client set. */

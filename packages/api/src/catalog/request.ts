@@ -1,6 +1,8 @@
 import type { Context } from "hono";
+import { allowAll } from "../authorizer.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
+import type { RouteContext } from "../http/route-context.js";
 
 /**
  * The namespace a write request named itself (?ns, then the namespace headers), or undefined when it named
@@ -20,4 +22,13 @@ export function requestedNamespace(c: Context<ApiEnv>): string | undefined {
 export function requireParam(value: string | undefined, missing: string): string {
   if (value === undefined || value === "") throw badRequest(missing);
   return value;
+}
+
+export type ReadAccess = (type: "node" | "service", name: string) => boolean;
+
+/** May the request's token read this node or service? Free when ACLs are off (the per-record hot path). */
+export function readAccess(ctx: RouteContext, c: Context<ApiEnv>): ReadAccess {
+  if (ctx.authorizer === allowAll) return () => true;
+  const { token, namespace } = c.var;
+  return (type, name) => ctx.authorizer.authorize(token, namespace, type, name, "read") === "allow";
 }

@@ -8,7 +8,7 @@ import { metaMatches, parseFilterParam, parseNear, parseNodeMeta, searchParams }
 import { servicesByNodeMeta } from "../catalog/reads.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
 import { agreedNamespace, toRegistration } from "../catalog/registration.js";
-import { requestedNamespace, requireParam } from "../catalog/request.js";
+import { readAccess, requestedNamespace, requireParam } from "../catalog/request.js";
 import { goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
@@ -103,15 +103,10 @@ async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respon
   return jsonResponse(c, true);
 }
 
-function mayRead(ctx: RouteContext, c: Context<ApiEnv>) {
-  return (type: "node" | "service", name: string) =>
-    ctx.authorizer.authorize(c.var.token, c.var.namespace, type, name, "read") === "allow";
-}
-
 function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const search = searchParams(c.req.url);
   const meta = parseNodeMeta(search);
-  const may = mayRead(ctx, c);
+  const may = readAccess(ctx, c);
   return serveList(ctx, c, (v) => v.nodes(), {
     keep: (n) => metaMatches(n.Meta, meta) && may("node", n.Node),
     toJson: nodeJson,
@@ -155,7 +150,7 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
   const meta = parseNodeMeta(search);
   const tags = search.getAll("tag");
   const query = { ns: c.var.namespace, ...(tags.length > 0 ? { tags } : {}) };
-  const may = mayRead(ctx, c);
+  const may = readAccess(ctx, c);
   const read = (v: StateView) =>
     kind === "connect" ? v.connectInstances(name, query) : v.serviceInstances(name, query);
   return serveList<ServiceInstance>(ctx, c, read, {
@@ -181,7 +176,7 @@ async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>): Promise<Resp
     clientGone(c),
   );
   setReadMeta(c, meta);
-  const may = mayRead(ctx, c);
+  const may = readAccess(ctx, c);
   if (result === undefined || !may("node", result.node.Node)) return jsonResponse(c, null);
   const byId: Record<string, Record<string, unknown>> = {};
   for (const s of result.services) {

@@ -13,7 +13,7 @@ import {
   searchParams,
 } from "../catalog/query.js";
 import { combine, connectHealth, nodesByName } from "../catalog/reads.js";
-import { requireParam } from "../catalog/request.js";
+import { type ReadAccess, readAccess, requireParam } from "../catalog/request.js";
 import { checkJson, checkServiceNodeJson } from "../catalog/shapes.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
@@ -50,13 +50,8 @@ export function healthRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
-function mayRead(ctx: RouteContext, c: Context<ApiEnv>) {
-  return (type: "node" | "service", name: string) =>
-    ctx.authorizer.authorize(c.var.token, c.var.namespace, type, name, "read") === "allow";
-}
-
 /** Checks a token may see: node checks need node:read, service checks service:read. */
-function checkVisible(may: ReturnType<typeof mayRead>) {
+function checkVisible(may: ReadAccess) {
   return (check: HealthCheck) =>
     may("node", check.Node) && (check.ServiceName === "" || may("service", check.ServiceName));
 }
@@ -82,7 +77,7 @@ function nodeChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const node = requireParam(c.req.param("node"), "Missing node name");
   const search = searchParams(c.req.url);
   return serveList(ctx, c, (v) => v.checksForNode(node, c.var.namespace), {
-    keep: checkVisible(mayRead(ctx, c)),
+    keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
     filter: parseFilterParam(search, filterSchemas.check),
   });
@@ -97,7 +92,7 @@ function serviceChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
     c,
     withNodeMeta((v) => v.checksForService(name, ns), parseNodeMeta(search)),
     {
-      keep: checkVisible(mayRead(ctx, c)),
+      keep: checkVisible(readAccess(ctx, c)),
       toJson: checkJson,
       filter: parseFilterParam(search, filterSchemas.check),
       near: parseNear(search, ctx.nodeName),
@@ -115,7 +110,7 @@ function checksInState(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
   const ns = c.var.namespace;
   const read = (v: StateView) => v.checksInState(state as HealthStatus | "any", ns);
   return serveList(ctx, c, withNodeMeta(read, parseNodeMeta(search)), {
-    keep: checkVisible(mayRead(ctx, c)),
+    keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
     filter: parseFilterParam(search, filterSchemas.check),
     near: parseNear(search, ctx.nodeName),
@@ -140,7 +135,7 @@ function serviceHealth(
   const meta = parseNodeMeta(search);
   const tags = search.getAll("tag");
   const query = { ns, ...(tags.length > 0 ? { tags } : {}) };
-  const may = mayRead(ctx, c);
+  const may = readAccess(ctx, c);
   const read = (v: StateView) =>
     kind === "connect" ? connectHealth(v, name, query) : v.serviceHealth(name, query);
   return serveList<ServiceHealth>(ctx, c, read, {
