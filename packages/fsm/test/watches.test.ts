@@ -143,3 +143,16 @@ describe("prefix bookkeeping", () => {
     expect(h.store.watches.waiting).toBe(0);
   });
 });
+
+describe("all-namespace reads", () => {
+  it("wake on check changes in any namespace", async () => {
+    const h = new Harness();
+    h.registerNode("n1", { Service: { ID: "a", Service: "api", Namespace: "team" } });
+    const v = h.store.view();
+    const health = h.store.watches.wait(v.serviceHealth("api", { ns: "*" }).watch);
+    const checks = h.store.watches.wait(v.checksForService("api", "*").watch);
+    h.registerNode("n1", { Check: { CheckID: "c", ServiceID: "a", Namespace: "team", Status: "passing" } });
+    expect(await settled(health)).toBe("changed");
+    expect(await settled(checks)).toBe("changed");
+  });
+});

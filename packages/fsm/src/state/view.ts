@@ -202,7 +202,7 @@ export class StateView {
       const p = joinKey(ns, name) + SEP;
       this.t.servicesByName.forRange(p, prefixEnd(p), false, visit);
     }
-    return this.#channel(out, this.#serviceIndex(name, nsList), this.#serviceChannel(name, query.ns));
+    return this.#read(out, this.#serviceIndex(name, nsList), ...this.#serviceWatch(name, query.ns));
   }
 
   /**
@@ -252,7 +252,9 @@ export class StateView {
       if (c.ServiceName === name && inNs(ns, c.Namespace)) out.push(c);
     });
     const nsList = ns === "*" ? this.#namespacesOf(name) : [ns ?? DEFAULT_NAMESPACE];
-    return this.#channel(out, this.#serviceIndex(name, nsList), this.#serviceChannel(name, ns));
+    // Across namespaces there is no per-name channel to watch; any check change may matter.
+    const channel = ns === "*" ? Channels.checks : Channels.serviceName(ns ?? DEFAULT_NAMESPACE, name);
+    return this.#channel(out, this.#serviceIndex(name, nsList), channel);
   }
 
   /** "any" lists every check. */
@@ -286,8 +288,13 @@ export class StateView {
     return runTxn(new Tx(this.t.clone(), this.index), ops, 0);
   }
 
-  #serviceChannel(name: string, ns: string | undefined): string {
-    return ns === "*" ? Channels.services : Channels.serviceName(ns ?? DEFAULT_NAMESPACE, name);
+  /**
+   * One service name's channel (its instances, their nodes and checks all touch it). Across namespaces
+   * there is no per-name channel, so the whole tables are watched.
+   */
+  #serviceWatch(name: string, ns: string | undefined): string[] {
+    if (ns !== "*") return [channelWatch(Channels.serviceName(ns ?? DEFAULT_NAMESPACE, name))];
+    return [Channels.services, Channels.nodes, Channels.checks].map(channelWatch);
   }
 
   #namespacesOf(name: string): string[] {
