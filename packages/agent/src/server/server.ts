@@ -281,6 +281,10 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       return;
     }
     this.node = node;
+    // A server that starts without a configuration (joining) links only to servers it hears from, and its
+    // first answers would wait for that link; dial every server it knows of now, as members to be.
+    if (bootstrap === undefined)
+      for (const [id, address] of Object.entries(peers)) node.transport.setPeer(id, address);
     this.contact = new LeaderContact(node);
     this.contact.start();
     this.backend.attach(node, this.contact);
