@@ -21,7 +21,7 @@ import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
-import { rssBytes, stopAll } from "./lib/processes.js";
+import { cpuSeconds, rssBytes, stopAll } from "./lib/processes.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -60,9 +60,18 @@ const OPERATIONS = (["put", "get-default", "get-local"] as const).filter((op) =>
 interface Cluster {
   leader: HttpTarget;
   all: HttpTarget[];
+  leaderPid: number;
+  pids: number[];
 }
 
-type Results = Map<string, LoadResult>; // `${operation}/${clients}`
+interface CellResult extends LoadResult {
+  /** CPU used during the cell, in cores: the leader, all servers together, the load generator. */
+  leaderCores: number;
+  clusterCores: number;
+  generatorCores: number;
+}
+
+type Results = Map<string, CellResult>; // `${operation}/${clients}`
 
 async function withAgents<T>(targets: HttpTarget[], clients: number, fn: (agents: Agent[]) => Promise<T>) {
   const agents = targets.map(() => keepAliveAgent(clients));
@@ -88,9 +97,12 @@ async function runCell(
   cluster: Cluster,
   op: Operation,
   clients: number,
-): Promise<LoadResult> {
+): Promise<CellResult> {
   const targets = op === "get-local" ? cluster.all : [cluster.leader];
-  return withAgents(targets, clients, (agents) => {
+  const started = performance.now();
+  const cpuBefore = cluster.pids.map(cpuSeconds);
+  const generatorBefore = process.cpuUsage();
+  const result = await withAgents(targets, clients, (agents) => {
     const mode: ReadMode = op === "get-local" ? "local" : "default";
     return runLoad({
       concurrency: clients,
@@ -105,6 +117,15 @@ async function runCell(
       },
     });
   });
+  const seconds = (performance.now() - started) / 1000;
+  const used = cluster.pids.map((pid, k) => cpuSeconds(pid) - cpuBefore[k]!);
+  const generator = process.cpuUsage(generatorBefore);
+  return {
+    ...result,
+    leaderCores: used[cluster.pids.indexOf(cluster.leaderPid)]! / seconds,
+    clusterCores: used.reduce((a, b) => a + b, 0) / seconds,
+    generatorCores: (generator.user + generator.system) / 1e6 / seconds,
+  };
 }
 
 interface System {
@@ -127,7 +148,8 @@ async function runCells(systemsUnderTest: System[]): Promise<void> {
       for (const { driver, cluster, results } of systemsUnderTest) {
         const r = await runCell(driver, cluster, op, clients);
         log(
-          `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
+          `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms, ` +
+            `CPU cores leader ${r.leaderCores.toFixed(2)} all servers ${r.clusterCores.toFixed(2)} load generator ${r.generatorCores.toFixed(2)}` +
             (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
         );
         results.set(`${op}/${clients}`, r);
@@ -202,16 +224,20 @@ function renderTable(cairn: Results | undefined, etcd: Results | undefined): str
     for (const clients of clientCounts) {
       const c = cairn?.get(`${op}/${clients}`);
       const e = etcd?.get(`${op}/${clients}`);
-      const errs = (r: LoadResult | undefined) => (r?.errors ? ` (${r.errors} err)` : "");
+      const errs = (r: CellResult | undefined) => (r?.errors ? ` (${r.errors} err)` : "");
+      const cpu = (r: CellResult | undefined) =>
+        r ? `${r.leaderCores.toFixed(2)} / ${r.clusterCores.toFixed(2)}` : "-";
       rows.push([
         LABELS[op],
         String(clients),
         c ? formatRate(c.opsPerSec) + errs(c) : "-",
         c ? formatMs(c.p50) : "-",
         c ? formatMs(c.p99) : "-",
+        cpu(c),
         e ? formatRate(e.opsPerSec) + errs(e) : "-",
         e ? formatMs(e.p50) : "-",
         e ? formatMs(e.p99) : "-",
+        cpu(e),
         formatRatio(c?.opsPerSec ?? Number.NaN, e?.opsPerSec ?? Number.NaN),
         formatRatio(c?.p99 ?? Number.NaN, e?.p99 ?? Number.NaN),
       ]);
@@ -224,9 +250,11 @@ function renderTable(cairn: Results | undefined, etcd: Results | undefined): str
       "Cairn ops/s",
       "Cairn p50 ms",
       "Cairn p99 ms",
+      "Cairn CPU leader / all",
       "etcd ops/s",
       "etcd p50 ms",
       "etcd p99 ms",
+      "etcd CPU leader / all",
       "ops/s Cairn/etcd",
       "p99 Cairn/etcd",
     ],
@@ -296,7 +324,12 @@ async function main(): Promise<void> {
       cairn = new Map();
       underTest.push({
         driver: cairnKv,
-        cluster: { leader: cluster.leader.http, all: cluster.servers.map((s) => s.http) },
+        cluster: {
+          leader: cluster.leader.http,
+          all: cluster.servers.map((s) => s.http),
+          leaderPid: cluster.leader.process.pid,
+          pids: cluster.servers.map((s) => s.process.pid),
+        },
         results: cairn,
       });
     }
@@ -309,7 +342,12 @@ async function main(): Promise<void> {
       etcd = new Map();
       underTest.push({
         driver: etcdKv,
-        cluster: { leader: cluster.leader.client, all: cluster.members.map((m) => m.client) },
+        cluster: {
+          leader: cluster.leader.client,
+          all: cluster.members.map((m) => m.client),
+          leaderPid: cluster.leader.process.pid,
+          pids: cluster.members.map((m) => m.process.pid),
+        },
         results: etcd,
       });
     }
@@ -330,6 +368,7 @@ async function main(): Promise<void> {
   );
   console.log(
     `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, closed-loop keep-alive clients; ` +
+      "CPU in cores used by the leader / all three servers during the cell; " +
       `the systems take turns cell by cell. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(renderTable(cairn, etcd));
