@@ -3,6 +3,7 @@ import { badRequest } from "../http/errors.js";
 import { printable } from "../http/query.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import type { CheckBody, RegisterBody, ServiceBody } from "./register-body.js";
+import { requireNoNul } from "./request.js";
 
 /**
  * Turns a decoded /catalog/register body into the state machine's registration, applying the rules Consul
@@ -31,6 +32,7 @@ export function toRegistration(body: RegisterBody, rc: RegistrationContext): Reg
   if (node === "") throw badRequest("Must provide node");
   if (!body.Address && !body.SkipNodeUpdate) throw badRequest("Must provide address");
   if (body.ID && !UUID.test(body.ID)) throw badRequest(`Bad node ID: "${printable(body.ID)}" is not a UUID`);
+  requireNoNul(node, "node name");
 
   const checks = [...(body.Check ? [body.Check] : []), ...(body.Checks ?? [])];
   const namespace = agreedNamespace(rc.requestNamespace, [
@@ -76,6 +78,7 @@ export function agreedNamespace(
       );
     }
   }
+  requireNoNul(agreed, "namespace");
   return singleNamespace(agreed ?? "default");
 }
 
@@ -83,6 +86,8 @@ function toServiceSpec(s: ServiceBody, namespace: string): ServiceSpec {
   const name = s.Service ?? "";
   if (name === "") throw badRequest(s.ID ? "Must provide service name with ID" : "Must provide service name");
   if (s.Address && ANY_ADDRESS.has(s.Address)) throw badRequest("Invalid service address");
+  requireNoNul(name, "service name");
+  requireNoNul(s.ID ?? undefined, "service ID");
   const kind = s.Kind ?? "";
   const proxy = s.Proxy ? (compact(s.Proxy) as Record<string, unknown>) : undefined;
   if (kind === "connect-proxy") {
@@ -131,6 +136,8 @@ function toCheckSpec(c: CheckBody, namespace: string): CheckSpec {
     throw badRequest(`Invalid check status "${printable(status)}": must be passing, warning or critical`);
   }
   if (!c.CheckID && !c.Name) throw badRequest("Missing check ID");
+  requireNoNul(c.CheckID || c.Name || undefined, "check ID");
+  requireNoNul(c.Node ?? undefined, "check node name");
   return compact({
     Node: c.Node || undefined,
     CheckID: c.CheckID || undefined,

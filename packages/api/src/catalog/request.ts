@@ -18,6 +18,14 @@ export function requestedNamespace(c: Context<ApiEnv>): string | undefined {
   );
 }
 
+/**
+ * Names the state store joins into composite keys with NUL separators must not hold one: such a name could
+ * alias another record's key.
+ */
+export function requireNoNul(value: string | undefined, what: string): void {
+  if (value?.includes("\u0000")) throw badRequest(`Invalid ${what}: must not contain a NUL character`);
+}
+
 /** A path parameter that must not be empty (`/catalog/node/` names no node). */
 export function requireParam(value: string | undefined, missing: string): string {
   if (value === undefined || value === "") throw badRequest(missing);

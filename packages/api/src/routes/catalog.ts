@@ -8,7 +8,7 @@ import { metaMatches, parseFilterParam, parseNear, parseNodeMeta, searchParams }
 import { servicesByNodeMeta } from "../catalog/reads.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
 import { agreedNamespace, toRegistration } from "../catalog/registration.js";
-import { readAccess, requestedNamespace, requireParam } from "../catalog/request.js";
+import { readAccess, requestedNamespace, requireNoNul, requireParam } from "../catalog/request.js";
 import { goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
@@ -80,6 +80,7 @@ async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respon
   const body = decodeBody(deregisterBody, await readBody(ctx, c));
   requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
   const node = requireParam(body.Node ?? "", "Must provide node");
+  requireNoNul(node, "node name");
   const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]]);
   const serviceID = body.ServiceID || undefined;
   const checkID = body.CheckID || undefined;

@@ -5,7 +5,7 @@ import { Hono } from "hono";
 import { z } from "zod";
 import { filterAllowed } from "../authorizer.js";
 import { CoordinateBatcher } from "../catalog/coordinate-batcher.js";
-import { requireParam } from "../catalog/request.js";
+import { requireNoNul, requireParam } from "../catalog/request.js";
 import { coordinateJson } from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
@@ -104,6 +104,8 @@ async function update(ctx: RouteContext, c: Context<ApiEnv>, batcher: Coordinate
   );
   const body = decodeBody(updateBody, text);
   const node = requireParam(body.Node ?? "", "Must provide node");
+  requireNoNul(node, "node name");
+  requireNoNul(body.Segment ?? undefined, "segment");
   const raw = body.Coord;
   const coord = {
     Vec: raw?.Vec ?? [],

@@ -222,6 +222,22 @@ describe("catalog register: bad input is a 400 with one line, and nothing is sto
     expect(await nodes()).not.toContain("n");
   });
 
+  it("names holding a NUL character (they would alias other records' keys)", async () => {
+    await expect400(
+      await register({ Node: "a\u0000b", Address: "a" }),
+      "Invalid node name: must not contain a NUL character",
+    );
+    await expect400(
+      await register({ Node: "n", Address: "a", Service: { Service: "s", ID: "x\u0000y" } }),
+      "Invalid service ID: must not contain a NUL character",
+    );
+    await expect400(
+      await register({ Node: "n", Address: "a", Check: { CheckID: "c\u0000" } }),
+      "Invalid check ID: must not contain a NUL character",
+    );
+    expect(await nodes()).not.toContain("n");
+  });
+
   it("namespaces that disagree between the request and the body", async () => {
     await expect400(
       await put("/v1/catalog/register?ns=team-a", {
