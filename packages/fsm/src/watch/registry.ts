@@ -88,9 +88,11 @@ export class WatchRegistry {
   /** Wake the waiters of changed KV keys (composite `ns \0 key`) and of changed channels. */
   notify(kvKeys: readonly string[], channels: Iterable<string>): void {
     if (this.#waiting === 0) return;
-    const woken: Waiter[] = [];
+    let woken: Waiter[] | undefined;
     const collect = (group: Set<Waiter> | undefined) => {
-      if (group) for (const w of group) woken.push(w);
+      if (!group) return;
+      woken ??= [];
+      for (const w of group) woken.push(w);
     };
     for (const key of kvKeys) {
       collect(this.#exact.get(key));
@@ -100,7 +102,7 @@ export class WatchRegistry {
       }
     }
     for (const channel of channels) collect(this.#channels.get(channel));
-    for (const w of woken) this.#finish(w, "changed");
+    if (woken) for (const w of woken) this.#finish(w, "changed");
   }
 
   /** Wake every waiter (the whole state was replaced, e.g. by a snapshot restore). */
