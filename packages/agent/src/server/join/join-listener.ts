@@ -31,6 +31,8 @@ export class JoinListener {
     });
     server.on("error", (err) => log.error({ err: err.message }, "join listener error"));
     server.on("connection", (ws) => {
+      // A peer sending garbage frames ends its own connection; it must not take the process with it.
+      ws.on("error", (err) => log.debug({ err: err.message }, "join connection error"));
       ws.once("message", (data) => {
         void answer(String(data), handlers).then(
           (reply) => ws.send(JSON.stringify(reply), () => ws.close()),

@@ -64,6 +64,15 @@ describe("join service", () => {
     ws.close();
   });
 
+  it("drops an oversized request and keeps serving", async () => {
+    const ws = new WebSocket(`ws://${address}${JOIN_PATH}`);
+    ws.on("error", () => {});
+    await new Promise((ok) => ws.once("open", ok));
+    ws.send("x".repeat(100_000));
+    await new Promise((ok) => ws.once("close", ok));
+    expect((await sayHello(address, info("4"), 2_000)).info.id).toBe("1");
+  });
+
   it("fails fast when nobody listens", async () => {
     await expect(sayHello("127.0.0.1:1", info("2"), 1_000)).rejects.toThrow();
   });
