@@ -96,6 +96,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     const workloads = options.workloads.map((w) => WORKLOADS.get(w)!(wctx));
     let running = true;
     const runningWorkloads = Promise.all(workloads.map((w) => w.run(() => running)));
+    // A workload that fails (a malformed answer) is reported when awaited below, not as an unhandled rejection.
+    runningWorkloads.catch(() => {});
 
     const measurements: Promise<RecoveryWindow>[] = [];
     const nctx: NemesisContext = {
