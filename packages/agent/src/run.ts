@@ -57,7 +57,9 @@ export async function runAgent(
   let code = 0;
   try {
     removePid = config.pidFile ? writePidFile(config.pidFile) : undefined;
-    server = await CairnServer.start({ config, dataDir, log });
+    // -clock-offset (tests only) skews this agent's clock, as Consul's flag does.
+    const now = () => Date.now() + config.clockOffsetMs;
+    server = await CairnServer.start({ config, dataDir, log, now });
     const fatal = new Promise<Error>((resolve) => server?.once("fatal", resolve));
     const app = createApi({
       backend: server.backend,
@@ -69,6 +71,7 @@ export async function runAgent(
         txnMaxReqBytes: config.limits.txnMaxReqLen,
       },
       logger: log.child({ component: "http" }),
+      now,
     });
     app.route("/v1/operator", operatorRoutes(server.admin));
     if (config.ports.http >= 0)

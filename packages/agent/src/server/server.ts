@@ -37,6 +37,8 @@ export interface ServerOptions {
   dataDir: string;
   log: Logger;
   tombstoneGc?: TombstoneGcOptions;
+  /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
+  now?: () => number;
 }
 
 interface ServerEvents {
@@ -60,6 +62,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   private registrationTimer: NodeJS.Timeout | undefined;
   private registering = false;
   private stopped = false;
+  private readonly now: () => number;
 
   private constructor(
     private readonly options: ServerOptions,
@@ -69,6 +72,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   ) {
     super();
     const { config, log } = options;
+    this.now = options.now ?? Date.now;
     const sessions = new SessionTimers({
       store: this.fsm.store,
       invalidate: async (s) => {
@@ -77,7 +81,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
           type: "session.invalidate",
           ns: s.Namespace,
           id: s.ID,
-          now: Date.now(),
+          now: this.now(),
         });
       },
       log: log.child({ component: "leader" }),
@@ -324,7 +328,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (isRegistered(this.fsm.store, this.self)) return;
     this.registering = true;
     this.backend
-      .apply(selfRegistration(this.self, Date.now()))
+      .apply(selfRegistration(this.self, this.now()))
       .then(
         () => this.options.log.info({ node: this.self.name }, "registered this server in the catalog"),
         (err: Error) => this.options.log.debug({ err: err.message }, "self-registration deferred"),
