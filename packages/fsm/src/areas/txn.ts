@@ -45,7 +45,7 @@ export function decodeTxnOp(r: Raw): TxnOp {
         Verb: oneOf(kv, "Verb", KV_VERBS),
         Key: str(kv, "Key"),
         Value: kv.Value == null ? undefined : bytes(kv, "Value"),
-        Flags: u64(kv, "Flags"),
+        Flags: kv.Flags == null ? undefined : u64(kv, "Flags"),
         Index: optInt(kv, "Index"),
         Session: optStr(kv, "Session"),
         Namespace: optStr(kv, "Namespace"),
