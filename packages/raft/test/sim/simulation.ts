@@ -291,7 +291,7 @@ export class Simulation implements ServerHooks {
   private afterCrash(s: SimServer): void {
     this.stats.crashes++;
     this.history.crashed(s);
-    this.queue.push(this.now + this.rng.int(TICK, this.rng.pick([3, 15, 40]) * TICK), { k: "restart", s });
+    this.queue.push(this.now + this.rng.int(TICK, this.rng.pick([1, 3, 15, 40]) * TICK), { k: "restart", s });
   }
 
   // ---------------------------------------------------------------- network
