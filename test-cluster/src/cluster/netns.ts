@@ -31,8 +31,34 @@ function freeSubnet(): number {
   throw new Error("no free 10.77.x.0/24 subnet");
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+/**
+ * Removes namespaces and bridges left by harness runs that died without cleaning up (SIGKILL): only names
+ * of this harness's scheme (`cn<pid>...`) whose process is gone.
+ */
+function reapLeftovers(): void {
+  const names = execFileSync("ip", ["netns", "list"]).toString();
+  for (const match of names.matchAll(/^cn(\d+)-s\d+/gm)) {
+    if (!alive(Number(match[1]))) ip("netns", "del", match[0]);
+  }
+  const links = execFileSync("ip", ["-o", "link", "show", "type", "bridge"]).toString();
+  for (const match of links.matchAll(/^\d+: cn(\d+)br[:@]/gm)) {
+    if (!alive(Number(match[1]))) ip("link", "del", `cn${match[1]}br`);
+  }
+}
+
 export function namespaceNetwork(size: number): Network {
-  const tag = `cn${process.pid % 100000}`;
+  reapLeftovers();
+  // Interface names are at most 15 characters: "cn" + pid (7 digits at most) + "br" or "h<i>"/"n<i>" fits.
+  const tag = `cn${process.pid}`;
   const subnet = freeSubnet();
   const bridge = `${tag}br`;
   const ns = (i: number) => `${tag}-s${i}`;
