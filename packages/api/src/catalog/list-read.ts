@@ -6,9 +6,10 @@ import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { encodedJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { sortNear } from "./near.js";
+import { encodeShapes } from "./shapes.js";
 
 type Json = Record<string, unknown>;
 
@@ -48,5 +49,5 @@ export async function serveList<R>(
     if (shape.filter === undefined || shape.filter(json)) items.push(json);
   }
   if (shape.finish) items = shape.finish(items);
-  return jsonResponse(c, items);
+  return encodedJsonResponse(c, encodeShapes(items));
 }

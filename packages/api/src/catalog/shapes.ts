@@ -7,6 +7,7 @@ import {
   type ServiceInstance,
 } from "@cairn/fsm";
 import { formatDuration } from "../duration.js";
+import { writeJson } from "../json/write.js";
 
 /**
  * Consul's JSON output records as plain objects, built once per response: the filter engine evaluates them
@@ -17,6 +18,21 @@ import { formatDuration } from "../duration.js";
  */
 
 type Json = Record<string, unknown>;
+
+/**
+ * Encodes a response built from these shapes. They hold only strings, numbers, booleans and plain
+ * containers, which V8's native stringify writes many times faster than a JS walk; the one exception, an
+ * integer beyond 2^53 inside a free-form Proxy.Config (kept as bigint), makes it throw, and then the
+ * bigint-exact writer takes over.
+ */
+export function encodeShapes(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (err) {
+    if (err instanceof TypeError) return writeJson(value);
+    throw err;
+  }
+}
 
 /** A Go map: keys in byte order (as encoding/json writes them), values as given. */
 export function goMap<V>(map: Readonly<Record<string, V>> | null | undefined): Record<string, V> {

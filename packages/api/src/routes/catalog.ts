@@ -9,7 +9,7 @@ import { servicesByNodeMeta } from "../catalog/reads.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
 import { agreedNamespace, toRegistration } from "../catalog/registration.js";
 import { readAccess, requestedNamespace, requireNoNul, requireParam } from "../catalog/request.js";
-import { goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
+import { encodeShapes, goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
@@ -19,7 +19,7 @@ import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 import { requireLocalDatacenter } from "../middleware/datacenter.js";
@@ -185,5 +185,5 @@ async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>): Promise<Resp
     const json = nodeServiceJson(s);
     if (filter === undefined || filter(json)) byId[s.ID] = json;
   }
-  return jsonResponse(c, { Node: nodeJson(result.node), Services: goMap(byId) });
+  return encodedJsonResponse(c, encodeShapes({ Node: nodeJson(result.node), Services: goMap(byId) }));
 }
