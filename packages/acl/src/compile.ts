@@ -1,0 +1,265 @@
+import {
+  type Access,
+  type Decision,
+  enforce,
+  type Level,
+  levelOf,
+  needOf,
+  type PolicyName,
+  READ,
+  takesPrecedence,
+  WRITE,
+} from "./access.js";
+import { RuleTree } from "./rule-tree.js";
+import type { LabelledResource, PolicyRules, SingletonResource } from "./rules.js";
+
+/** Everything an authorizer answers about. `intention` is derived from service rules, `namespace` from namespace blocks. */
+export type Resource = LabelledResource | SingletonResource | "intention" | "namespace";
+type TreeResource = LabelledResource | "intention" | "namespace";
+
+/** One policy's rules and the namespace the policy lives in (its top-level rules apply there). */
+export interface PolicySource {
+  readonly namespace: string;
+  readonly rules: PolicyRules;
+}
+
+/** A partial decision: `default` when no rule covers the question, so the next authorizer in a chain decides. */
+export interface RuleAuthorizer {
+  decide(ns: string, resource: Resource, name: string, access: Access): Decision;
+  /** Consul's KeyWritePrefix: may everything under `prefix` be deleted (a recursive KV delete)? */
+  keyWritePrefix(ns: string, prefix: string): Decision;
+}
+
+export const DEFAULT_NAMESPACE = "default";
+
+const SINGLETON: Readonly<Record<Resource, boolean>> = {
+  acl: true,
+  keyring: true,
+  mesh: true,
+  operator: true,
+  peering: true,
+  agent: false,
+  event: false,
+  identity: false,
+  intention: false,
+  key: false,
+  namespace: false,
+  node: false,
+  query: false,
+  service: false,
+  session: false,
+};
+
+/**
+ * Resources that belong to the partition rather than to a namespace (Consul refuses their rules inside a
+ * namespace other than default): they are decided by the default namespace's rules whatever the request's
+ * namespace.
+ */
+const PARTITION_LEVEL: Readonly<Record<Resource, boolean>> = {
+  ...SINGLETON,
+  acl: false,
+  agent: true,
+  event: true,
+  namespace: true,
+  query: true,
+};
+
+interface MergedRule {
+  readonly resource: LabelledResource | "namespace";
+  readonly name: string;
+  readonly prefix: boolean;
+  policy: Level;
+  intentions: Level | undefined;
+}
+
+/** Merges rules of one namespace scope from any number of policies, as Consul's PolicyMerger does. */
+class ScopeBuilder {
+  private readonly singletons: Partial<Record<SingletonResource, Level>> = {};
+  private readonly rules = new Map<string, MergedRule>();
+
+  addPolicy(rules: PolicyRules): void {
+    for (const [resource, policy] of Object.entries(rules.singletons) as [SingletonResource, PolicyName][]) {
+      const level = levelOf(policy);
+      if (takesPrecedence(level, this.singletons[resource])) this.singletons[resource] = level;
+    }
+    for (const r of rules.rules) {
+      this.addRule(r.resource, r.name, r.prefix, levelOf(r.policy), r.intentions && levelOf(r.intentions));
+    }
+  }
+
+  /** Same resource, label and kind (exact or prefix): the policy and the intentions merge separately. */
+  addRule(
+    resource: LabelledResource | "namespace",
+    name: string,
+    prefix: boolean,
+    policy: Level,
+    intentions: Level | undefined,
+  ): void {
+    const key = `${resource}\u0000${prefix ? "p" : "e"}\u0000${name}`;
+    const existing = this.rules.get(key);
+    if (existing === undefined) {
+      this.rules.set(key, { resource, name, prefix, policy, intentions });
+      return;
+    }
+    if (takesPrecedence(policy, existing.policy)) existing.policy = policy;
+    if (intentions !== undefined && takesPrecedence(intentions, existing.intentions))
+      existing.intentions = intentions;
+  }
+
+  build(): Scope {
+    const trees: Partial<Record<TreeResource, RuleTree>> = {};
+    const insert = (resource: TreeResource, name: string, prefix: boolean, level: Level) => {
+      let tree = trees[resource];
+      if (tree === undefined) {
+        tree = new RuleTree();
+        trees[resource] = tree;
+      }
+      const leaf = tree.leafFor(name);
+      if (prefix) leaf.prefix = level;
+      else leaf.exact = level;
+    };
+    for (const r of this.rules.values()) {
+      insert(r.resource, r.name, r.prefix, r.policy);
+      if (r.resource === "service" || r.resource === "identity") {
+        // Consul's policyAuthorizer: without an explicit `intentions`, read or write on the service
+        // grants intentions read, and deny denies them.
+        insert("intention", r.name, r.prefix, r.intentions ?? (Math.min(r.policy, READ) as Level));
+      }
+    }
+    return new Scope({ ...this.singletons }, trees);
+  }
+}
+
+/** The compiled rules of one namespace scope. */
+class Scope {
+  constructor(
+    private readonly singletons: Partial<Record<SingletonResource, Level>>,
+    private readonly trees: Partial<Record<TreeResource, RuleTree>>,
+  ) {}
+
+  decide(resource: Resource, name: string, need: Level): Decision {
+    if (SINGLETON[resource]) {
+      let level = this.singletons[resource as SingletonResource];
+      // Consul: without a mesh or peering rule, the same policy's operator rule decides.
+      if (level === undefined && (resource === "mesh" || resource === "peering"))
+        level = this.singletons.operator;
+      return enforce(level, need);
+    }
+    const tree = this.trees[resource as TreeResource];
+    return tree === undefined ? "default" : enforce(tree.lookup(name), need);
+  }
+
+  /**
+   * Consul's KeyWritePrefix: deny when the longest prefix rule covering `prefix` is not write, or when any
+   * rule (exact or prefix) at or under `prefix` is not write; allow when a covering prefix rule grants
+   * write; otherwise no decision.
+   */
+  keyWritePrefix(prefix: string): Decision {
+    const tree = this.trees.key;
+    if (tree === undefined) return "default";
+    const base = tree.longestPrefixRule(prefix);
+    if (base !== undefined && base !== WRITE) return "deny";
+    for (const { leaf } of tree.under(prefix)) {
+      if (
+        (leaf.prefix !== undefined && leaf.prefix !== WRITE) ||
+        (leaf.exact !== undefined && leaf.exact !== WRITE)
+      ) {
+        return "deny";
+      }
+    }
+    return base === undefined ? "default" : "allow";
+  }
+}
+
+const MAX_MEMOIZED_NAMESPACES = 1024;
+
+function decideIn(chain: readonly Scope[], resource: Resource, name: string, need: Level): Decision {
+  for (let i = 0; i < chain.length; i++) {
+    const decision = chain[i]!.decide(resource, name, need);
+    if (decision !== "default") return decision;
+  }
+  return "default";
+}
+
+/**
+ * The merged, compiled rules of a set of policies. Top-level rules apply in the namespace of their policy;
+ * `namespace` blocks in the namespace they name, `namespace_prefix` blocks in every namespace they prefix.
+ * For a namespace, the scopes are asked in order (the exact one, then prefix scopes longest first) and the
+ * first that decides wins, so a more specific namespace block overrides a broader one, including with deny.
+ * (Consul Enterprise's namespace matching is not public; this follows the exact-then-longest-prefix rule
+ * every other resource uses.)
+ */
+export class CompiledRules implements RuleAuthorizer {
+  private readonly exact = new Map<string, Scope>();
+  private readonly prefixes: { readonly name: string; readonly scope: Scope }[] = [];
+  private readonly chains = new Map<string, readonly Scope[]>();
+
+  constructor(sources: readonly PolicySource[]) {
+    const exact = new Map<string, ScopeBuilder>();
+    const prefixes = new Map<string, ScopeBuilder>();
+    const builder = (map: Map<string, ScopeBuilder>, name: string) => {
+      let b = map.get(name);
+      if (b === undefined) {
+        b = new ScopeBuilder();
+        map.set(name, b);
+      }
+      return b;
+    };
+    for (const source of sources) {
+      builder(exact, source.namespace).addPolicy(source.rules);
+      for (const ns of source.rules.namespaces) {
+        builder(ns.prefix ? prefixes : exact, ns.name).addPolicy(ns.rules);
+        if (ns.policy !== undefined) {
+          builder(exact, DEFAULT_NAMESPACE).addRule(
+            "namespace",
+            ns.name,
+            ns.prefix,
+            levelOf(ns.policy),
+            undefined,
+          );
+        }
+      }
+    }
+    for (const [name, b] of exact) this.exact.set(name, b.build());
+    for (const [name, b] of prefixes) this.prefixes.push({ name, scope: b.build() });
+    this.prefixes.sort((a, b) => b.name.length - a.name.length);
+  }
+
+  decide(ns: string, resource: Resource, name: string, access: Access): Decision {
+    const need = needOf(access);
+    if (
+      PARTITION_LEVEL[resource] ||
+      ns === DEFAULT_NAMESPACE ||
+      (resource === "node" && access === "write")
+    ) {
+      return decideIn(this.chainFor(DEFAULT_NAMESPACE), resource, name, need);
+    }
+    const decision = decideIn(this.chainFor(ns), resource, name, need);
+    // Nodes belong to the partition: a namespace may grant node read, and the default namespace's node
+    // rules still cover requests made in other namespaces (node write is only grantable there).
+    if (decision !== "default" || resource !== "node") return decision;
+    return decideIn(this.chainFor(DEFAULT_NAMESPACE), resource, name, need);
+  }
+
+  keyWritePrefix(ns: string, prefix: string): Decision {
+    for (const scope of this.chainFor(ns)) {
+      const decision = scope.keyWritePrefix(prefix);
+      if (decision !== "default") return decision;
+    }
+    return "default";
+  }
+
+  private chainFor(ns: string): readonly Scope[] {
+    let chain = this.chains.get(ns);
+    if (chain !== undefined) return chain;
+    const scopes: Scope[] = [];
+    const exact = this.exact.get(ns);
+    if (exact !== undefined) scopes.push(exact);
+    for (const p of this.prefixes) if (ns.startsWith(p.name)) scopes.push(p.scope);
+    chain = scopes;
+    // Namespace names come from requests; keep the memo bounded.
+    if (this.chains.size >= MAX_MEMOIZED_NAMESPACES) this.chains.clear();
+    this.chains.set(ns, chain);
+    return chain;
+  }
+}
