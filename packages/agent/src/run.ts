@@ -5,7 +5,8 @@ import { createApi, operatorRoutes } from "@cairn/api";
 import type { Logger } from "pino";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
 import { HttpListeners } from "./http-listener.js";
-import { createLogger } from "./logger.js";
+import { type LocalAgentRuntime, startLocalAgent } from "./local/start.js";
+import { LogHub } from "./monitor/log-hub.js";
 import { writePidFile } from "./pid-file.js";
 import { CairnServer } from "./server/server.js";
 import { shutdownSignal } from "./signals.js";
@@ -33,7 +34,8 @@ export async function runAgent(
     );
     return 1;
   }
-  const log = createLogger(config.logLevel, config.logJson);
+  const logs = new LogHub(config.logLevel, config.logJson);
+  const log = logs.logger;
   for (const warning of warnings) log.warn(warning);
 
   // Dev mode keeps nothing: Raft runs in a temporary directory removed at exit.
@@ -54,6 +56,7 @@ export async function runAgent(
   let removePid: (() => void) | undefined;
   let server: CairnServer | undefined;
   let http: HttpListeners | undefined;
+  let local: LocalAgentRuntime | undefined;
   let code = 0;
   try {
     removePid = config.pidFile ? writePidFile(config.pidFile) : undefined;
@@ -61,8 +64,19 @@ export async function runAgent(
     const now = () => Date.now() + config.clockOffsetMs;
     server = await CairnServer.start({ config, dataDir, log, now });
     const fatal = new Promise<Error>((resolve) => server?.once("fatal", resolve));
-    const app = createApi({
+    const raft = server.raft;
+    local = startLocalAgent({
+      config,
+      self: server.self,
       backend: server.backend,
+      dataDir: devDir ? undefined : dataDir,
+      logs,
+      now,
+      reread: () => loadAgentConfig(argv, env).config,
+      onLeadership: (listener) => raft?.on("leader", (_id, role) => listener(role === "leader")),
+    });
+    const app = createApi({
+      backend: local.backend,
       nodeName: config.nodeName,
       datacenter: config.datacenter,
       config: {
@@ -74,8 +88,9 @@ export async function runAgent(
       now,
     });
     app.route("/v1/operator", operatorRoutes(server.admin));
+    app.route("/v1/agent", local.routes);
     if (config.ports.http >= 0)
-      http = await HttpListeners.start(app.fetch, config.addresses.http, config.ports.http);
+      http = await HttpListeners.start(local.meterFetch(app.fetch), config.addresses.http, config.ports.http);
     announce(log, config, server, http, devDir);
     const outcome = await Promise.race([signals.received, fatal]);
     if (outcome instanceof Error) code = 1;
@@ -85,6 +100,7 @@ export async function runAgent(
     code = 1;
   } finally {
     await http?.close();
+    local?.stop();
     await server?.stop().catch((err: Error) => log.error({ err: err.message }, "stopping the server failed"));
     removePid?.();
     if (devDir) rmSync(devDir, { recursive: true, force: true });

@@ -1,3 +1,19 @@
+export type {
+  AgentBackend,
+  AggregateSummary,
+  LocalCheck,
+  LocalService,
+  MetricsSummary,
+  MonitorLevel,
+} from "./agent/backend.js";
+export {
+  type CheckDefinition,
+  type CheckKind,
+  DefinitionError,
+  parseCheckDefinition,
+  parseServiceDefinition,
+  type ServiceDefinition,
+} from "./agent/definitions.js";
 export { createApi } from "./app.js";
 export {
   type AclAccess,
@@ -24,6 +40,7 @@ export { HttpError } from "./http/errors.js";
 export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
 export { writeJson } from "./json/write.js";
 export { LocalBackend } from "./local-backend.js";
+export { type AgentRoutesOptions, agentRoutes } from "./routes/agent.js";
 export {
   operatorRoutes,
   type RaftConfigurationView,

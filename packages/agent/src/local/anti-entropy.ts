@@ -1,0 +1,119 @@
+import type { ClusterBackend } from "@cairn/api";
+import { COMMAND_VERSION, type Command, isApplyError } from "@cairn/fsm";
+import type { Logger } from "pino";
+import type { Clock } from "./clock.js";
+import { type CatalogSnapshot, type LocalSnapshot, planSync, type SyncOp } from "./sync-plan.js";
+
+export interface AntiEntropyOptions {
+  backend: ClusterBackend;
+  clock: Clock;
+  log: Logger;
+  /** The agent's local state at the moment of a sync. */
+  local: () => LocalSnapshot;
+  /** Full sync period for clusters up to 128 nodes (Consul: one minute); scaled up beyond. */
+  intervalMs: number;
+  /** Wait after a failed sync (no leader, say) before trying again. */
+  retryMs: number;
+  random: () => number;
+}
+
+/**
+ * Keeps the catalog in step with the agent's local services and checks: a sync right after every local
+ * change, a periodic full sync that repairs drift (entries changed or removed in the catalog behind the
+ * agent's back), and a retry soon after a failed one. One sync runs at a time; triggers during a sync
+ * coalesce into one more.
+ */
+export class AntiEntropy {
+  private running: Promise<void> | undefined;
+  private queued: Promise<void> | undefined;
+  private timer: unknown;
+  private stopped = false;
+
+  constructor(private readonly o: AntiEntropyOptions) {}
+
+  start(): void {
+    this.schedule(0);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.o.clock.clearTimeout(this.timer);
+  }
+
+  /** Syncs soon; resolves when a sync that started after this call has finished (successfully or not). */
+  trigger(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.queued) return this.queued;
+    const previous = this.running ?? Promise.resolve();
+    const next = previous.then(() => {
+      this.queued = undefined;
+      const run = this.syncOnce();
+      this.running = run;
+      return run.finally(() => {
+        if (this.running === run) this.running = undefined;
+      });
+    });
+    this.queued = next;
+    return next;
+  }
+
+  /** One full comparison and the writes it calls for; never throws (a failure schedules a retry). */
+  private async syncOnce(): Promise<void> {
+    if (this.stopped) return;
+    try {
+      const local = this.o.local();
+      const ops = planSync(local, this.catalogFor(local.node.name));
+      for (const op of ops) await this.apply(op, local.node.name);
+      if (ops.length > 0) this.o.log.debug({ writes: ops.length }, "anti-entropy synced the catalog");
+      this.schedule(this.fullSyncInterval());
+    } catch (err) {
+      this.o.log.warn({ err: (err as Error).message }, "anti-entropy sync failed; retrying");
+      this.schedule(this.o.retryMs);
+    }
+  }
+
+  private catalogFor(node: string): CatalogSnapshot {
+    const view = this.o.backend.store.view();
+    const entry = view.node(node).value;
+    return {
+      node: entry?.node,
+      services: entry?.services ?? [],
+      checks: entry ? view.checksForNode(node).value : [],
+    };
+  }
+
+  private async apply(op: SyncOp, node: string): Promise<void> {
+    const now = this.o.clock.now();
+    let command: Command;
+    if (op.kind === "register") {
+      command = { v: COMMAND_VERSION, type: "catalog.register", registration: op.registration, now };
+    } else if (op.kind === "deregister-service") {
+      command = {
+        v: COMMAND_VERSION,
+        type: "catalog.deregister",
+        ns: op.ns,
+        node,
+        serviceID: op.serviceID,
+        now,
+      };
+    } else {
+      command = { v: COMMAND_VERSION, type: "catalog.deregister", ns: op.ns, node, checkID: op.checkID, now };
+    }
+    const result = await this.o.backend.apply(command);
+    if (isApplyError(result)) throw new Error(`catalog refused the ${op.kind}: ${result.error}`);
+  }
+
+  /** Consul's scaling: the interval grows with log2 of the node count beyond 128, plus up to 1/16 jitter. */
+  private fullSyncInterval(): number {
+    const nodes = this.o.backend.store.view().nodes().value.length;
+    const scale = nodes <= 128 ? 1 : Math.ceil(Math.log2(nodes) - Math.log2(128) + 1);
+    const interval = this.o.intervalMs * scale;
+    return interval + Math.floor(this.o.random() * (interval / 16));
+  }
+
+  private schedule(ms: number): void {
+    if (this.stopped) return;
+    this.o.clock.clearTimeout(this.timer);
+    this.timer = this.o.clock.setTimeout(() => void this.trigger(), ms);
+  }
+}

@@ -1,0 +1,485 @@
+import {
+  type CheckDefinition,
+  type ClusterBackend,
+  DefinitionError,
+  HttpError,
+  type LocalCheck,
+  type LocalService,
+  parseCheckDefinition,
+  parseServiceDefinition,
+  type ServiceDefinition,
+} from "@cairn/api";
+import type { HealthStatus } from "@cairn/fsm";
+import type { Logger } from "pino";
+import { AntiEntropy } from "./anti-entropy.js";
+import {
+  checkRecord,
+  NODE_MAINTENANCE_CHECK,
+  nodeMaintenanceCheck,
+  SERVICE_MAINTENANCE_PREFIX,
+  serviceMaintenanceCheck,
+} from "./check-records.js";
+import { type Clock, systemClock } from "./clock.js";
+import { LocalPersistence } from "./persistence.js";
+import { httpProbe, type Probe, scriptProbe, tcpProbe } from "./probes.js";
+import { type CheckRunner, IntervalRunner, StatusGate, TtlRunner } from "./runners.js";
+import type { LocalSnapshot, NodeIdentity } from "./sync-plan.js";
+
+export interface LocalAgentOptions {
+  node: NodeIdentity;
+  backend: ClusterBackend;
+  log: Logger;
+  /** Where API registrations persist; undefined keeps them in memory (dev mode). */
+  dataDir: string | undefined;
+  enableScriptChecks: boolean;
+  enableLocalScriptChecks: boolean;
+  clock?: Clock;
+  random?: () => number;
+  /** Full anti-entropy period (Consul: 1 minute, scaled with cluster size). */
+  syncIntervalMs?: number;
+  syncRetryMs?: number;
+  /** How long an API change waits for its catalog sync before answering anyway (the sync goes on). */
+  syncWaitMs?: number;
+  /** Shortest check interval; shorter ones are raised to it, as Consul does (1 s). */
+  minCheckIntervalMs?: number;
+  /** Shortest DeregisterCriticalServiceAfter; shorter ones are raised to it, as Consul does (1 minute). */
+  minDeregisterAfterMs?: number;
+  /** How often services with long-critical checks are looked for (Consul: 30 s). */
+  reapIntervalMs?: number;
+}
+
+/** Where an entry came from: the HTTP API (persisted) or a configuration file (re-read on reload). */
+type Source = "api" | "config";
+
+interface ServiceEntry {
+  service: LocalService;
+  source: Source;
+  token: string;
+}
+
+interface CheckEntry {
+  check: LocalCheck;
+  /** Undefined for maintenance checks, which nothing runs. */
+  def: CheckDefinition | undefined;
+  source: Source;
+  token: string;
+  runner?: CheckRunner;
+  ttl?: TtlRunner;
+  /** When the check last became critical (for DeregisterCriticalServiceAfter). */
+  criticalSince?: number;
+  deregisterAfterMs: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+
+/**
+ * The agent's own services and checks: what `/v1/agent/*` registers, what configuration files define, the
+ * check runners keeping their statuses current, maintenance mode, and anti-entropy keeping the catalog in
+ * step with all of it.
+ */
+export class LocalAgent {
+  private readonly services = new Map<string, ServiceEntry>();
+  private readonly checks = new Map<string, CheckEntry>();
+  private readonly clock: Clock;
+  private readonly random: () => number;
+  private readonly persistence: LocalPersistence;
+  private readonly sync: AntiEntropy;
+  private readonly log: Logger;
+  private reaper: unknown;
+  private stopped = false;
+
+  constructor(private readonly o: LocalAgentOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.random = o.random ?? Math.random;
+    this.log = o.log;
+    this.persistence = new LocalPersistence(o.dataDir);
+    this.sync = new AntiEntropy({
+      backend: o.backend,
+      clock: this.clock,
+      log: o.log,
+      local: () => this.snapshot(),
+      intervalMs: o.syncIntervalMs ?? 60_000,
+      retryMs: o.syncRetryMs ?? 3_000,
+      random: this.random,
+    });
+  }
+
+  get nodeName(): string {
+    return this.o.node.name;
+  }
+
+  /**
+   * Restores what the API registered before a restart, adds the configuration's services and checks, and
+   * starts syncing. Throws DefinitionError for an invalid configuration definition.
+   */
+  start(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+    const restored = this.persistence.load((path, reason) =>
+      this.log.warn({ path, reason }, "skipping an unreadable persisted service or check"),
+    );
+    for (const { Service, Token } of restored.services) {
+      this.services.set(Service.ID, { service: Service, source: "api", token: Token });
+    }
+    for (const { Check, Definition, Token } of restored.checks) {
+      if (Check.ServiceID && !this.services.has(Check.ServiceID)) continue;
+      this.addCheckEntry(Check, Definition, "api", Token);
+    }
+    this.applyConfig(config);
+    this.sync.start();
+    this.scheduleReap();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.sync.stop();
+    this.clock.clearTimeout(this.reaper);
+    for (const entry of this.checks.values()) stopRunners(entry);
+  }
+
+  listServices(): LocalService[] {
+    return [...this.services.values()].map((e) => e.service);
+  }
+
+  getService(id: string): LocalService | undefined {
+    return this.services.get(id)?.service;
+  }
+
+  listChecks(): LocalCheck[] {
+    return [...this.checks.values()].map((e) => e.check);
+  }
+
+  /** What anti-entropy compares with the catalog. */
+  snapshot(): LocalSnapshot {
+    return { node: this.o.node, services: this.listServices(), checks: this.listChecks() };
+  }
+
+  async registerService(
+    def: ServiceDefinition,
+    options: { replaceExistingChecks: boolean; token: string },
+  ): Promise<void> {
+    for (const check of def.Checks) this.vetCheck(check, "api");
+    this.putService(def, options.replaceExistingChecks, options.token, "api");
+    await this.syncSoon();
+  }
+
+  private putService(
+    def: ServiceDefinition,
+    replaceExistingChecks: boolean,
+    token: string,
+    source: Source,
+  ): void {
+    const previous = this.services.get(def.ID);
+    const service: LocalService = {
+      ID: def.ID,
+      Service: def.Service,
+      Tags: [...def.Tags],
+      Address: def.Address,
+      TaggedAddresses: def.TaggedAddresses,
+      Meta: def.Meta,
+      Port: def.Port,
+      Kind: def.Kind,
+      Proxy: def.Proxy,
+      Connect: def.Connect,
+      EnableTagOverride: def.EnableTagOverride,
+      Weights: def.Weights,
+      Namespace: def.Namespace,
+    };
+    this.services.set(def.ID, { service, source, token });
+    if (source === "api") this.persistence.saveService({ Service: service, Token: token });
+    const wanted = new Set(def.Checks.map((c) => c.CheckID));
+    for (const [id, entry] of this.checks) {
+      if (entry.check.ServiceID !== def.ID || wanted.has(id)) continue;
+      if (replaceExistingChecks && entry.def !== undefined) this.removeCheckEntry(id);
+      else if (previous) this.checks.set(id, { ...entry, check: withService(entry.check, service) });
+    }
+    for (const check of def.Checks) this.putCheck(check, source, token);
+    this.log.info({ service: def.ID }, "Registered service");
+  }
+
+  async deregisterService(id: string): Promise<void> {
+    if (!this.services.has(id)) {
+      throw new HttpError(
+        404,
+        `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`,
+      );
+    }
+    this.removeService(id);
+    await this.syncSoon();
+  }
+
+  async registerCheck(def: CheckDefinition, token: string, source: Source = "api"): Promise<void> {
+    this.vetCheck(def, source);
+    if (def.ServiceID && !this.services.has(def.ServiceID)) {
+      throw new HttpError(400, `ServiceID "${def.ServiceID}" does not exist`);
+    }
+    this.putCheck(def, source, token);
+    await this.syncSoon();
+  }
+
+  async deregisterCheck(id: string): Promise<void> {
+    if (!this.checks.has(id)) {
+      throw new HttpError(
+        404,
+        `Unknown check ID "${id}". Ensure that the check ID is passed, not the check name.`,
+      );
+    }
+    this.removeCheckEntry(id);
+    await this.syncSoon();
+  }
+
+  async updateTtl(id: string, status: HealthStatus, output: string): Promise<void> {
+    const entry = this.checks.get(id);
+    if (entry?.ttl === undefined) throw new HttpError(500, `CheckID "${id}" does not have associated TTL`);
+    entry.ttl.reset(output);
+    this.setStatus(id, status, output);
+    await this.syncSoon();
+  }
+
+  async nodeMaintenance(enable: boolean, reason: string): Promise<void> {
+    if (enable === this.checks.has(NODE_MAINTENANCE_CHECK)) return;
+    if (enable) {
+      this.putStaticCheck(nodeMaintenanceCheck(this.o.node.name, reason));
+      this.log.warn("Node entered maintenance mode");
+    } else {
+      this.removeCheckEntry(NODE_MAINTENANCE_CHECK);
+      this.log.info("Node left maintenance mode");
+    }
+    await this.syncSoon();
+  }
+
+  async serviceMaintenance(id: string, enable: boolean, reason: string): Promise<void> {
+    const service = this.services.get(id)?.service;
+    if (service === undefined) throw new HttpError(404, `Unknown service ID "${id}"`);
+    const checkId = `${SERVICE_MAINTENANCE_PREFIX}${id}`;
+    if (enable === this.checks.has(checkId)) return;
+    if (enable) {
+      this.putStaticCheck(serviceMaintenanceCheck(this.o.node.name, service, reason));
+      this.log.warn({ service: id }, "Service entered maintenance mode");
+    } else {
+      this.removeCheckEntry(checkId);
+      this.log.info({ service: id }, "Service left maintenance mode");
+    }
+    await this.syncSoon();
+  }
+
+  /**
+   * Replaces the services and checks that came from configuration files with `config`'s (reload). All are
+   * validated first: an invalid one changes nothing and is reported.
+   */
+  reloadConfig(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+    const parsed = parseConfigDefinitions(config);
+    for (const [id, entry] of this.checks) if (entry.source === "config") this.removeCheckEntry(id);
+    for (const [id, entry] of this.services) if (entry.source === "config") this.removeService(id);
+    this.applyParsed(parsed);
+    void this.sync.trigger();
+  }
+
+  private applyConfig(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+    this.applyParsed(parseConfigDefinitions(config));
+  }
+
+  private applyParsed(parsed: { services: ServiceDefinition[]; checks: CheckDefinition[] }): void {
+    for (const def of parsed.services) {
+      for (const check of def.Checks) this.vetCheck(check, "config");
+      this.putService(def, false, "", "config");
+    }
+    for (const def of parsed.checks) {
+      this.vetCheck(def, "config");
+      if (def.ServiceID && !this.services.has(def.ServiceID)) {
+        throw new DefinitionError(`check ${def.CheckID}: ServiceID "${def.ServiceID}" does not exist`);
+      }
+      this.putCheck(def, "config", "");
+    }
+  }
+
+  /** Consul refuses script checks unless enabled, for the API only with enable_script_checks. */
+  private vetCheck(def: CheckDefinition, source: Source): void {
+    if (def.Kind !== "script") return;
+    const allowed = this.o.enableScriptChecks || (source === "config" && this.o.enableLocalScriptChecks);
+    if (!allowed) {
+      throw new HttpError(
+        400,
+        "Scripts are disabled on this agent; to enable them, set enable_script_checks (or enable_local_script_checks for checks from configuration files)",
+      );
+    }
+  }
+
+  private removeService(id: string): void {
+    for (const [checkId, entry] of this.checks)
+      if (entry.check.ServiceID === id) this.removeCheckEntry(checkId);
+    const entry = this.services.get(id);
+    this.services.delete(id);
+    if (entry?.source === "api") this.persistence.removeService(id);
+    this.log.info({ service: id }, "Deregistered service");
+  }
+
+  private removeCheckEntry(id: string): void {
+    const entry = this.checks.get(id);
+    if (entry === undefined) return;
+    stopRunners(entry);
+    this.checks.delete(id);
+    if (entry.source === "api") this.persistence.removeCheck(id);
+  }
+
+  /** Adds or replaces a check the agent runs; an existing check keeps its status unless one is given. */
+  private putCheck(def: CheckDefinition, source: Source, token: string): void {
+    const service = def.ServiceID ? this.services.get(def.ServiceID)?.service : undefined;
+    const existing = this.checks.get(def.CheckID);
+    const keep = existing !== undefined && def.Status === undefined;
+    const check = checkRecord(
+      def,
+      this.o.node.name,
+      service,
+      keep ? existing.check.Status : undefined,
+      keep ? existing.check.Output : "",
+    );
+    if (existing) this.removeCheckEntry(def.CheckID);
+    if (source === "api") this.persistence.saveCheck({ Check: check, Definition: def, Token: token });
+    this.addCheckEntry(check, def, source, token);
+  }
+
+  private putStaticCheck(check: LocalCheck): void {
+    this.persistence.saveCheck({ Check: check, Definition: undefined, Token: "" });
+    this.addCheckEntry(check, undefined, "api", "");
+  }
+
+  private addCheckEntry(
+    check: LocalCheck,
+    def: CheckDefinition | undefined,
+    source: Source,
+    token: string,
+  ): void {
+    const entry: CheckEntry = {
+      check,
+      def,
+      source,
+      token,
+      deregisterAfterMs: def ? this.deregisterAfterMs(def) : 0,
+      ...(check.Status === "critical" ? { criticalSince: this.clock.now() } : {}),
+    };
+    this.checks.set(check.CheckID, entry);
+    if (def !== undefined) this.startRunner(entry, def);
+  }
+
+  private startRunner(entry: CheckEntry, def: CheckDefinition): void {
+    const id = def.CheckID;
+    if (def.Kind === "ttl") {
+      entry.ttl = new TtlRunner(this.clock, def.TtlNs / 1e6, (output) =>
+        this.setStatus(id, "critical", output),
+      );
+      return;
+    }
+    let intervalMs = def.IntervalNs / 1e6;
+    const minimum = this.o.minCheckIntervalMs ?? 1_000;
+    if (intervalMs < minimum) {
+      this.log.warn({ check: id, minimum }, "check interval below the minimum; using the minimum");
+      intervalMs = minimum;
+    }
+    const timeoutMs = def.TimeoutNs > 0 ? def.TimeoutNs / 1e6 : DEFAULT_TIMEOUT_MS;
+    const probe: Probe =
+      def.Kind === "http"
+        ? httpProbe(def, timeoutMs)
+        : def.Kind === "tcp"
+          ? tcpProbe(def, timeoutMs)
+          : scriptProbe(def, timeoutMs);
+    const gate = new StatusGate(def.SuccessBeforePassing, def.FailuresBeforeCritical);
+    entry.runner = new IntervalRunner(
+      this.clock,
+      intervalMs,
+      probe,
+      (result) => {
+        const accepted = gate.next(result);
+        if (accepted) this.setStatus(id, accepted.status, accepted.output);
+      },
+      Math.floor(this.random() * intervalMs),
+    );
+  }
+
+  private deregisterAfterMs(def: CheckDefinition): number {
+    if (def.DeregisterCriticalServiceAfterNs <= 0 || !def.ServiceID) return 0;
+    return Math.max(def.DeregisterCriticalServiceAfterNs / 1e6, this.o.minDeregisterAfterMs ?? 60_000);
+  }
+
+  /** A check's new result: recorded, and synced at once when the status changed. */
+  private setStatus(id: string, status: HealthStatus, output: string): void {
+    const entry = this.checks.get(id);
+    if (entry === undefined || this.stopped) return;
+    const previous = entry.check.Status;
+    if (previous === status && entry.check.Output === output) return;
+    entry.check = { ...entry.check, Status: status, Output: output };
+    if (status === "critical" && previous !== "critical") entry.criticalSince = this.clock.now();
+    if (status !== "critical") entry.criticalSince = undefined;
+    if (previous !== status) {
+      this.log.info({ check: id, status }, "Check status changed");
+      void this.sync.trigger();
+    }
+  }
+
+  /** DeregisterCriticalServiceAfter: services whose check stayed critical that long are removed. */
+  private scheduleReap(): void {
+    if (this.stopped) return;
+    this.reaper = this.clock.setTimeout(() => {
+      this.reap();
+      this.scheduleReap();
+    }, this.o.reapIntervalMs ?? 30_000);
+  }
+
+  private reap(): void {
+    const now = this.clock.now();
+    const doomed = new Set<string>();
+    for (const entry of this.checks.values()) {
+      if (entry.deregisterAfterMs === 0 || entry.criticalSince === undefined) continue;
+      if (now - entry.criticalSince > entry.deregisterAfterMs) doomed.add(entry.check.ServiceID);
+    }
+    for (const id of doomed) {
+      if (!this.services.has(id)) continue;
+      this.log.info(
+        { service: id },
+        "removed service: its check stayed critical past DeregisterCriticalServiceAfter",
+      );
+      this.removeService(id);
+    }
+    if (doomed.size > 0) void this.sync.trigger();
+  }
+
+  /** Waits for the catalog to take the change, but never longer than syncWaitMs (anti-entropy keeps trying). */
+  private async syncSoon(): Promise<void> {
+    const wait = this.o.syncWaitMs ?? 2_000;
+    let timer: unknown;
+    await Promise.race([
+      this.sync.trigger(),
+      new Promise<void>((resolve) => {
+        timer = this.clock.setTimeout(resolve, wait);
+      }),
+    ]);
+    this.clock.clearTimeout(timer);
+  }
+}
+
+function stopRunners(entry: CheckEntry): void {
+  entry.runner?.stop();
+  entry.ttl?.stop();
+}
+
+/** A check record after its service changed (name and tags follow the service). */
+function withService(check: LocalCheck, service: LocalService): LocalCheck {
+  return { ...check, ServiceName: service.Service, ServiceTags: [...service.Tags] };
+}
+
+/** Configuration blocks parsed as definitions; the first invalid one throws, naming it. */
+function parseConfigDefinitions(config: { services: readonly unknown[]; checks: readonly unknown[] }): {
+  services: ServiceDefinition[];
+  checks: CheckDefinition[];
+} {
+  const named = <T>(what: string, i: number, parse: () => T): T => {
+    try {
+      return parse();
+    } catch (err) {
+      if (err instanceof DefinitionError) throw new DefinitionError(`${what}[${i}]: ${err.message}`);
+      throw err;
+    }
+  };
+  return {
+    services: config.services.map((raw, i) => named("services", i, () => parseServiceDefinition(raw))),
+    checks: config.checks.map((raw, i) => named("checks", i, () => parseCheckDefinition(raw))),
+  };
+}

@@ -1,0 +1,76 @@
+import type { StateStore } from "@cairn/fsm";
+import type { AgentConfig } from "../config/index.js";
+import type { NodeIdentity } from "./sync-plan.js";
+
+/** The Consul release whose HTTP API Cairn speaks; clients gate features on Config.Version. */
+export const CONSUL_API_VERSION = "1.15.0";
+
+const ORIGIN = { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 };
+
+/**
+ * `/v1/agent/self`: Config (the stable subset), DebugConfig (the runtime configuration with every secret
+ * left out), the node's coordinate, its gossip member entry and its metadata.
+ */
+export function agentSelf(
+  config: AgentConfig,
+  node: NodeIdentity,
+  store: StateStore,
+): Record<string, unknown> {
+  const coordinate = store.view().coordinates(node.name).value[0]?.Coord;
+  return {
+    Config: {
+      Datacenter: config.datacenter,
+      PrimaryDatacenter: config.primaryDatacenter,
+      NodeName: node.name,
+      NodeID: node.id,
+      Server: config.server,
+      Revision: "cairn",
+      Version: CONSUL_API_VERSION,
+    },
+    DebugConfig: debugConfig(config),
+    Coord: coordinate
+      ? {
+          Vec: [...coordinate.Vec],
+          Error: coordinate.Error,
+          Adjustment: coordinate.Adjustment,
+          Height: coordinate.Height,
+        }
+      : ORIGIN,
+    Member: {
+      Name: node.name,
+      Addr: node.address,
+      Port: config.ports.serfLan,
+      Tags: {
+        role: config.server ? "consul" : "node",
+        dc: config.datacenter,
+        id: node.id,
+        port: String(config.ports.server),
+        vsn: "2",
+        vsn_min: "2",
+        vsn_max: "3",
+        build: `${CONSUL_API_VERSION}:cairn`,
+        ...(config.bootstrap ? { bootstrap: "1" } : {}),
+        ...(config.bootstrapExpect > 0 ? { expect: String(config.bootstrapExpect) } : {}),
+      },
+      Status: 1,
+      ProtocolMin: 1,
+      ProtocolMax: 5,
+      ProtocolCur: 2,
+      DelegateMin: 2,
+      DelegateMax: 5,
+      DelegateCur: 4,
+    },
+    Meta: { ...config.nodeMeta },
+  };
+}
+
+/** The configuration without its secrets: ACL tokens and the gossip key are never shown. */
+function debugConfig(config: AgentConfig): Record<string, unknown> {
+  const { acl, encrypt, ...rest } = config;
+  const { tokens, ...aclRest } = acl;
+  return {
+    ...rest,
+    acl: { ...aclRest, tokens: Object.fromEntries(Object.keys(tokens).map((k) => [k, "hidden"])) },
+    encrypt: encrypt === undefined ? "" : "hidden",
+  };
+}

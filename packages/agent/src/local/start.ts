@@ -1,0 +1,110 @@
+import type { ApiEnv } from "@cairn/api";
+import { type AgentBackend, agentRoutes, type ClusterBackend } from "@cairn/api";
+import type { Hono } from "hono";
+import type { AgentConfig } from "../config/index.js";
+import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
+import { MetricsRegistry } from "../metrics/registry.js";
+import type { LogHub } from "../monitor/log-hub.js";
+import { AgentEndpoints } from "./agent-endpoints.js";
+import { systemClock } from "./clock.js";
+import { LocalAgent } from "./local-agent.js";
+import { agentSelf } from "./self.js";
+import type { NodeIdentity } from "./sync-plan.js";
+import { AgentTokens } from "./tokens.js";
+
+export interface LocalAgentRuntime {
+  /** The cluster backend with its writes metered: what the HTTP API should use. */
+  backend: ClusterBackend;
+  /** /v1/agent routes, to mount at `/v1/agent`. */
+  routes: Hono<ApiEnv>;
+  endpoints: AgentBackend;
+  metrics: MetricsRegistry;
+  /** Wraps the API's fetch so every request is timed by route. */
+  meterFetch: (fetch: Fetch) => Fetch;
+  stop(): void;
+}
+
+export interface LocalAgentStart {
+  config: AgentConfig;
+  /** The server's identity in the catalog. */
+  self: { id: string; name: string; datacenter: string; address: string };
+  backend: ClusterBackend;
+  /** Persistent data directory; undefined in dev mode. */
+  dataDir: string | undefined;
+  logs: LogHub;
+  /** Re-reads the configuration files (reload). */
+  reread: () => AgentConfig;
+  /** The agent's clock (shifted by -clock-offset in tests). */
+  now: () => number;
+  /** Raft leadership changes, for the leader-change counter. */
+  onLeadership?: (listener: (isLeader: boolean) => void) => void;
+}
+
+/**
+ * Builds and starts the local agent of the process: metrics registry, local services and checks with
+ * anti-entropy, tokens, and the endpoints object behind the /v1/agent routes.
+ */
+export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
+  const { config } = s;
+  const metrics = new MetricsRegistry({ prometheusRetentionMs: config.telemetry.prometheusRetentionMs });
+  const backend = meterBackend(s.backend, metrics);
+  const node: NodeIdentity = {
+    id: s.self.id,
+    name: s.self.name,
+    address: s.self.address,
+    datacenter: s.self.datacenter,
+    // As the server's self-registration writes them, so the two never undo each other.
+    taggedAddresses: {
+      lan: s.self.address,
+      lan_ipv4: s.self.address,
+      wan: s.self.address,
+      wan_ipv4: s.self.address,
+    },
+    meta: { ...config.nodeMeta },
+  };
+  const local = new LocalAgent({
+    node,
+    backend,
+    log: s.logs.logger.child({ component: "agent" }),
+    clock: { ...systemClock, now: s.now },
+    dataDir: s.dataDir,
+    enableScriptChecks: config.enableScriptChecks,
+    enableLocalScriptChecks: config.enableLocalScriptChecks,
+  });
+  local.start({ services: config.services, checks: config.checks });
+  s.onLeadership?.((isLeader) => {
+    metrics.incrCounter("consul.raft.leader.changes");
+    if (isLeader) metrics.incrCounter("consul.raft.state.leader");
+  });
+  const tokens = new AgentTokens(s.dataDir, config.acl.enableTokenPersistence, {
+    default: config.acl.tokens.default,
+    agent: config.acl.tokens.agent,
+    agent_recovery: config.acl.tokens.agentRecovery,
+    replication: config.acl.tokens.replication,
+  });
+  const endpoints = new AgentEndpoints({
+    local,
+    metrics,
+    store: s.backend.store,
+    logs: s.logs,
+    tokens,
+    self: () => agentSelf(config, node, s.backend.store),
+    reload: async () => {
+      const next = s.reread();
+      local.reloadConfig({ services: next.services, checks: next.checks });
+      s.logs.setLevel(next.logLevel);
+    },
+  });
+  return {
+    backend,
+    endpoints,
+    metrics,
+    routes: agentRoutes(endpoints, {
+      nodeName: config.nodeName,
+      datacenter: config.datacenter,
+      aclEnabled: config.acl.enabled,
+    }),
+    meterFetch: (fetch) => meterFetch(fetch, metrics),
+    stop: () => local.stop(),
+  };
+}

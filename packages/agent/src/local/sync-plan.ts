@@ -1,0 +1,188 @@
+import type { LocalCheck, LocalService } from "@cairn/api";
+import type { CatalogNode, CheckSpec, HealthCheck, NodeService, RegisterSpec, ServiceSpec } from "@cairn/fsm";
+
+/** The servers own these on every node (the `consul` service, the gossip health check): never synced. */
+export const CONSUL_SERVICE_ID = "consul";
+export const SERF_CHECK_ID = "serfHealth";
+
+/** This agent's node as it registers it in the catalog. */
+export interface NodeIdentity {
+  readonly id: string;
+  readonly name: string;
+  readonly address: string;
+  readonly datacenter: string;
+  readonly taggedAddresses: Readonly<Record<string, string>>;
+  readonly meta: Readonly<Record<string, string>>;
+}
+
+export interface LocalSnapshot {
+  readonly node: NodeIdentity;
+  readonly services: readonly LocalService[];
+  readonly checks: readonly LocalCheck[];
+}
+
+/** What the catalog holds for this node (from the local replica of the state store). */
+export interface CatalogSnapshot {
+  readonly node: CatalogNode | undefined;
+  readonly services: readonly NodeService[];
+  readonly checks: readonly HealthCheck[];
+}
+
+export type SyncOp =
+  | { readonly kind: "register"; readonly registration: RegisterSpec }
+  | { readonly kind: "deregister-service"; readonly serviceID: string; readonly ns: string }
+  | { readonly kind: "deregister-check"; readonly checkID: string; readonly ns: string };
+
+/**
+ * Anti-entropy's decision, pure: the catalog writes that make this node's catalog entries equal to the
+ * agent's local state. Services and checks the agent does not know are removed (deregistering a service
+ * takes its checks along), missing or different ones are written, the node itself when its address or
+ * metadata differ. Deregistrations come first so a re-registration never collides with a stale entry.
+ */
+export function planSync(local: LocalSnapshot, catalog: CatalogSnapshot): SyncOp[] {
+  const ops: SyncOp[] = [];
+  const base = nodeSpec(local.node);
+  const localServices = new Map(local.services.map((s) => [key(s.Namespace, s.ID), s]));
+  const localChecks = new Map(local.checks.map((c) => [key(c.Namespace, c.CheckID), c]));
+  const catalogServices = new Map(catalog.services.map((s) => [key(s.Namespace, s.ID), s]));
+  const catalogChecks = new Map(catalog.checks.map((c) => [key(c.Namespace, c.CheckID), c]));
+
+  const removedServices = new Set<string>();
+  for (const [k, s] of catalogServices) {
+    if (s.ID === CONSUL_SERVICE_ID || localServices.has(k)) continue;
+    ops.push({ kind: "deregister-service", serviceID: s.ID, ns: s.Namespace });
+    removedServices.add(k);
+  }
+  for (const [k, c] of catalogChecks) {
+    if (c.CheckID === SERF_CHECK_ID || localChecks.has(k)) continue;
+    if (c.ServiceID && removedServices.has(key(c.Namespace, c.ServiceID))) continue;
+    ops.push({ kind: "deregister-check", checkID: c.CheckID, ns: c.Namespace });
+  }
+
+  let nodeWritten = false;
+  for (const [k, s] of localServices) {
+    const current = catalogServices.get(k);
+    if (current !== undefined && !removedServices.has(k) && sameService(s, current)) continue;
+    // A service written afresh carries all its checks: the catalog drops a service's checks with it.
+    const checks = local.checks.filter((c) => c.ServiceID === s.ID && c.Namespace === s.Namespace);
+    for (const c of checks) localChecks.delete(key(c.Namespace, c.CheckID));
+    ops.push({
+      kind: "register",
+      registration: {
+        ...base,
+        Service: serviceSpec(s),
+        ...(checks.length > 0 ? { Checks: checks.map(checkSpec) } : {}),
+      },
+    });
+    nodeWritten = true;
+  }
+  for (const [k, c] of localChecks) {
+    const current = catalogChecks.get(k);
+    if (current !== undefined && sameCheck(c, current)) continue;
+    ops.push({ kind: "register", registration: { ...base, Check: checkSpec(c) } });
+    nodeWritten = true;
+  }
+  if (!nodeWritten && (catalog.node === undefined || !sameNode(local.node, catalog.node))) {
+    ops.unshift({ kind: "register", registration: base });
+  }
+  return ops;
+}
+
+function key(ns: string, id: string): string {
+  return `${ns}\u0000${id}`;
+}
+
+function nodeSpec(n: NodeIdentity): RegisterSpec {
+  return {
+    ID: n.id,
+    Node: n.name,
+    Address: n.address,
+    Datacenter: n.datacenter,
+    TaggedAddresses: { ...n.taggedAddresses },
+    NodeMeta: { ...n.meta },
+  };
+}
+
+function serviceSpec(s: LocalService): ServiceSpec {
+  return {
+    ID: s.ID,
+    Service: s.Service,
+    Tags: [...s.Tags],
+    Address: s.Address,
+    TaggedAddresses: s.TaggedAddresses,
+    Meta: s.Meta,
+    Port: s.Port,
+    Kind: s.Kind,
+    Proxy: s.Proxy,
+    Connect: s.Connect,
+    EnableTagOverride: s.EnableTagOverride,
+    Weights: s.Weights,
+    Namespace: s.Namespace,
+  };
+}
+
+function checkSpec(c: LocalCheck): CheckSpec {
+  return {
+    CheckID: c.CheckID,
+    Name: c.Name,
+    Status: c.Status,
+    Notes: c.Notes,
+    Output: c.Output,
+    ServiceID: c.ServiceID,
+    Type: c.Type,
+    Definition: c.Definition,
+    Namespace: c.Namespace,
+  };
+}
+
+function sameNode(n: NodeIdentity, c: CatalogNode): boolean {
+  return (
+    c.ID === n.id &&
+    c.Address === n.address &&
+    sameJson(c.TaggedAddresses, n.taggedAddresses) &&
+    sameJson(c.Meta, n.meta)
+  );
+}
+
+function sameService(s: LocalService, c: NodeService): boolean {
+  return (
+    s.Service === c.Service &&
+    s.Address === c.Address &&
+    s.Port === c.Port &&
+    s.Kind === c.Kind &&
+    s.EnableTagOverride === c.EnableTagOverride &&
+    sameJson(s.Tags, c.Tags) &&
+    sameJson(s.Meta, c.Meta) &&
+    sameJson(s.TaggedAddresses, c.TaggedAddresses) &&
+    sameJson(s.Weights, c.Weights) &&
+    sameJson(s.Proxy ?? {}, c.Proxy ?? {}) &&
+    sameJson(s.Connect ?? {}, c.Connect ?? {})
+  );
+}
+
+function sameCheck(l: LocalCheck, c: HealthCheck): boolean {
+  return (
+    l.Name === c.Name &&
+    l.Status === c.Status &&
+    l.Notes === c.Notes &&
+    l.Output === c.Output &&
+    l.ServiceID === c.ServiceID &&
+    l.Type === c.Type &&
+    sameJson(l.Definition, c.Definition)
+  );
+}
+
+/** Structural equality of JSON-like values, object keys in any order. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ka = Object.keys(a);
+  const kb = Object.keys(b);
+  if (ka.length !== kb.length) return false;
+  for (const k of ka) {
+    if (!Object.hasOwn(b, k)) return false;
+    if (!sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k])) return false;
+  }
+  return true;
+}

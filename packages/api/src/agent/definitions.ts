@@ -1,0 +1,212 @@
+import type { HealthStatus, ServiceAddress } from "@cairn/fsm";
+import type { z } from "zod";
+import { canonicalizeKeys } from "../json/canonical-keys.js";
+import type { JsonValue } from "../json/read.js";
+import {
+  type CheckDefinitionBody,
+  checkDefinitionBody,
+  type ServiceDefinitionBody,
+  serviceDefinitionBody,
+} from "./definition-schema.js";
+
+/**
+ * Consul's service and check definitions, normalized: defaults filled in, the check's kind decided, and
+ * every rule Consul's agent checks before accepting one applied. Shared by the HTTP routes and the agent's
+ * configuration files, so both refuse the same things with the same one-line reasons.
+ */
+
+export type CheckKind = "ttl" | "http" | "tcp" | "script";
+
+export interface CheckDefinition {
+  readonly CheckID: string;
+  readonly Name: string;
+  /** "" for a node-level check. */
+  readonly ServiceID: string;
+  readonly Notes: string;
+  /** The initial status when given; otherwise the agent's default (critical). */
+  readonly Status: HealthStatus | undefined;
+  readonly Kind: CheckKind;
+  readonly HTTP: string;
+  readonly Method: string;
+  readonly Header: Readonly<Record<string, readonly string[]>>;
+  readonly Body: string;
+  readonly TLSServerName: string;
+  readonly TLSSkipVerify: boolean;
+  readonly TCP: string;
+  readonly ScriptArgs: readonly string[];
+  /** Durations in nanoseconds; 0 when not set. */
+  readonly IntervalNs: number;
+  readonly TimeoutNs: number;
+  readonly TtlNs: number;
+  readonly DeregisterCriticalServiceAfterNs: number;
+  readonly SuccessBeforePassing: number;
+  readonly FailuresBeforeCritical: number;
+  readonly OutputMaxSize: number;
+}
+
+export interface ServiceDefinition {
+  readonly ID: string;
+  readonly Service: string;
+  readonly Tags: readonly string[];
+  readonly Address: string;
+  readonly TaggedAddresses: Readonly<Record<string, ServiceAddress>>;
+  readonly Meta: Readonly<Record<string, string>>;
+  readonly Port: number;
+  readonly Kind: string;
+  readonly Proxy: Readonly<Record<string, unknown>> | null;
+  readonly Connect: Readonly<Record<string, unknown>> | null;
+  readonly EnableTagOverride: boolean;
+  readonly Weights: { readonly Passing: number; readonly Warning: number };
+  readonly Namespace: string;
+  readonly Checks: readonly CheckDefinition[];
+}
+
+/** A definition Consul would refuse; the message is the one-line reason (the HTTP layer answers 400). */
+export class DefinitionError extends Error {
+  override readonly name = "DefinitionError";
+}
+
+const STATUSES: ReadonlySet<string> = new Set(["passing", "warning", "critical"]);
+const ANY_ADDRESS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"]);
+const INVALID_CHECK =
+  "Must provide TTL or ScriptArgs/HTTP/TCP and Interval (Cairn does not run Docker, gRPC, H2PING or alias checks)";
+
+/** A service definition from an API body or a configuration block. */
+export function parseServiceDefinition(raw: unknown): ServiceDefinition {
+  return toServiceDefinition(decode(serviceDefinitionBody, raw));
+}
+
+/** A check definition from `/v1/agent/check/register` or a configuration `check` block. */
+export function parseCheckDefinition(raw: unknown): CheckDefinition {
+  const body = decode(checkDefinitionBody, raw);
+  if (!body.Name) throw new DefinitionError("Missing check name");
+  return toCheckDefinition(body, body.CheckID || body.ID || body.Name, body.ServiceID ?? "");
+}
+
+/** Decodes a definition as Go would: snake_case and any letter case match the field, then validates. */
+export function decode<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
+  const parsed = schema.safeParse(canonicalizeKeys(schema, foldAliases(raw as JsonValue)));
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";
+  throw new DefinitionError(`Request decode failed: ${where}${issue?.message ?? "invalid body"}`);
+}
+
+function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
+  const name = body.Name ?? "";
+  if (name === "") throw new DefinitionError("Missing service name");
+  if (body.Address && ANY_ADDRESS.has(body.Address)) throw new DefinitionError("Invalid service address");
+  const id = body.ID || name;
+  const weights = body.Weights ?? undefined;
+  const passing = weights?.Passing ?? 1;
+  const warning = weights?.Warning ?? 1;
+  if (weights !== undefined && (passing < 1 || warning < 0)) {
+    throw new DefinitionError("Invalid Weights: Passing must be at least 1 and Warning at least 0");
+  }
+  const bodies = [...(body.Check ? [body.Check] : []), ...(body.Checks ?? [])];
+  const checks = bodies.map((check, i) => {
+    if (check.Status && !STATUSES.has(check.Status)) {
+      throw new DefinitionError("Status for checks must 'passing', 'warning', 'critical'");
+    }
+    const defaultId = bodies.length > 1 ? `service:${id}:${i + 1}` : `service:${id}`;
+    return toCheckDefinition(
+      { ...check, Name: check.Name || `Service '${name}' check` },
+      check.CheckID || check.ID || defaultId,
+      id,
+    );
+  });
+  return {
+    ID: id,
+    Service: name,
+    Tags: body.Tags ?? [],
+    Address: body.Address ?? "",
+    TaggedAddresses: Object.fromEntries(
+      Object.entries(body.TaggedAddresses ?? {}).map(([k, a]) => [
+        k,
+        { Address: a.Address ?? "", Port: a.Port ?? 0 },
+      ]),
+    ),
+    Meta: body.Meta ?? {},
+    Port: body.Port ?? 0,
+    Kind: body.Kind ?? "",
+    Proxy: body.Proxy ?? null,
+    Connect: body.Connect ?? null,
+    EnableTagOverride: body.EnableTagOverride ?? false,
+    Weights: { Passing: passing, Warning: warning },
+    Namespace: body.Namespace || "default",
+    Checks: checks,
+  };
+}
+
+function toCheckDefinition(body: CheckDefinitionBody, checkId: string, serviceId: string): CheckDefinition {
+  const status = body.Status ?? "";
+  if (status !== "" && !STATUSES.has(status)) throw new DefinitionError("Bad check status");
+  const interval = body.Interval ?? 0;
+  const ttl = body.TTL ?? 0;
+  const args = body.ScriptArgs ?? [];
+  let kind: CheckKind;
+  if (args.length > 0 && interval > 0) kind = "script";
+  else if (ttl > 0) kind = "ttl";
+  else if (body.HTTP && interval > 0) kind = "http";
+  else if (body.TCP && interval > 0) kind = "tcp";
+  else throw new DefinitionError(INVALID_CHECK);
+  if (interval < 0 || (body.Timeout ?? 0) < 0)
+    throw new DefinitionError("Interval and Timeout must not be negative");
+  return {
+    CheckID: checkId,
+    Name: body.Name ?? "",
+    ServiceID: serviceId,
+    Notes: body.Notes ?? "",
+    Status: status === "" ? undefined : (status as HealthStatus),
+    Kind: kind,
+    HTTP: body.HTTP ?? "",
+    Method: body.Method ?? "",
+    Header: body.Header ?? {},
+    Body: body.Body ?? "",
+    TLSServerName: body.TLSServerName ?? "",
+    TLSSkipVerify: body.TLSSkipVerify ?? false,
+    TCP: body.TCP ?? "",
+    ScriptArgs: args,
+    IntervalNs: interval,
+    TimeoutNs: body.Timeout ?? 0,
+    TtlNs: ttl,
+    DeregisterCriticalServiceAfterNs: Math.max(0, body.DeregisterCriticalServiceAfter ?? 0),
+    SuccessBeforePassing: Math.max(0, body.SuccessBeforePassing ?? 0),
+    FailuresBeforeCritical: Math.max(0, body.FailuresBeforeCritical ?? 0),
+    OutputMaxSize: Math.max(0, body.OutputMaxSize ?? 0),
+  };
+}
+
+/** Fields whose keys are the user's (map keys), never field names to fold. */
+const FREE_FORM = new Set(["meta", "header", "config", "nodemeta"]);
+/** Consul's other spellings of a field, beyond snake_case. */
+const ALIASES: Readonly<Record<string, string>> = { args: "ScriptArgs", scriptargs: "ScriptArgs" };
+
+/**
+ * Consul accepts `enable_tag_override` for `EnableTagOverride`, `args` for `ScriptArgs` and so on (its
+ * configuration files use snake_case throughout). This removes the underscores of field names, so the
+ * case-insensitive field match finds them, leaving the keys of free-form maps exactly as written.
+ */
+export function foldAliases(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(foldAliases);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, JsonValue> = Object.create(null);
+  for (const key of Object.keys(value)) {
+    const folded = key.includes("_") ? key.replaceAll("_", "") : key;
+    const lower = folded.toLowerCase();
+    const member = value[key] as JsonValue;
+    const name = ALIASES[lower] ?? folded;
+    if (FREE_FORM.has(lower)) out[name] = member;
+    else if (
+      lower === "taggedaddresses" &&
+      typeof member === "object" &&
+      member !== null &&
+      !Array.isArray(member)
+    ) {
+      const addresses: Record<string, JsonValue> = Object.create(null);
+      for (const tag of Object.keys(member)) addresses[tag] = foldAliases(member[tag] as JsonValue);
+      out[name] = addresses;
+    } else out[name] = foldAliases(member);
+  }
+  return out;
+}
