@@ -1,7 +1,8 @@
 import type { ClusterBackend, LeaderContact as ContactHeaders, ReadMode, SnapshotArchive } from "@cairn/api";
-import { NoClusterLeaderError } from "@cairn/api";
+import { HttpError, NoClusterLeaderError } from "@cairn/api";
 import { type ApplyResult, type Command, encodeCommand, type Session, StateStore } from "@cairn/fsm";
-import { NotLeaderError, type RaftNode } from "@cairn/raft";
+import { NotLeaderError, type RaftNode, RpcError } from "@cairn/raft";
+import type { Logger } from "pino";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
@@ -21,6 +22,7 @@ export const MAX_REPLICATED_RESTORE_BYTES = 8 * 1024 * 1024;
 export interface RaftBackendDeps {
   fsm: FsmStateMachine;
   sessions: SessionTimers;
+  log: Logger;
   holdMs?: number;
 }
 
@@ -78,11 +80,27 @@ export class RaftBackend implements ClusterBackend {
     return this.onLeader(
       false,
       (node) => node.propose(entry),
-      async (node, leader) =>
-        unpackValue(
-          await node.transport.request(leader, RPC.apply, entry, FORWARD_TIMEOUT_MS),
-        ) as ApplyResult,
+      async (node, leader) => {
+        let answer: unknown;
+        try {
+          answer = await node.transport.request(leader, RPC.apply, entry, FORWARD_TIMEOUT_MS);
+        } catch (err) {
+          throw this.outcomeUnknown(err);
+        }
+        return unpackValue(answer) as ApplyResult;
+      },
     );
+  }
+
+  /**
+   * The connection to the leader failed after a forwarded write went out: it may or may not have been
+   * applied, so it is not retried (as Consul does not). A failover, not a fault: 500 with a plain reason.
+   */
+  private outcomeUnknown(err: unknown): unknown {
+    if (!(err instanceof RpcError) || (err.failure !== "unreachable" && err.failure !== "timeout"))
+      return err;
+    this.deps.log.warn({ err: err.message }, "forwarded write lost its leader; outcome unknown");
+    return new HttpError(500, `rpc error: ${err.message} (the write may or may not have been applied)`);
   }
 
   async readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<ContactHeaders> {

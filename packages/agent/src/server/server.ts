@@ -86,7 +86,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       },
       log: log.child({ component: "leader" }),
     });
-    this.backend = new RaftBackend({ fsm: this.fsm, sessions });
+    this.backend = new RaftBackend({ fsm: this.fsm, sessions, log: log.child({ component: "rpc" }) });
     this.admin = new RaftAdmin(this.backend, () => this.serverNames());
     const tombstones = new TombstoneGc(
       {
