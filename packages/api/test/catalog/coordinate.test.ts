@@ -9,7 +9,7 @@ import {
 import { NODE, startServer, type TestServer } from "../http/harness.js";
 import { coordAt, expect400, getJson, register, sleep } from "./fixtures.js";
 
-const PERIOD_MS = 150;
+const PERIOD_MS = 500;
 let s: TestServer;
 type Rec = Record<string, unknown>;
 
@@ -22,7 +22,7 @@ afterAll(() => s.close());
 
 const update = (body: unknown) => s.req("PUT", "/v1/coordinate/update", JSON.stringify(body));
 
-async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 2000): Promise<T> {
+async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 5000): Promise<T> {
   const until = Date.now() + ms;
   for (;;) {
     const value = await probe();
@@ -35,17 +35,20 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 2000): Promi
 describe("PUT /coordinate/update", () => {
   it("answers at once with an empty 200, and applies updates together after the period as one Raft entry", async () => {
     const before = s.backend.store.index;
-    for (const [node, x] of [
-      ["n1", 0.1],
-      ["n2", 0.2],
-      ["n1", 0.15], // the latest update of a node in one period wins
-      ["n3", 0.3],
-      ["ghost", 0.4], // unknown nodes are dropped when the batch applies
-    ] as const) {
-      const res = await update({ Node: node, Coord: coordAt(x) });
+    // Sent together so they land in one period even on a loaded machine; n1's second update comes last.
+    const sends = (
+      [
+        ["n1", 0.1],
+        ["n2", 0.2],
+        ["n3", 0.3],
+        ["ghost", 0.4], // unknown nodes are dropped when the batch applies
+      ] as const
+    ).map(([node, x]) => update({ Node: node, Coord: coordAt(x) }));
+    for (const res of await Promise.all(sends)) {
       expect(res.status).toBe(200);
       expect(await res.text()).toBe("");
     }
+    expect((await update({ Node: "n1", Coord: coordAt(0.15) })).status).toBe(200); // the latest update wins
     expect((await s.req("GET", "/v1/coordinate/node/n1")).status).toBe(404);
     const entries = await waitFor(async () => {
       const res = await s.req("GET", "/v1/coordinate/nodes");
