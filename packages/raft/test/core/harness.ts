@@ -100,6 +100,25 @@ export class TestCluster {
     return hit;
   }
 
+  /** What `id`'s driver would have on disk after carrying out every Ready so far (no snapshots). */
+  durable(id: string): RestoreState {
+    const entries: Entry[] = [];
+    let hardState: RestoreState["hardState"] = { term: 0, vote: null, commit: 0 };
+    for (const r of this.readys.get(id)!) {
+      const first = r.entries[0];
+      if (first) entries.splice(first.index - 1, entries.length, ...r.entries);
+      if (r.hardState) hardState = r.hardState;
+    }
+    return { hardState, snapshot: null, entries };
+  }
+
+  /** Crash `id` and start it again from its durable state. */
+  restart(id: string, over: Partial<RaftConfig> = {}): RaftCore {
+    const core = new RaftCore(config(id, over), this.durable(id));
+    this.nodes.set(id, core);
+    return core;
+  }
+
   tick(id: string, n = 1): void {
     for (let i = 0; i < n; i++) this.get(id).tick();
     this.flush();

@@ -103,6 +103,27 @@ describe("lease reads", () => {
     expect(c.reads.get("a")).toEqual([]);
   });
 
+  it("survive a follower's restart: the restarted follower refuses votes while the lease may still hold", () => {
+    const c = cluster(lease);
+    c.tick("a");
+    c.deliver();
+    c.restart("b", { random: () => 0.5, ...lease });
+    c.drop = (m) => m.from === "a" || m.to === "a";
+    c.tick("c", 15);
+    c.deliver();
+    expect(c.get("a").leaseValid()).toBe(true);
+    expect(c.get("c").status().role).not.toBe("leader");
+    // Once the lease is over, the election goes through.
+    c.tick("a", 8);
+    expect(c.get("a").leaseValid()).toBe(false);
+    for (let i = 0; i < 30 && c.get("c").status().role !== "leader"; i++) {
+      c.tick("b");
+      c.tick("c");
+      c.deliver();
+    }
+    expect(c.get("c").status().role).toBe("leader");
+  });
+
   it("are never used without CheckQuorum, nor during a leadership transfer", () => {
     const noCq = cluster({ leaseDriftTicks: 2 });
     noCq.tick("a");

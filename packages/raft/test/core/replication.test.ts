@@ -247,15 +247,7 @@ describe("leaders (Figure 2)", () => {
     c.elect("a");
     c.get("a").propose(bytes("x"));
     c.deliver();
-    const readys = c.readys.get("b")!;
-    const entries: Entry[] = [];
-    let hard = { term: 0, vote: null as string | null, commit: 0 };
-    for (const r of readys) {
-      const first = r.entries[0];
-      if (first) entries.splice(first.index - 1, entries.length, ...r.entries);
-      if (r.hardState) hard = r.hardState;
-    }
-    const b2 = new RaftCore(config("b"), { hardState: hard, snapshot: null, entries });
+    const b2 = new RaftCore(config("b"), c.durable("b"));
     expect(b2.status()).toMatchObject({
       term: 2,
       vote: "a",
