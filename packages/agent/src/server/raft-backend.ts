@@ -36,6 +36,9 @@ export class RaftBackend implements ClusterBackend {
   private node: RaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
+  /** Counts leadership changes; `readyLeadership` is the one in which this leader served a read index. */
+  private leadership = 0;
+  private readyLeadership = -1;
 
   constructor(private readonly deps: RaftBackendDeps) {
     this.holdMs = deps.holdMs ?? DEFAULT_HOLD_MS;
@@ -49,6 +52,9 @@ export class RaftBackend implements ClusterBackend {
   attach(node: RaftNode<ApplyResult>, contact: LeaderContact): void {
     this.node = node;
     this.contact = contact;
+    node.on("leader", () => {
+      this.leadership++;
+    });
     node.transport.handle(RPC.apply, async (payload) => {
       if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
       return packValue(await node.propose(payload));
@@ -106,12 +112,17 @@ export class RaftBackend implements ClusterBackend {
   async readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<ContactHeaders> {
     const contact = this.contactHeaders();
     if (mode === "stale" && (maxStaleMs === undefined || contact.lastContactMs <= maxStaleMs)) return contact;
-    // default: the leader's commit index without a heartbeat round (its lease stands in for Consul's
-    // forwarding to the leader); consistent: confirmed by a quorum first.
+    // default, as Consul's leader serves it: at once on a leader that has committed an entry of its term (no
+    // confirmation round); a follower asks the leader for its commit index (answered from the leader's lease)
+    // and waits to have applied it. consistent: a quorum confirms the leadership first.
     const lease = mode !== "consistent";
+    if (lease && this.node?.isLeader() && this.readyLeadership === this.leadership) return contact;
     await this.holdRaft<undefined>(true, async (node) => {
       if (node.leaderId() === null) return { done: false };
+      const leadership = this.leadership;
       await node.readIndex({ lease });
+      // The core answers a leader's read index only once its term has committed an entry.
+      if (node.isLeader() && leadership === this.leadership) this.readyLeadership = leadership;
       return { done: true, value: undefined };
     });
     this.contact?.touched();
