@@ -7,6 +7,10 @@
  * send `index` as X-Service-Index, and for a blocking query `await store.watches.wait(watch, signal)` in the
  * same tick as the read. Snapshots: `store.snapshot()` yields frames; `store.restore(chunks)` installs them.
  *
+ * Config entries: `config-entry.set` / `config-entry.delete` (see areas/config-entries.ts) refuse, as Consul's
+ * state store does, changes that would break a discovery chain; reads are `view().configEntry` and
+ * `view().configEntries`.
+ *
  * Extending (ACL, namespaces, config entries, prepared queries): add the command types to commands/types.ts,
  * an area file under areas/ with their decoders and apply functions (registered in commands/registry.ts),
  * the table's name and type in state/tables.ts (PRIMARY_TABLES: snapshots pick it up), any secondary index
@@ -31,6 +35,8 @@ export {
   COMMAND_VERSION,
   type Command,
   type CommandType,
+  type ConfigEntryDeleteCommand,
+  type ConfigEntrySetCommand,
   type CoordinateBatchUpdateCommand,
   type CoordinateUpdate,
   type KVCasCommand,

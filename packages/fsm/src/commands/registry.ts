@@ -1,4 +1,5 @@
 import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
+import { configEntryHandlers } from "../areas/config-entries.js";
 import { kvHandlers } from "../areas/kv.js";
 import { sessionHandlers } from "../areas/session.js";
 import { txnHandlers } from "../areas/txn.js";
@@ -12,6 +13,7 @@ export const handlers: HandlerMap<CommandType> = {
   ...txnHandlers,
   ...catalogHandlers,
   ...tombstoneHandlers,
+  ...configEntryHandlers,
 };
 
 const byType = new Map<string, CommandHandler<Command>>(

@@ -254,6 +254,26 @@ export interface TxnCommand extends Versioned {
   readonly now: number;
 }
 
+/**
+ * Store a config entry (validated and normalised by the API; `entry` holds Kind and Name). With `cas`, 0 stores
+ * only if absent and any other value only if the stored entry's ModifyIndex equals it.
+ */
+export interface ConfigEntrySetCommand extends Versioned {
+  readonly type: "config-entry.set";
+  readonly ns?: string;
+  readonly entry: Readonly<Record<string, unknown>>;
+  readonly cas?: number;
+}
+
+/** Remove a config entry; with `cas`, only if it exists with that ModifyIndex. */
+export interface ConfigEntryDeleteCommand extends Versioned {
+  readonly type: "config-entry.delete";
+  readonly ns?: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly cas?: number;
+}
+
 export type Command =
   | KVSetCommand
   | KVCasCommand
@@ -269,6 +289,8 @@ export type Command =
   | CatalogRegisterCommand
   | CatalogDeregisterCommand
   | CoordinateBatchUpdateCommand
-  | TombstoneReapCommand;
+  | TombstoneReapCommand
+  | ConfigEntrySetCommand
+  | ConfigEntryDeleteCommand;
 
 export type CommandType = Command["type"];

@@ -1,5 +1,12 @@
 import sortedBtree from "sorted-btree";
-import type { CatalogNode, CoordinateEntry, HealthCheck, NodeService, Session } from "../types.js";
+import type {
+  CatalogNode,
+  ConfigEntry,
+  CoordinateEntry,
+  HealthCheck,
+  NodeService,
+  Session,
+} from "../types.js";
 
 // sorted-btree is CommonJS with a default export: Node puts the class on `.default`, bundlers (vitest) may
 // hand the class itself.
@@ -41,6 +48,7 @@ export interface TableIndexes {
   services: number;
   checks: number;
   coordinates: number;
+  configEntries: number;
 }
 
 export const SEP = "\u0000";
@@ -66,6 +74,7 @@ export const PRIMARY_TABLES = [
   "checks",
   "coordinates",
   "serviceIndexes",
+  "configEntries",
 ] as const;
 
 /** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
@@ -80,7 +89,15 @@ export const DERIVED_TABLES = [
 export type PrimaryTable = (typeof PRIMARY_TABLES)[number];
 export type TableName = PrimaryTable | (typeof DERIVED_TABLES)[number];
 
-const ZERO_INDEXES: TableIndexes = { kvs: 0, sessions: 0, nodes: 0, services: 0, checks: 0, coordinates: 0 };
+const ZERO_INDEXES: TableIndexes = {
+  kvs: 0,
+  sessions: 0,
+  nodes: 0,
+  services: 0,
+  checks: 0,
+  coordinates: 0,
+  configEntries: 0,
+};
 
 /**
  * Every table of the state store. All are sorted-btree trees so `clone()` is O(1) copy-on-write: a clone is
@@ -106,6 +123,8 @@ export class Tables {
   declare readonly coordinates: BTree<string, CoordinateEntry>;
   /** ns \0 service name -> last index anything about that service name changed (survives deregistration) */
   declare readonly serviceIndexes: BTree<string, number>;
+  /** kind \0 ns \0 name -> config entry */
+  declare readonly configEntries: BTree<string, ConfigEntry>;
   /** session \0 ns \0 key: the keys each session holds */
   declare readonly kvBySession: BTree<string, true>;
   /** node \0 session ID */

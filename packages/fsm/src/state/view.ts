@@ -1,8 +1,15 @@
+import {
+  configEntriesOfKind,
+  configEntryChannel,
+  configEntryKey,
+  configKindChannel,
+} from "../areas/config-entries.js";
 import type { TxnResponse } from "../commands/results.js";
 import type { TxnOp } from "../commands/types.js";
 import { writeSnapshot } from "../snapshot/write.js";
 import {
   type CatalogNode,
+  type ConfigEntry,
   type CoordinateEntry,
   DEFAULT_NAMESPACE,
   type HealthCheck,
@@ -275,6 +282,18 @@ export class StateView {
       this.t.coordinates.forRange(p, prefixEnd(p), false, (_, c) => void out.push(c));
     }
     return this.#channel(out, this.t.indexes.coordinates, Channels.coordinates);
+  }
+
+  /** One config entry; the index is the config table's, as Consul reports it. */
+  configEntry(kind: string, name: string, ns: string = DEFAULT_NAMESPACE): Read<ConfigEntry | undefined> {
+    const entry = this.t.configEntries.get(configEntryKey(kind, ns, name));
+    return this.#channel(entry, this.t.indexes.configEntries, configEntryChannel(kind, ns, name));
+  }
+
+  /** Config entries of one kind in a namespace (`*` for all), ordered by namespace then name. */
+  configEntries(kind: string, ns: string = DEFAULT_NAMESPACE): Read<ConfigEntry[]> {
+    const entries = configEntriesOfKind(this.t, kind, ns);
+    return this.#channel(entries, this.t.indexes.configEntries, configKindChannel(kind));
   }
 
   /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
