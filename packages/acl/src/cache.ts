@@ -54,6 +54,11 @@ export class AuthorizerCache {
     return resolved.authorizer;
   }
 
+  /** The injected clock's current time, for resolutions that go with this cache. */
+  now(): number {
+    return this.options.clock();
+  }
+
   get size(): number {
     return this.entries.size;
   }

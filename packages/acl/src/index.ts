@@ -55,3 +55,4 @@ export {
   SINGLETON_RESOURCES,
   type SingletonResource,
 } from "./rules.js";
+export { TokenAuthorizer, type TokenAuthorizerOptions } from "./token-authorizer.js";

@@ -97,8 +97,13 @@ class RulesParser {
     this.inDefaultNamespace = (options.namespace ?? "default") === "default";
   }
 
+  /** Fails at `path`, or at its nearest enclosing key that has a position (a missing field has none). */
   private fail(path: HclPath, reason: string): never {
-    throw new AclRulesError(reason, this.positionOf(path));
+    for (let n = path.length; n > 0; n--) {
+      const position = this.positionOf(path.slice(0, n));
+      if (position !== undefined) throw new AclRulesError(reason, position);
+    }
+    throw new AclRulesError(reason);
   }
 
   body(obj: HclObject, path: HclPath, scope: Scope): PolicyRules {
