@@ -267,6 +267,8 @@ export class LocalAgent {
    */
   reloadConfig(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
     const parsed = parseConfigDefinitions(config);
+    for (const def of [...parsed.services.flatMap((d) => d.Checks), ...parsed.checks])
+      this.vetCheck(def, "config");
     for (const [id, entry] of this.checks) if (entry.source === "config") this.removeCheckEntry(id);
     for (const [id, entry] of this.services) if (entry.source === "config") this.removeService(id);
     this.applyParsed(parsed);

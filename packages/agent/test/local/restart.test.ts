@@ -1,0 +1,120 @@
+// A real agent process restarted with the same data directory: maintenance mode, API registrations and
+// persisted agent tokens come back; config-file services are re-read by /agent/reload.
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type AgentProcess,
+  freePorts,
+  http,
+  killProcess,
+  removeDir,
+  serverArgs,
+  spawnAgent,
+  tempRoot,
+  waitFor,
+} from "../server/harness.js";
+
+const root = tempRoot();
+const running: AgentProcess[] = [];
+afterAll(async () => {
+  for (const a of running) killProcess(a);
+  await Promise.all(running.map((a) => a.exited));
+  removeDir(root);
+});
+
+async function start(
+  name: string,
+  ports: { http: number; server: number; serfLan: number },
+  dataDir: string,
+  config: string,
+) {
+  const agent = spawnAgent(name, ports, dataDir, [
+    ...serverArgs(name, ports, dataDir, [], ["-bootstrap", "-config-file", config]),
+  ]);
+  running.push(agent);
+  // Ready once the agent's own node is in the catalog (a leader exists and anti-entropy ran).
+  await waitFor(
+    "the agent's node in the catalog",
+    async () => {
+      const res = await http(`${agent.url}/v1/catalog/node/${name}`);
+      return res.status === 200 && res.text.includes(name) ? true : undefined;
+    },
+    20_000,
+  );
+  return agent;
+}
+
+async function stop(agent: AgentProcess): Promise<void> {
+  killProcess(agent, "SIGTERM");
+  await agent.exited;
+}
+
+describe("agent restart with the same data directory", () => {
+  it("keeps maintenance mode, API services and persisted tokens; reload re-reads config services", async () => {
+    const [httpPort = 0, server = 0, serfLan = 0] = await freePorts(3);
+    const ports = { http: httpPort, server, serfLan };
+    const dataDir = join(root, "a");
+    const config = join(root, "agent.json");
+    const writeConfig = (services: unknown[]) =>
+      writeFileSync(
+        config,
+        JSON.stringify({ acl: { enabled: true, enable_token_persistence: true }, services }),
+      );
+    writeConfig([{ name: "from-file", port: 1 }]);
+
+    let agent = await start("restart-node", ports, dataDir, config);
+    expect(
+      (await http(`${agent.url}/v1/agent/maintenance?enable=true&reason=disk%20swap`, "PUT")).status,
+    ).toBe(200);
+    expect(
+      (
+        await http(
+          `${agent.url}/v1/agent/service/register`,
+          "PUT",
+          JSON.stringify({ Name: "api", ID: "api/1" }),
+        )
+      ).status,
+    ).toBe(200);
+    expect(
+      (await http(`${agent.url}/v1/agent/token/agent`, "PUT", JSON.stringify({ Token: "t0k3n" }))).status,
+    ).toBe(200);
+    const services = JSON.parse((await http(`${agent.url}/v1/agent/services`)).text) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(services).sort()).toEqual(["api/1", "from-file"]);
+
+    writeConfig([{ name: "reloaded", port: 2 }]);
+    expect((await http(`${agent.url}/v1/agent/reload`, "PUT")).status).toBe(200);
+    const afterReload = JSON.parse((await http(`${agent.url}/v1/agent/services`)).text) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(afterReload).sort()).toEqual(["api/1", "reloaded"]);
+    await stop(agent);
+
+    agent = await start("restart-node", ports, dataDir, config);
+    const checks = JSON.parse((await http(`${agent.url}/v1/agent/checks`)).text) as Record<
+      string,
+      { Notes: string }
+    >;
+    expect(checks._node_maintenance?.Notes).toBe("disk swap");
+    const health = JSON.parse((await http(`${agent.url}/v1/health/node/restart-node`)).text) as {
+      CheckID: string;
+    }[];
+    expect(health.map((c) => c.CheckID)).toContain("_node_maintenance");
+    const restored = JSON.parse((await http(`${agent.url}/v1/agent/services`)).text) as Record<
+      string,
+      unknown
+    >;
+    expect(Object.keys(restored).sort()).toEqual(["api/1", "reloaded"]);
+    // Maintenance enabled again is idempotent; the persisted token file holds the token.
+    expect((await http(`${agent.url}/v1/agent/maintenance?enable=true`, "PUT")).status).toBe(200);
+    const tokens = JSON.parse(
+      (await import("node:fs")).readFileSync(join(dataDir, "acl-tokens.json"), "utf8"),
+    ) as Record<string, string>;
+    expect(tokens.agent).toBe("t0k3n");
+    await stop(agent);
+  }, 60_000);
+});
