@@ -18,8 +18,9 @@ export class Progress {
   pendingSnapshot = 0;
   /** Freshest leader send-time this follower acknowledged (for the read lease). */
   ackedSent = Number.NEGATIVE_INFINITY;
-  /** `match` when the previous heartbeat answer arrived: detects a replication stall. */
-  matchAtHeartbeat = -1;
+  /** Since when (leader tick) `match` has stayed at `stallMatch` while the follower is behind. */
+  stallSince: number | null = null;
+  stallMatch = 0;
   /** Highest ReadIndex round this follower confirmed. */
   readAck = 0;
 

@@ -690,14 +690,23 @@ export class RaftCore {
     pr.recentActive = true;
     if (m.sent > pr.ackedSent) pr.ackedSent = m.sent;
     if (pr.match < this.log.lastIndex()) {
-      // No progress over a whole heartbeat round while behind: appends were lost, so find the match again.
-      if (pr.state === "replicate" && pr.match === pr.matchAtHeartbeat) pr.becomeProbe();
+      // Behind without progress for an election timeout: the appends in flight were lost (a transport
+      // that reports unreachable peers gets there sooner), so look for the match point again. Answers
+      // to heartbeats come often (every ReadIndex round), so the stall is measured in ticks.
+      if (pr.stallSince === null || pr.match > pr.stallMatch) {
+        pr.stallSince = this.now;
+        pr.stallMatch = pr.match;
+      } else if (pr.state === "replicate" && this.now - pr.stallSince >= this.cfg.electionTicks) {
+        pr.becomeProbe();
+        pr.stallSince = null;
+      }
       if (pr.state === "probe") {
         pr.probeSent = false;
         this.sendAppend(m.from, true);
       }
+    } else {
+      pr.stallSince = null;
     }
-    pr.matchAtHeartbeat = pr.match;
     if (m.read > pr.readAck) {
       pr.readAck = m.read;
       this.releaseReads();

@@ -234,6 +234,37 @@ describe("leaders (Figure 2)", () => {
     expect(a.status().progress?.b).toMatchObject({ match: 4, next: 5, state: "replicate" });
   });
 
+  it("keep pipelining to a follower with appends in flight however often heartbeats are answered", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    const a = c.get("a");
+    const inFlight: Message[] = [];
+    c.drop = (m) => m.to === "b" && m.type === "append" && inFlight.push(m) > 0;
+    a.propose(bytes("x"));
+    for (let i = 0; i < 5; i++) {
+      a.readIndex(`r${i}`);
+      c.tick("a");
+      c.deliver();
+    }
+    expect(a.status().progress?.b).toMatchObject({ state: "replicate", match: 2, inflight: 1 });
+    c.drop = () => false;
+    for (const m of inFlight) c.get("b").step(m);
+    c.deliver();
+    expect(a.status().progress?.b).toMatchObject({ state: "replicate", match: 3, inflight: 0 });
+  });
+
+  it("probe again a follower that stays behind without progress for an election timeout (lost appends)", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    c.get("a").propose(bytes("x"));
+    c.take((m) => m.to === "b" && m.type === "append");
+    for (let i = 0; i < 11; i++) {
+      c.tick("a");
+      c.deliver();
+    }
+    expect(c.dataOf("b")).toEqual(["x"]);
+  });
+
   it("fall back to probing a follower the transport reports unreachable", () => {
     const c = new TestCluster(["a", "b", "c"]);
     c.elect("a");

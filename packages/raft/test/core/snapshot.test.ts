@@ -25,8 +25,9 @@ describe("compaction and snapshots", () => {
     const meta = c.get("a").compact(7);
     const snaps: Message[] = [];
     c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
-    // The first heartbeat answer shows c behind; the second shows no progress: probe, find entries compacted.
-    for (let i = 0; i < 2; i++) {
+    // Heartbeat answers show c behind without progress for an election timeout: the leader probes
+    // again, and finds the entries c needs compacted away.
+    for (let i = 0; i < 12; i++) {
       c.tick("a");
       c.deliver();
     }
@@ -59,8 +60,9 @@ describe("compaction and snapshots", () => {
     c.get("a").compact(3);
     const snaps: Message[] = [];
     c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
-    // The first heartbeat answer shows c behind; the second shows no progress: probe, find entries compacted.
-    for (let i = 0; i < 2; i++) {
+    // Heartbeat answers show c behind without progress for an election timeout: the leader probes
+    // again, and finds the entries c needs compacted away.
+    for (let i = 0; i < 12; i++) {
       c.tick("a");
       c.deliver();
     }
