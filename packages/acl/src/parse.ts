@@ -117,7 +117,7 @@ class RulesParser {
         if (LEGACY_SINGLETONS.has(key)) this.singleton(key as SingletonResource, value, at, singletons);
         else if (LEGACY_LABELLED.has(key))
           this.labelled(key as LabelledResource, true, key, value, at, rules, scope);
-        else this.fail(at, `unknown ACL resource "${key}" in legacy rules`);
+        else this.fail(at, `unknown ACL resource ${JSON.stringify(key)} in legacy rules`);
         continue;
       }
       const labelled = LABELLED.get(key);
@@ -135,7 +135,7 @@ class RulesParser {
         if (scope.kind !== "top") this.fail(at, `${key} rules are only allowed at the top level`);
         this.partitionBlocks(key, value, at, singletons, rules, namespaces);
       } else {
-        this.fail(at, `unknown ACL resource "${key}"`);
+        this.fail(at, `unknown ACL resource ${JSON.stringify(key)}`);
       }
     }
     return { singletons, rules, namespaces };
@@ -225,7 +225,7 @@ class RulesParser {
           this.warnings.push(`${what}: sentinel code is not supported and is ignored`);
           continue;
         }
-        this.fail([...path, field], `unknown field "${field}" in ${what}`);
+        this.fail([...path, field], `unknown field ${JSON.stringify(field)} in ${what}`);
       }
       const policy = this.policyValue(body.policy, resource === "key", [...path, "policy"], what);
       if (resource === "node" && policy === "write" && scope.restricted) {

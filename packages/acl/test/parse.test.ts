@@ -302,6 +302,7 @@ describe("parseRules: errors carry line and column", () => {
       fc.property(
         fc.oneof(
           fc.string({ maxLength: 80 }),
+          fc.string({ maxLength: 40 }).map((t) => `{${t}`),
           fc.array(alphabet, { maxLength: 40 }).map((t) => t.join(" ")),
         ),
         (text) => {
@@ -325,7 +326,10 @@ describe("parseRules: errors carry line and column", () => {
     );
     const body = fc.dictionary(fc.constantFrom("policy", "intentions", "other"), policy, { maxKeys: 3 });
     const doc = fc.dictionary(
-      fc.constantFrom("key", "key_prefix", "service", "operator", "namespace", "partition", "acl", "mystery"),
+      fc.oneof(
+        fc.constantFrom("key", "key_prefix", "service", "operator", "namespace", "partition", "acl"),
+        fc.string({ maxLength: 6 }),
+      ),
       fc.oneof(policy, fc.dictionary(fc.string({ maxLength: 4 }), fc.oneof(body, policy), { maxKeys: 3 })),
       { maxKeys: 4 },
     );
@@ -335,6 +339,7 @@ describe("parseRules: errors carry line and column", () => {
           parseRules(JSON.stringify(value));
         } catch (err) {
           expect(err).toBeInstanceOf(AclRulesError);
+          expect((err as Error).message).not.toMatch(/[\n\r]/);
         }
       }),
       { numRuns: 2000 },
