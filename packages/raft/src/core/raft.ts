@@ -81,8 +81,8 @@ export class RaftCore {
    */
   private leaderContactElapsed = 0;
 
-  private votes = new Map<NodeId, boolean>();
-  private progress = new Map<NodeId, Progress>();
+  private readonly votes = new Map<NodeId, boolean>();
+  private readonly progress = new Map<NodeId, Progress>();
   /** Index of this leader's noop: nothing of the term is committed before it. */
   private termStartIndex = 0;
   private leadTransferee: NodeId | null = null;

@@ -69,6 +69,18 @@ type SimEvent =
   | { k: "client" }
   | { k: "heal" };
 
+/**
+ * One deterministic run of a simulated cluster. Everything - configuration, fault mix, timing, network
+ * behaviour, client traffic - derives from the seed, so a seed replays exactly.
+ *
+ * Virtual time advances from event to event (ticks, deliveries, fsync completions, snapshot chunks,
+ * faults, client operations). Each server is driven exactly as the real driver does it (SimServer).
+ * During the chaos phase the network drops, duplicates, delays and reorders messages and is partitioned
+ * (both ways or one way), servers crash (also right after an fsync, before sending), restart from what
+ * they persisted, stall (and catch up on ticks), membership changes and leadership transfers run, and
+ * logs are compacted so lagging servers need snapshots. Then everything heals and the run must
+ * converge. SafetyChecker and ClientHistory check after every event; checkEnd checks liveness.
+ */
 export class Simulation implements ServerHooks {
   private readonly rng: Prng;
   private readonly queue = new EventQueue<SimEvent>();
