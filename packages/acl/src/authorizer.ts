@@ -1,4 +1,4 @@
-import type { Access } from "./access.js";
+import type { Access, Decision } from "./access.js";
 import { DEFAULT_NAMESPACE, type Resource, type RuleAuthorizer } from "./compile.js";
 
 /** The agent's `acl.default_policy`: what happens when no rule covers a request. */
@@ -33,11 +33,49 @@ export class Authorizer {
 
   /** May everything under `prefix` be deleted? (recursive KV delete) */
   keyWritePrefix(ns: string, prefix: string): "allow" | "deny" {
+    return this.finish(
+      "key",
+      this.first((authz) => authz.keyWritePrefix(ns, prefix)),
+    );
+  }
+
+  /** Consul's ServiceReadAll / NodeReadAll: `access` on every name of `resource`. */
+  authorizeAll(ns: string, resource: Resource, access: Access): "allow" | "deny" {
+    return this.finish(
+      resource,
+      this.first((authz) => authz.decideAll(ns, resource, access)),
+    );
+  }
+
+  /** Consul's ServiceWriteAny: `access` on at least one name of `resource`. */
+  authorizeAny(ns: string, resource: Resource, access: Access): "allow" | "deny" {
+    return this.finish(
+      resource,
+      this.first((authz) => authz.decideAny(ns, resource, access)),
+    );
+  }
+
+  /**
+   * Spec 1's namespace:*:read: namespace read, or any access granted inside the namespace (read, list or
+   * write on anything), lets the token see the namespace.
+   */
+  mayReadNamespace(ns: string): boolean {
+    const decision = this.first((authz) => authz.decide(DEFAULT_NAMESPACE, "namespace", ns, "read"));
+    if (decision === "allow" || this.chain.some((authz) => authz.grantsAnythingIn(ns))) return true;
+    return decision === "default" && this.defaultPolicy === "allow";
+  }
+
+  private first(ask: (authz: RuleAuthorizer) => Decision): Decision {
     for (const authz of this.chain) {
-      const decision = authz.keyWritePrefix(ns, prefix);
+      const decision = ask(authz);
       if (decision !== "default") return decision;
     }
-    return this.defaultPolicy;
+    return "default";
+  }
+
+  private finish(resource: Resource, decision: Decision): "allow" | "deny" {
+    if (decision !== "default") return decision;
+    return resource === "acl" ? "deny" : this.defaultPolicy;
   }
 
   /** The ID-based API's `management` type: acl:write in the default namespace. */

@@ -1,5 +1,6 @@
 import {
   type Access,
+  DENY,
   type Decision,
   enforce,
   type Level,
@@ -28,6 +29,12 @@ export interface RuleAuthorizer {
   decide(ns: string, resource: Resource, name: string, access: Access): Decision;
   /** Consul's KeyWritePrefix: may everything under `prefix` be deleted (a recursive KV delete)? */
   keyWritePrefix(ns: string, prefix: string): Decision;
+  /** Consul's allAllowed (ServiceReadAll, NodeReadAll): `access` on every name of `resource`. */
+  decideAll(ns: string, resource: Resource, access: Access): Decision;
+  /** Consul's anyAllowed (ServiceWriteAny): `access` on at least one name of `resource`. */
+  decideAny(ns: string, resource: Resource, access: Access): Decision;
+  /** Does any rule in namespace `ns` grant some access (read, list or write)? */
+  grantsAnythingIn(ns: string): boolean;
 }
 
 export const DEFAULT_NAMESPACE = "default";
@@ -126,7 +133,10 @@ class ScopeBuilder {
         insert("intention", r.name, r.prefix, r.intentions ?? (Math.min(r.policy, READ) as Level));
       }
     }
-    return new Scope({ ...this.singletons }, trees);
+    const grantsAnything =
+      Object.values(this.singletons).some((level) => level > DENY) ||
+      [...this.rules.values()].some((r) => r.policy > DENY || (r.intentions ?? DENY) > DENY);
+    return new Scope({ ...this.singletons }, trees, grantsAnything);
   }
 }
 
@@ -135,9 +145,13 @@ class Scope {
   constructor(
     private readonly singletons: Partial<Record<SingletonResource, Level>>,
     private readonly trees: Partial<Record<TreeResource, RuleTree>>,
+    readonly grantsAnything: boolean,
   ) {}
 
   decide(resource: Resource, name: string, need: Level): Decision {
+    // Consul: the wildcard intention name asks about every destination (write) or any of them (read).
+    if (resource === "intention" && name === "*")
+      return need === WRITE ? this.all(resource, need) : this.any(resource, need);
     if (SINGLETON[resource]) {
       let level = this.singletons[resource as SingletonResource];
       // Consul: without a mesh or peering rule, the same policy's operator rule decides.
@@ -147,6 +161,40 @@ class Scope {
     }
     const tree = this.trees[resource as TreeResource];
     return tree === undefined ? "default" : enforce(tree.lookup(name), need);
+  }
+
+  /**
+   * Consul's allAllowed: a catch-all `""` prefix rule that denies decides at once; otherwise any rule that
+   * denies (an exact rule overriding its own label's prefix rule) denies; otherwise the catch-all decides.
+   */
+  all(resource: Resource, need: Level): Decision {
+    if (SINGLETON[resource]) return this.decide(resource, "", need);
+    const tree = this.trees[resource as TreeResource];
+    if (tree === undefined) return "default";
+    const catchAll = enforce(tree.leafAt("")?.prefix, need);
+    if (catchAll === "deny") return "deny";
+    for (const { leaf } of tree.under("")) {
+      const prefix = enforce(leaf.prefix, need);
+      if (prefix === "deny") return "deny";
+      if (leaf.exact !== undefined && enforce(leaf.exact, need) === "deny") return "deny";
+    }
+    return catchAll;
+  }
+
+  /**
+   * Consul's anyAllowed: a catch-all `""` prefix rule that allows decides at once; otherwise any rule that
+   * allows allows; otherwise the catch-all's deny, or no decision.
+   */
+  any(resource: Resource, need: Level): Decision {
+    if (SINGLETON[resource]) return this.decide(resource, "", need);
+    const tree = this.trees[resource as TreeResource];
+    if (tree === undefined) return "default";
+    const catchAll = enforce(tree.leafAt("")?.prefix, need);
+    if (catchAll === "allow") return "allow";
+    for (const { leaf } of tree.under("")) {
+      if (enforce(leaf.prefix, need) === "allow" || enforce(leaf.exact, need) === "allow") return "allow";
+    }
+    return catchAll;
   }
 
   /**
@@ -225,11 +273,13 @@ export class CompiledRules implements RuleAuthorizer {
     this.prefixes.sort((a, b) => b.name.length - a.name.length);
   }
 
+  /** An empty namespace is the default one. */
   decide(ns: string, resource: Resource, name: string, access: Access): Decision {
     const need = needOf(access);
     if (
       PARTITION_LEVEL[resource] ||
       ns === DEFAULT_NAMESPACE ||
+      ns === "" ||
       (resource === "node" && access === "write")
     ) {
       return decideIn(this.chainFor(DEFAULT_NAMESPACE), resource, name, need);
@@ -242,8 +292,41 @@ export class CompiledRules implements RuleAuthorizer {
   }
 
   keyWritePrefix(ns: string, prefix: string): Decision {
-    for (const scope of this.chainFor(ns)) {
-      const decision = scope.keyWritePrefix(prefix);
+    return this.firstDecision(this.chainFor(ns || DEFAULT_NAMESPACE), (scope) =>
+      scope.keyWritePrefix(prefix),
+    );
+  }
+
+  decideAll(ns: string, resource: Resource, access: Access): Decision {
+    const need = needOf(access);
+    return this.acrossScopes(ns, resource, access, (scope) => scope.all(resource, need));
+  }
+
+  decideAny(ns: string, resource: Resource, access: Access): Decision {
+    const need = needOf(access);
+    return this.acrossScopes(ns, resource, access, (scope) => scope.any(resource, need));
+  }
+
+  grantsAnythingIn(ns: string): boolean {
+    return this.chainFor(ns || DEFAULT_NAMESPACE).some((scope) => scope.grantsAnything);
+  }
+
+  /** The slow-path twin of `decide`'s scope selection, for questions asked rarely. */
+  private acrossScopes(
+    ns: string,
+    resource: Resource,
+    access: Access,
+    ask: (scope: Scope) => Decision,
+  ): Decision {
+    const partition = PARTITION_LEVEL[resource] || ns === "" || (resource === "node" && access === "write");
+    const decision = this.firstDecision(this.chainFor(partition ? DEFAULT_NAMESPACE : ns), ask);
+    if (decision !== "default" || resource !== "node" || ns === DEFAULT_NAMESPACE) return decision;
+    return this.firstDecision(this.chainFor(DEFAULT_NAMESPACE), ask);
+  }
+
+  private firstDecision(chain: readonly Scope[], ask: (scope: Scope) => Decision): Decision {
+    for (const scope of chain) {
+      const decision = ask(scope);
       if (decision !== "default") return decision;
     }
     return "default";

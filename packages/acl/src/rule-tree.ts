@@ -51,6 +51,19 @@ export class RuleTree {
     return node.leaf;
   }
 
+  /** The leaf whose label is exactly `name`, if any. */
+  leafAt(name: string): RuleLeaf | undefined {
+    let node = this.root;
+    let pos = 0;
+    while (pos < name.length) {
+      const child = node.children.get(name.charCodeAt(pos));
+      if (child === undefined || !name.startsWith(child.label, pos)) return undefined;
+      pos += child.label.length;
+      node = child;
+    }
+    return node.leaf;
+  }
+
   /** Consul's getPolicy: exact match on the whole name first, else the longest prefix rule. */
   lookup(name: string): Level | undefined {
     let node = this.root;

@@ -410,3 +410,82 @@ describe("namespace defaults (spec 1's default-access rule)", () => {
     ]);
   });
 });
+
+describe("questions about every or any name (Consul's allAllowed / anyAllowed)", () => {
+  it("the wildcard intention: read needs any destination, write needs all of them", () => {
+    const some = authorizer([`service "web" { policy = "read" intentions = "write" }`]);
+    expect(some.authorize("default", "intention", "*", "read")).toBe("allow");
+    expect(some.authorize("default", "intention", "*", "write")).toBe("deny");
+    const all = authorizer([`service_prefix "" { policy = "write" intentions = "write" }`]);
+    expect(all.authorize("default", "intention", "*", "write")).toBe("allow");
+    const allButOne = authorizer([
+      `service_prefix "" { policy = "write" intentions = "write" }\nservice "db" { policy = "read" }`,
+    ]);
+    expect(allButOne.authorize("default", "intention", "*", "write")).toBe("deny");
+    expect(authorizer([]).authorize("default", "intention", "*", "read")).toBe("deny");
+  });
+
+  it("authorizeAll (ServiceReadAll, NodeReadAll)", () => {
+    expect(authorizer([`node_prefix "" { policy = "read" }`]).authorizeAll("default", "node", "read")).toBe(
+      "allow",
+    );
+    expect(
+      authorizer([`node_prefix "" { policy = "read" }\nnode "secret" { policy = "deny" }`]).authorizeAll(
+        "default",
+        "node",
+        "read",
+      ),
+    ).toBe("deny");
+    expect(authorizer([`node "a" { policy = "read" }`]).authorizeAll("default", "node", "read")).toBe("deny");
+    expect(
+      authorizer([`node "a" { policy = "read" }`], "allow").authorizeAll("default", "node", "read"),
+    ).toBe("allow");
+    expect(
+      authorizer([`service_prefix "" { policy = "deny" }`], "allow").authorizeAll(
+        "default",
+        "service",
+        "read",
+      ),
+    ).toBe("deny");
+  });
+
+  it("authorizeAny (ServiceWriteAny)", () => {
+    expect(
+      authorizer([`service "web" { policy = "write" }`]).authorizeAny("default", "service", "write"),
+    ).toBe("allow");
+    expect(
+      authorizer([`service_prefix "" { policy = "read" }`]).authorizeAny("default", "service", "write"),
+    ).toBe("deny");
+    expect(authorizer([]).authorizeAny("default", "service", "write")).toBe("deny");
+    expect(authorizer([], "allow").authorizeAny("default", "service", "write")).toBe("allow");
+    expect(
+      authorizer([`namespace "team" { service "web" { policy = "write" } }`]).authorizeAny(
+        "team",
+        "service",
+        "write",
+      ),
+    ).toBe("allow");
+  });
+});
+
+describe("namespace visibility (spec 1's namespace:*:read)", () => {
+  it("any access inside the namespace, or namespace read, shows it", () => {
+    const a = authorizer([
+      `namespace "team" { key_prefix "app/" { policy = "read" } }
+       namespace "ops" { policy = "read" }
+       namespace "locked" { key_prefix "" { policy = "deny" } }`,
+    ]);
+    expect(a.mayReadNamespace("team")).toBe(true);
+    expect(a.mayReadNamespace("ops")).toBe(true);
+    expect(a.mayReadNamespace("locked")).toBe(false);
+    expect(a.mayReadNamespace("other")).toBe(false);
+    expect(authorizer([], "allow").mayReadNamespace("other")).toBe(true);
+    expect(authorizer([`key_prefix "" { policy = "read" }`]).mayReadNamespace("default")).toBe(true);
+  });
+
+  it("treats an empty namespace as default", () => {
+    const a = authorizer([`key_prefix "" { policy = "write" }`]);
+    expect(a.authorize("", "key", "k", "write")).toBe("allow");
+    expect(a.keyWritePrefix("", "k")).toBe("allow");
+  });
+});
