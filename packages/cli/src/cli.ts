@@ -1,9 +1,14 @@
 // The `cairn` command tree and its entry point, independent of the process so tests can drive it.
 import { type Command, commandGroup, errorText, type Io } from "./command.js";
 import { agentCommand } from "./commands/agent.js";
+import { catalogCommand } from "./commands/catalog.js";
 import { kvCommand } from "./commands/kv/index.js";
 import { lockCommand } from "./commands/lock.js";
+import { maintCommand } from "./commands/maint.js";
+import { monitorCommand } from "./commands/monitor.js";
 import { operatorCommand } from "./commands/operator.js";
+import { reloadCommand } from "./commands/reload.js";
+import { servicesCommand } from "./commands/services.js";
 import { snapshotCommand } from "./commands/snapshot.js";
 import { versionCommand } from "./commands/version.js";
 
@@ -18,9 +23,14 @@ Usage: cairn [--version] [--help] <command> [<args>]
   CONSUL_HTTP_TOKEN).`,
   {
     agent: agentCommand,
+    catalog: catalogCommand,
     kv: kvCommand,
     lock: lockCommand,
+    maint: maintCommand,
+    monitor: monitorCommand,
     operator: operatorCommand,
+    reload: reloadCommand,
+    services: servicesCommand,
     snapshot: snapshotCommand,
     version: versionCommand,
   },
