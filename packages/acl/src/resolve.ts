@@ -148,7 +148,7 @@ class SourceCollector {
       if (policy === undefined || !appliesIn(policy.Datacenters, this.datacenter)) continue;
       const rules = this.cache.rulesOf(policy);
       if (rules === undefined) continue;
-      this.add(`p:${policy.ID}@${policy.ModifyIndex}`, policy.Namespace || DEFAULT_NAMESPACE, rules);
+      this.add(`p:${policy.ID}@${policy.ModifyIndex}`, rules);
     }
   }
 
@@ -167,14 +167,14 @@ class SourceCollector {
   serviceIdentities(identities: readonly ServiceIdentity[] | null | undefined): void {
     for (const si of identities ?? []) {
       if (!appliesIn(si.Datacenters, this.datacenter)) continue;
-      this.add(`s:${si.ServiceName}`, this.namespace, serviceIdentityRules(si.ServiceName));
+      this.add(`s:${si.ServiceName}`, serviceIdentityRules(si.ServiceName));
     }
   }
 
   nodeIdentities(identities: readonly NodeIdentity[] | null | undefined): void {
     for (const ni of identities ?? []) {
       if (ni.Datacenter !== this.datacenter) continue;
-      this.add(`n:${ni.NodeName}`, this.namespace, nodeIdentityRules(ni.NodeName));
+      this.add(`n:${ni.NodeName}`, nodeIdentityRules(ni.NodeName));
     }
   }
 
@@ -183,9 +183,14 @@ class SourceCollector {
     return this.cache.compiled(key, () => new CompiledRules(this.sources));
   }
 
-  private add(key: string, namespace: string, rules: PolicyRules): void {
+  /**
+   * Top-level rules apply in the token's namespace, whichever namespace the policy was written in: Consul
+   * has namespace default policies live in the default namespace and grant access in the namespace of
+   * each token they apply to.
+   */
+  private add(key: string, rules: PolicyRules): void {
     this.keys.push(key);
-    this.sources.push({ namespace, rules });
+    this.sources.push({ namespace: this.namespace, rules });
   }
 }
 

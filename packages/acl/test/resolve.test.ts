@@ -122,10 +122,12 @@ describe("resolveToken", () => {
   });
 
   it("applies the namespace's default policies and roles below the token's own rules", () => {
+    // Namespace defaults link policies and roles of the default namespace (as Consul requires); they grant
+    // access in the token's namespace.
     const store = new Store()
       .addPolicy("direct", `key_prefix "app/" { policy = "read" }`, { Namespace: "team" })
-      .addPolicy("def", `key_prefix "" { policy = "write" }`, { Namespace: "team" })
-      .addPolicy("defrole", `session_prefix "" { policy = "write" }`, { Namespace: "team" });
+      .addPolicy("def", `key_prefix "" { policy = "write" }`)
+      .addPolicy("defrole", `session_prefix "" { policy = "write" }`);
     store.roles.set("r", { ID: "r", Policies: [{ ID: "defrole" }] });
     store.namespaces.set("team", { PolicyDefaults: [{ ID: "def" }], RoleDefaults: [{ ID: "r" }] });
     const { authorizer } = resolveToken(
@@ -138,6 +140,20 @@ describe("resolveToken", () => {
     expect(authorizer.authorize("team", "key", "other", "write")).toBe("allow");
     expect(authorizer.authorize("team", "session", "n1", "write")).toBe("allow");
     expect(authorizer.authorize("default", "key", "other", "read")).toBe("deny");
+  });
+
+  it("applies a linked policy's top-level rules in the token's namespace; namespace blocks stay absolute", () => {
+    const store = new Store().addPolicy(
+      "p",
+      `key_prefix "" { policy = "read" }\nnamespace "ops" { key_prefix "" { policy = "write" } }`,
+    );
+    const team = resolveToken(token({ Namespace: "team", Policies: [{ ID: "p" }] }), store, ctx).authorizer;
+    expect(team.authorize("team", "key", "k", "read")).toBe("allow");
+    expect(team.authorize("default", "key", "k", "read")).toBe("deny");
+    expect(team.authorize("ops", "key", "k", "write")).toBe("allow");
+    const root = resolveToken(token({ Policies: [{ ID: "p" }] }), store, ctx).authorizer;
+    expect(root.authorize("default", "key", "k", "read")).toBe("allow");
+    expect(root.authorize("team", "key", "k", "read")).toBe("deny");
   });
 
   it("skips a stored policy whose rules no longer parse", () => {
