@@ -1,5 +1,6 @@
 // node --import tsx test-cluster/src/cli.ts --servers 5 --time 120 --nemesis kill-leader,partition,pause
-//   --workload register,set,lock,bank --seed S [--network auto|loopback|netns]
+//   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD]
+// --revision runs the servers from that commit, extracted to a temporary tree (immune to concurrent edits).
 // Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
 
 import { fileURLToPath } from "node:url";
@@ -15,6 +16,7 @@ const { values } = parseArgs({
     workload: { type: "string", default: [...WORKLOADS.keys()].join(",") },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     network: { type: "string", default: "auto" },
+    revision: { type: "string" },
   },
 });
 
@@ -42,6 +44,7 @@ const report = await runChaos(
     workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),
     seed: positive("seed", values.seed),
     network,
+    ...(values.revision ? { revision: values.revision } : {}),
     runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
   },
   (line) => console.log(line),

@@ -5,11 +5,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { REPO_ROOT } from "../../scripts/bench/lib/cairn-cluster.js";
 import { type Distribution, distribution } from "./check/percentiles.js";
 import { Cluster } from "./cluster/cluster.js";
 import { loopbackNetwork } from "./cluster/loopback.js";
 import { namespaceNetwork, namespacesAvailable } from "./cluster/netns.js";
 import type { Network } from "./cluster/network.js";
+import { resolveRevision, snapshotTree } from "./cluster/tree.js";
 import { NEMESES } from "./nemesis/index.js";
 import { type Nemesis, type NemesisContext, sleep } from "./nemesis/nemesis.js";
 import { measureRecovery, type RecoveryWindow } from "./recovery.js";
@@ -36,6 +38,8 @@ export interface ChaosOptions {
   /** "auto": namespaces when root on Linux, else loopback. */
   readonly network: "auto" | "loopback" | "netns";
   readonly runsRoot: string;
+  /** A git revision to run the servers from (extracted to a temporary tree); default: the working tree. */
+  readonly revision?: string;
   /** Quiet time between faults, in election timeouts (default 3 to 6). */
   readonly quiet?: readonly [number, number];
 }
@@ -48,6 +52,10 @@ export interface ChaosReport {
   readonly windows: readonly RecoveryWindow[];
   readonly unavailability: Distribution | undefined;
   readonly notices: readonly string[];
+  /** Servers that exited without being stopped by the harness (crashes, failed starts). */
+  readonly crashes: readonly { server: string; exit: number | string; output: string }[];
+  /** Faults injected while the cluster was not whole (a server still down or not caught up). */
+  readonly unhealthyBeforeFault: number;
   readonly events: readonly { t: number; event: string; detail?: Record<string, unknown> }[];
 }
 
@@ -64,6 +72,10 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
   await mkdir(runDir, { recursive: true });
   const dataRoot = mkdtempSync(join(tmpdir(), "cairn-chaos-"));
   const rng = createRng(options.seed);
+  const treeRoot =
+    options.revision === undefined
+      ? undefined
+      : snapshotTree(REPO_ROOT, options.revision, join(dataRoot, "tree"));
   const start = performance.now();
   const now = () => performance.now() - start;
   const notices: string[] = [];
@@ -75,7 +87,18 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
 
   const useNamespaces = options.network === "netns" || (options.network === "auto" && namespacesAvailable());
   const network = useNamespaces ? namespaceNetwork(options.servers) : await loopbackNetwork(options.servers);
-  const cluster = new Cluster({ network, dataRoot, logRoot: join(runDir, "logs") });
+  const crashes: ChaosReport["crashes"][number][] = [];
+  const cluster = new Cluster({
+    network,
+    dataRoot,
+    logRoot: join(runDir, "logs"),
+    ...(treeRoot ? { treeRoot } : {}),
+    onCrash: (node, exit, output) => {
+      crashes.push({ server: node.name, exit, output: output.slice(-1500) });
+      log("crash", { server: node.name, exit, output: output.slice(-300) });
+    },
+  });
+  let unhealthyBeforeFault = 0;
   try {
     const nemeses: Nemesis[] = [];
     for (const name of options.nemeses) {
@@ -86,7 +109,12 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
         print(`notice: nemesis ${name}: ${reason}`);
       } else nemeses.push(nemesis);
     }
-    log("start", { servers: options.servers, network: network.kind, seed: options.seed });
+    log("start", {
+      servers: options.servers,
+      network: network.kind,
+      seed: options.seed,
+      tree: options.revision === undefined ? "working tree" : resolveRevision(REPO_ROOT, options.revision),
+    });
     await cluster.start();
     const leader = await cluster.awaitLeader(120_000);
     log("leader", { server: cluster.nodes[leader]!.name });
@@ -118,6 +146,10 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     const deadline = options.timeSeconds * 1000;
     while (now() < deadline && nemeses.length > 0) {
       await sleep(rng.between(quietMin, quietMax) * ELECTION_TIMEOUT_MS);
+      if (!(await cluster.awaitHealthy(30_000))) {
+        unhealthyBeforeFault++;
+        log("unhealthy", { note: "the cluster was not whole after 30 s; striking anyway" });
+      }
       if (now() >= deadline) break;
       await rng.pick(nemeses).run(nctx);
     }
@@ -136,7 +168,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     log("checking");
 
     const verdicts = workloads.map((w) => w.check());
-    const valid = verdicts.some((v) => v.valid === false)
+    const valid: boolean | "unknown" = verdicts.some((v) => v.valid === false)
       ? false
       : verdicts.some((v) => v.valid === "unknown")
         ? "unknown"
@@ -150,6 +182,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
       windows,
       unavailability: distribution(recovered),
       notices,
+      crashes,
+      unhealthyBeforeFault,
       events,
     };
     for (const w of workloads) {
@@ -170,6 +204,12 @@ export function summarize(report: ChaosReport): string {
   const lines = [
     `run ${report.runDir} (${report.network})`,
     ...report.notices.map((n) => `notice: ${n}`),
+    ...report.crashes.map(
+      (c) => `CRASH: ${c.server} exited (${c.exit}): ${c.output.trim().split("\n").at(-1) ?? ""}`,
+    ),
+    ...(report.unhealthyBeforeFault > 0
+      ? [`${report.unhealthyBeforeFault} faults struck a cluster that was not whole (see "unhealthy" events)`]
+      : []),
     ...report.verdicts.map(
       (v) =>
         `${v.workload}: ${v.valid === true ? "ok" : v.valid === false ? "ANOMALY" : "unknown"} - ${v.summary}`,

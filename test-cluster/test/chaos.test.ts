@@ -24,6 +24,7 @@ it("finds no anomaly under leader kills, pauses and partitions, and recovers wit
   const summary = summarize(report);
   console.log(summary);
   expect(report.valid, summary).toBe(true);
+  expect(report.crashes, summary).toEqual([]);
   expect(
     report.windows.filter((w) => w.ms === undefined || w.ms > 10_000),
     summary,

@@ -17,6 +17,10 @@ export interface ClusterOptions {
   readonly logRoot: string;
   /** Consul's raft_multiplier: 1 gives an election timeout of about a second. */
   readonly raftMultiplier?: number;
+  /** The source tree to run `cairn agent` from (default: this checkout). */
+  readonly treeRoot?: string;
+  /** Called when a server exits without the harness having stopped it (a crash, or a failed start). */
+  readonly onCrash?: (node: ServerNode, exit: number | string, outputTail: string) => void;
 }
 
 export interface ServerNode {
@@ -34,6 +38,8 @@ export class Cluster {
   private readonly processes: (Spawned | undefined)[];
   private readonly paused = new Set<number>();
   private readonly extraArgs: string[][];
+  /** Processes the harness itself signalled to stop; any other exit is a crash. */
+  private readonly stopping = new WeakSet<Spawned>();
 
   constructor(private readonly options: ClusterOptions) {
     const { network, dataRoot } = options;
@@ -108,9 +114,13 @@ export class Cluster {
       ...this.args(i),
     ];
     const { command, args } = this.options.network.wrap(i, process.execPath, agent);
-    this.processes[i] = spawnTracked(node.name, command, args, {
-      cwd: REPO_ROOT,
+    const spawned = spawnTracked(node.name, command, args, {
+      cwd: this.options.treeRoot ?? REPO_ROOT,
       logFile: join(this.options.logRoot, `${node.name}.log`),
+    });
+    this.processes[i] = spawned;
+    void spawned.exited.then((exit) => {
+      if (!this.stopping.has(spawned)) this.options.onCrash?.(node, exit, spawned.tail());
     });
   }
 
@@ -135,6 +145,7 @@ export class Cluster {
   async kill(i: number): Promise<void> {
     const p = this.processes[i];
     if (!p || !this.isRunning(i)) return;
+    this.stopping.add(p);
     process.kill(p.pid, "SIGKILL");
     this.paused.delete(i);
     await p.exited;
@@ -144,6 +155,7 @@ export class Cluster {
   async terminate(i: number): Promise<void> {
     const p = this.processes[i];
     if (!p) return;
+    this.stopping.add(p);
     this.resume(i);
     await stop(p, 5000);
   }
@@ -182,6 +194,7 @@ export class Cluster {
     await Promise.all(
       this.processes.map(async (p, i) => {
         if (!p) return;
+        this.stopping.add(p);
         this.resume(i);
         await stop(p, 2000);
       }),
@@ -211,6 +224,32 @@ export class Cluster {
       }
     }
     return undefined;
+  }
+
+  /**
+   * Every server running, unpaused, and naming the same leader: the state to wait for before the next fault,
+   * so that each fault strikes a whole cluster and its recovery time means one thing.
+   */
+  async healthy(): Promise<boolean> {
+    if (!this.nodes.every((n) => this.isServing(n.index))) return false;
+    const leader = await this.leader();
+    if (leader === undefined) return false;
+    const expected = this.nodes[leader]!.rpcAddress;
+    const answers = await Promise.all(
+      this.nodes.map((n) => httpCall(`${n.url}/v1/status/leader`, "GET", undefined, 1000)),
+    );
+    return answers.every(
+      (a) => a.kind === "reply" && a.status === 200 && a.body === JSON.stringify(expected),
+    );
+  }
+
+  async awaitHealthy(timeoutMs: number): Promise<boolean> {
+    const deadline = performance.now() + timeoutMs;
+    while (performance.now() < deadline) {
+      if (await this.healthy()) return true;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    return false;
   }
 
   async awaitLeader(timeoutMs = 60_000): Promise<number> {
