@@ -5,6 +5,7 @@ import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
 import { requestContext } from "./middleware/request-context.js";
 import { catalogRoutes } from "./routes/catalog.js";
+import { configRoutes } from "./routes/config.js";
 import { coordinateRoutes } from "./routes/coordinate.js";
 import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
@@ -27,6 +28,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/catalog", catalogRoutes(ctx));
   app.route("/v1/health", healthRoutes(ctx));
   app.route("/v1/coordinate", coordinateRoutes(ctx));
+  app.route("/v1/config", configRoutes(ctx));
 
   app.onError(handleError);
   app.notFound(handleNotFound);

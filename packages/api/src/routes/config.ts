@@ -1,0 +1,137 @@
+import { COMMAND_VERSION } from "@cairn/fsm";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { configEntryPrivilege } from "../config-entries/acl.js";
+import { parseConfigEntry, requireConfigEntryKind } from "../config-entries/parse.js";
+import { applyCommand } from "../http/apply.js";
+import { blockingRead } from "../http/blocking-query.js";
+import { readTextLimited } from "../http/body.js";
+import { clientGone } from "../http/client-gone.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, notFound, permissionDenied } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { setReadMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { JsonSyntaxError, readJson } from "../json/read.js";
+import { singleNamespace } from "../middleware/namespace.js";
+import { toRaftIndex } from "../schemas/scalars.js";
+
+/** /v1/config: PUT applies an entry; /v1/config/:kind lists; /v1/config/:kind/:name reads and deletes. */
+export function configRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/", { PUT: (c) => apply(ctx, c) });
+  route(app, "/:kind", { GET: (c) => list(ctx, c) });
+  // Names may hold slashes: everything after the kind is the name, as Consul splits the path.
+  route(app, "/:kind/:name{.+}", { GET: (c) => get(ctx, c), DELETE: (c) => del(ctx, c) });
+  return app;
+}
+
+function mayAccess(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  ns: string,
+  kind: string,
+  name: string,
+  access: "read" | "write",
+) {
+  const privilege = configEntryPrivilege(kind, name, access);
+  return (
+    privilege === undefined ||
+    ctx.authorizer.authorize(c.var.token, ns, privilege.type, privilege.name, privilege.access) === "allow"
+  );
+}
+
+function casParam(c: Context<ApiEnv>): number | undefined {
+  const raw = c.var.query.get("cas");
+  // Consul reads an empty cas as none.
+  if (raw === undefined || raw === "") return undefined;
+  const cas = c.var.query.uint64("cas");
+  return cas === undefined ? undefined : toRaftIndex(cas);
+}
+
+async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const cas = casParam(c);
+  const text = await readTextLimited(
+    c,
+    ctx.config.maxBodyBytes,
+    (n) => `Request body too large (${n} bytes)`,
+  );
+  let raw: ReturnType<typeof readJson>;
+  try {
+    raw = readJson(text);
+  } catch (err) {
+    if (err instanceof JsonSyntaxError) throw badRequest(`Request decoding failed: ${err.message}`);
+    throw err;
+  }
+  const entry = parseConfigEntry(raw);
+  const ns = singleNamespace(entry.Namespace || c.var.namespace);
+  if (!mayAccess(ctx, c, ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
+  const { Namespace: _, ...body } = entry;
+  const result = await applyCommand(ctx, {
+    v: COMMAND_VERSION,
+    type: "config-entry.set",
+    ns,
+    entry: body,
+    ...(cas === undefined ? {} : { cas }),
+  });
+  return jsonResponse(c, result);
+}
+
+async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const kind = c.req.param("kind") ?? "";
+  const name = c.req.param("name") ?? "";
+  requireConfigEntryKind(kind);
+  const ns = singleNamespace(c.var.namespace);
+  if (!mayAccess(ctx, c, ns, kind, name, "read")) throw permissionDenied();
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const { result, meta } = await blockingRead(
+    ctx,
+    ctx.backend.store,
+    opts,
+    (v) => v.configEntry(kind, name, ns),
+    clientGone(c),
+  );
+  setReadMeta(c, meta);
+  if (result === undefined) throw notFound(`Config entry not found for "${kind}" / "${name}"`);
+  return jsonResponse(c, result);
+}
+
+async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const kind = c.req.param("kind") ?? "";
+  requireConfigEntryKind(kind);
+  const ns = c.var.namespace;
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const { result, meta } = await blockingRead(
+    ctx,
+    ctx.backend.store,
+    opts,
+    (v) => v.configEntries(kind, ns),
+    clientGone(c),
+  );
+  setReadMeta(c, meta);
+  return jsonResponse(
+    c,
+    result.filter((e) => mayAccess(ctx, c, e.Namespace, kind, e.Name, "read")),
+  );
+}
+
+async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const kind = c.req.param("kind") ?? "";
+  const name = c.req.param("name") ?? "";
+  requireConfigEntryKind(kind);
+  const ns = singleNamespace(c.var.namespace);
+  const cas = casParam(c);
+  if (!mayAccess(ctx, c, ns, kind, name, "write")) throw permissionDenied();
+  const result = await applyCommand(ctx, {
+    v: COMMAND_VERSION,
+    type: "config-entry.delete",
+    ns,
+    kind,
+    name,
+    ...(cas === undefined ? {} : { cas }),
+  });
+  // Consul answers a plain delete with an empty object and a check-and-set one with whether it deleted.
+  return jsonResponse(c, cas === undefined ? {} : result);
+}
