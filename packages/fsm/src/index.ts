@@ -16,6 +16,14 @@
  * the table's name and type in state/tables.ts (PRIMARY_TABLES: snapshots pick it up), any secondary index
  * there too (DERIVED_TABLES, rebuilt in state/derived.ts), and its reads on StateView.
  */
+export {
+  isQueryTemplate,
+  type PreparedQuery,
+  type PreparedQueryDeleteCommand,
+  type PreparedQuerySetCommand,
+  type PreparedQuerySpec,
+  type PreparedQueryTemplate,
+} from "./areas/prepared-queries.js";
 export { decodeCommand, encodeCommand } from "./commands/codec.js";
 export { CommandDecodeError } from "./commands/errors.js";
 export {

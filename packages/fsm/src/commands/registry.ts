@@ -1,6 +1,7 @@
 import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
 import { configEntryHandlers } from "../areas/config-entries.js";
 import { kvHandlers } from "../areas/kv.js";
+import { preparedQueryHandlers } from "../areas/prepared-queries.js";
 import { sessionHandlers } from "../areas/session.js";
 import { txnHandlers } from "../areas/txn.js";
 import type { CommandHandler, HandlerMap } from "./handler.js";
@@ -14,6 +15,7 @@ export const handlers: HandlerMap<CommandType> = {
   ...catalogHandlers,
   ...tombstoneHandlers,
   ...configEntryHandlers,
+  ...preparedQueryHandlers,
 };
 
 const byType = new Map<string, CommandHandler<Command>>(

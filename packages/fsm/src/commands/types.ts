@@ -1,3 +1,4 @@
+import type { PreparedQueryDeleteCommand, PreparedQuerySetCommand } from "../areas/prepared-queries.js";
 import type { Coord, HealthStatus, ServiceAddress, ServiceWeights, SessionBehavior } from "../types.js";
 
 /**
@@ -291,6 +292,8 @@ export type Command =
   | CoordinateBatchUpdateCommand
   | TombstoneReapCommand
   | ConfigEntrySetCommand
-  | ConfigEntryDeleteCommand;
+  | ConfigEntryDeleteCommand
+  | PreparedQuerySetCommand
+  | PreparedQueryDeleteCommand;
 
 export type CommandType = Command["type"];

@@ -1,3 +1,4 @@
+import { indexPreparedQuery } from "../areas/prepared-queries.js";
 import { joinKey, SEP, type Tables } from "./tables.js";
 
 /** Rebuilds every secondary index from the primary tables (after a snapshot restore). */
@@ -15,4 +16,5 @@ export function rebuildDerived(t: Tables): void {
   t.nodes.forEach((n) => {
     if (n.ID) t.nodeIds.set(n.ID, n.Node);
   });
+  t.preparedQueries.forEach((q) => void indexPreparedQuery(t, q));
 }

@@ -1,3 +1,4 @@
+import { deleteSessionQueries } from "../areas/prepared-queries.js";
 import type { SessionSpec } from "../commands/types.js";
 import { DEFAULT_NAMESPACE, type Session } from "../types.js";
 import { Channels } from "../watch/keys.js";
@@ -76,6 +77,7 @@ export function sessionInvalidate(tx: Tx, id: string, now: number, ns?: string):
     t.sessionsByCheck.delete(joinKey(session.Node, session.Namespace, checkID, id));
   }
   sessionsChanged(tx);
+  deleteSessionQueries(tx, id);
 
   const held = keysHeldBy(t, id);
   if (held.length === 0) return;

@@ -1,4 +1,5 @@
 import sortedBtree from "sorted-btree";
+import type { PreparedQuery } from "../areas/prepared-queries.js";
 import type {
   CatalogNode,
   ConfigEntry,
@@ -49,6 +50,7 @@ export interface TableIndexes {
   checks: number;
   coordinates: number;
   configEntries: number;
+  preparedQueries: number;
 }
 
 export const SEP = "\u0000";
@@ -75,6 +77,7 @@ export const PRIMARY_TABLES = [
   "coordinates",
   "serviceIndexes",
   "configEntries",
+  "preparedQueries",
 ] as const;
 
 /** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
@@ -84,6 +87,8 @@ export const DERIVED_TABLES = [
   "sessionsByCheck",
   "servicesByName",
   "nodeIds",
+  "preparedQueryNames",
+  "preparedQueriesBySession",
 ] as const;
 
 export type PrimaryTable = (typeof PRIMARY_TABLES)[number];
@@ -97,6 +102,7 @@ const ZERO_INDEXES: TableIndexes = {
   checks: 0,
   coordinates: 0,
   configEntries: 0,
+  preparedQueries: 0,
 };
 
 /**
@@ -125,6 +131,8 @@ export class Tables {
   declare readonly serviceIndexes: BTree<string, number>;
   /** kind \0 ns \0 name -> config entry */
   declare readonly configEntries: BTree<string, ConfigEntry>;
+  /** query ID -> prepared query */
+  declare readonly preparedQueries: BTree<string, PreparedQuery>;
   /** session \0 ns \0 key: the keys each session holds */
   declare readonly kvBySession: BTree<string, true>;
   /** node \0 session ID */
@@ -135,6 +143,10 @@ export class Tables {
   declare readonly servicesByName: BTree<string, NodeService>;
   /** node ID -> node name */
   declare readonly nodeIds: BTree<string, string>;
+  /** lower-cased query name -> query ID (named queries, and the catch-all template under "") */
+  declare readonly preparedQueryNames: BTree<string, string>;
+  /** session \0 query ID: the queries each session binds */
+  declare readonly preparedQueriesBySession: BTree<string, true>;
   readonly indexes: TableIndexes;
 
   constructor(source?: Tables) {

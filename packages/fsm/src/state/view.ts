@@ -4,6 +4,11 @@ import {
   configEntryKey,
   configKindChannel,
 } from "../areas/config-entries.js";
+import {
+  type PreparedQuery,
+  preparedQueriesChannel,
+  resolvePreparedQuery,
+} from "../areas/prepared-queries.js";
 import type { TxnResponse } from "../commands/results.js";
 import type { TxnOp } from "../commands/types.js";
 import { writeSnapshot } from "../snapshot/write.js";
@@ -294,6 +299,28 @@ export class StateView {
   configEntries(kind: string, ns: string = DEFAULT_NAMESPACE): Read<ConfigEntry[]> {
     const entries = configEntriesOfKind(this.t, kind, ns);
     return this.#channel(entries, this.t.indexes.configEntries, configKindChannel(kind));
+  }
+
+  /** One prepared query by ID; the index is the table's, as Consul reports it. */
+  preparedQuery(id: string): Read<PreparedQuery | undefined> {
+    const t = this.t;
+    return this.#channel(t.preparedQueries.get(id), t.indexes.preparedQueries, preparedQueriesChannel);
+  }
+
+  /** Every prepared query, ordered by ID. */
+  preparedQueries(): Read<PreparedQuery[]> {
+    const t = this.t;
+    return this.#channel([...t.preparedQueries.values()], t.indexes.preparedQueries, preparedQueriesChannel);
+  }
+
+  /**
+   * The query an execute or explain names (ID, exact name, or longest template prefix; see
+   * resolvePreparedQuery), unrendered; "template-by-id" when an ID names a template.
+   */
+  preparedQueryResolve(idOrName: string): Read<PreparedQuery | "template-by-id" | undefined> {
+    const t = this.t;
+    const found = resolvePreparedQuery(t, idOrName);
+    return this.#channel(found, t.indexes.preparedQueries, preparedQueriesChannel);
   }
 
   /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
