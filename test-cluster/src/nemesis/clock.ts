@@ -1,7 +1,8 @@
 // Restarts one server with a test-only -clock-offset (minutes ahead or behind), holds, then restarts it
 // without: correctness must never depend on clocks agreeing.
 
-import { type Nemesis, pickServer, sleep } from "./nemesis.js";
+import { sleep } from "../sleep.js";
+import { type Nemesis, pickServer } from "./nemesis.js";
 
 export const clockOffset: Nemesis = {
   name: "clock",

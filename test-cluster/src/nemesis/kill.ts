@@ -1,6 +1,7 @@
 // kill -9 of the leader or of a random server; it restarts on its kept data directory after a while.
 
-import { type Nemesis, type NemesisContext, pickServer, sleep } from "./nemesis.js";
+import { sleep } from "../sleep.js";
+import { type Nemesis, type NemesisContext, pickServer } from "./nemesis.js";
 
 function killNemesis(name: string, leader: boolean): Nemesis {
   return {

@@ -21,10 +21,6 @@ export interface Nemesis {
   run(ctx: NemesisContext): Promise<void>;
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** A server to act on: the leader when `leader` is set (if one is known), else a random serving one. */
 export async function pickServer(ctx: NemesisContext, leader: boolean): Promise<number | undefined> {
   if (leader) {

@@ -4,7 +4,8 @@
 
 import { pairsBetween } from "../cluster/network.js";
 import type { Rng } from "../rng.js";
-import { type Nemesis, sleep } from "./nemesis.js";
+import { sleep } from "../sleep.js";
+import type { Nemesis } from "./nemesis.js";
 
 export type PartitionShape = "majority-minority" | "isolate-leader" | "bridge" | "ring";
 const SHAPES: readonly PartitionShape[] = ["majority-minority", "isolate-leader", "bridge", "ring"];

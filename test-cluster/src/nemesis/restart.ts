@@ -1,6 +1,7 @@
 // A clean restart (SIGTERM, then start again on the kept data directory), as a rolling upgrade does.
 
-import { type Nemesis, pickServer, sleep } from "./nemesis.js";
+import { sleep } from "../sleep.js";
+import { type Nemesis, pickServer } from "./nemesis.js";
 
 export const restart: Nemesis = {
   name: "restart",

@@ -1,7 +1,8 @@
 // tc netem on a few servers' links: delay with jitter and some loss, then healed. Needs namespaces and a
 // kernel with sch_netem.
 
-import { type Nemesis, sleep } from "./nemesis.js";
+import { sleep } from "../sleep.js";
+import type { Nemesis } from "./nemesis.js";
 
 export const slowNetwork: Nemesis = {
   name: "slow",

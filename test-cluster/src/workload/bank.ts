@@ -3,10 +3,10 @@
 // final one, must show the initial total.
 
 import { type BankRead, checkBank } from "../check/bank.js";
+import { sleep } from "../sleep.js";
 import {
   Client,
   parseKvEntries,
-  sleep,
   type Workload,
   type WorkloadContext,
   type WorkloadVerdict,

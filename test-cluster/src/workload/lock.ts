@@ -4,14 +4,8 @@
 // and makes a new one. Holds are checked for mutual exclusion per lock (see check/lock.ts).
 
 import { checkLocks, type Hold, holdInterval } from "../check/lock.js";
-import {
-  Client,
-  putKey,
-  sleep,
-  type Workload,
-  type WorkloadContext,
-  type WorkloadVerdict,
-} from "./workload.js";
+import { sleep } from "../sleep.js";
+import { Client, putKey, type Workload, type WorkloadContext, type WorkloadVerdict } from "./workload.js";
 
 const LOCK_DELAY_MS = 3000;
 

@@ -4,11 +4,11 @@
 // add timed out.
 
 import { checkSet, type SetAdd } from "../check/set.js";
+import { sleep } from "../sleep.js";
 import {
   Client,
   putKey,
   readKey,
-  sleep,
   type Workload,
   type WorkloadContext,
   type WorkloadVerdict,

@@ -53,10 +53,6 @@ export class Client {
   }
 }
 
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 export interface KvEntry {
   readonly key: string;
   readonly value: string | null;
