@@ -1,8 +1,10 @@
 import {
+  type HclNode,
   type HclObject,
   HclParseError,
   type HclPath,
   type HclValue,
+  parseHclSyntax,
   parseHclWithPositions,
 } from "@cairn/hcl";
 import { levelOf, type PolicyName, takesPrecedence } from "./access.js";
@@ -74,6 +76,7 @@ export function parseRules(text: string, options: ParseRulesOptions = {}): Parse
     const doc = parseHclWithPositions(text);
     value = doc.value;
     positionOf = doc.positionOf;
+    if (!text.trimStart().startsWith("{")) rejectRepeatedSettings(parseHclSyntax(text));
   } catch (err) {
     if (err instanceof HclParseError) throw new AclRulesError(err.reason, err);
     throw err;
@@ -296,6 +299,32 @@ class RulesParser {
       rules.push(...inner.rules);
       namespaces.push(...inner.namespaces);
     });
+  }
+}
+
+/**
+ * Consul decodes rules refusing a setting given twice in one body (`acl = "read"` then `acl = "write"`, or
+ * `policy` twice in a block) rather than keeping the last; repeated blocks are fine.
+ */
+function rejectRepeatedSettings(node: HclNode): void {
+  if (node.kind === "list") {
+    for (const item of node.items) rejectRepeatedSettings(item);
+    return;
+  }
+  if (node.kind !== "object") return;
+  const seen = new Set<string>();
+  for (const item of node.items) {
+    const key = item.keys[0]!;
+    if (item.keys.length === 1 && item.value.kind !== "object") {
+      if (seen.has(key.name)) {
+        throw new AclRulesError(
+          `${key.name} is set twice; each setting can only be defined once`,
+          key.position,
+        );
+      }
+      seen.add(key.name);
+    }
+    rejectRepeatedSettings(item.value);
   }
 }
 

@@ -261,6 +261,16 @@ describe("parseRules: errors carry line and column", () => {
     expect(errorOf(text).message).toBe(message);
   });
 
+  it("refuses a setting given twice in one body, as Consul does", () => {
+    expect(errorOf(`acl = "read"\nacl = "write"`).message).toBe(
+      "line 2, column 1: acl is set twice; each setting can only be defined once",
+    );
+    expect(errorOf(`key "a" {\n  policy = "read"\n  policy = "write"\n}`).message).toBe(
+      "line 3, column 3: policy is set twice; each setting can only be defined once",
+    );
+    expect(rulesOf(`key "a" { policy = "read" }\nkey "b" { policy = "read" }`).rules).toHaveLength(2);
+  });
+
   it('allows operator-grade rules inside namespace "default"', () => {
     expect(
       rulesOf(`namespace "default" { operator = "read" node "n" { policy = "write" } }`).namespaces,
