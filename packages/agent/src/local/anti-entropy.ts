@@ -10,6 +10,10 @@ export interface AntiEntropyOptions {
   log: Logger;
   /** The agent's local state at the moment of a sync. */
   local: () => LocalSnapshot;
+  /** EnableTagOverride: the catalog's tags for a service replace the agent's (Consul lets them win). */
+  adoptTags: (serviceId: string, tags: readonly string[]) => void;
+  /** The snapshot's changed services reached the catalog. */
+  synced: (changed: ReadonlyMap<string, number>) => void;
   /** Full sync period for clusters up to 128 nodes (Consul: one minute); scaled up beyond. */
   intervalMs: number;
   /** Wait after a failed sync (no leader, say) before trying again. */
@@ -61,15 +65,32 @@ export class AntiEntropy {
   private async syncOnce(): Promise<void> {
     if (this.stopped) return;
     try {
-      const local = this.o.local();
-      const ops = planSync(local, this.catalogFor(local.node.name));
+      let local = this.o.local();
+      const catalog = this.catalogFor(local.node.name);
+      if (this.adoptCatalogTags(local, catalog)) local = this.o.local();
+      const ops = planSync(local, catalog);
       for (const op of ops) await this.apply(op, local.node.name);
+      if (local.changed !== undefined) this.o.synced(local.changed);
       if (ops.length > 0) this.o.log.debug({ writes: ops.length }, "anti-entropy synced the catalog");
       this.schedule(this.fullSyncInterval());
     } catch (err) {
       this.o.log.warn({ err: (err as Error).message }, "anti-entropy sync failed; retrying");
       this.schedule(this.o.retryMs);
     }
+  }
+
+  /** Whether some service with EnableTagOverride took the catalog's tags. */
+  private adoptCatalogTags(local: LocalSnapshot, catalog: CatalogSnapshot): boolean {
+    let adopted = false;
+    for (const s of local.services) {
+      // A service changed here goes to the catalog as it is; only one in sync takes the catalog's tags.
+      if (!s.EnableTagOverride || local.changed?.has(s.ID)) continue;
+      const remote = catalog.services.find((c) => c.ID === s.ID && c.Namespace === s.Namespace);
+      if (remote === undefined || sameTags(remote.Tags, s.Tags)) continue;
+      this.o.adoptTags(s.ID, remote.Tags);
+      adopted = true;
+    }
+    return adopted;
   }
 
   private catalogFor(node: string): CatalogSnapshot {
@@ -116,4 +137,8 @@ export class AntiEntropy {
     this.o.clock.clearTimeout(this.timer);
     this.timer = this.o.clock.setTimeout(() => void this.trigger(), ms);
   }
+}
+
+function sameTags(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((t, i) => t === b[i]);
 }

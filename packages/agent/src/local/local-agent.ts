@@ -80,6 +80,9 @@ const DEFAULT_TIMEOUT_MS = 10_000;
 export class LocalAgent {
   private readonly services = new Map<string, ServiceEntry>();
   private readonly checks = new Map<string, CheckEntry>();
+  /** Services changed since their last sync -> change counter (EnableTagOverride needs to know). */
+  private readonly changed = new Map<string, number>();
+  private changes = 0;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly persistence: LocalPersistence;
@@ -98,6 +101,10 @@ export class LocalAgent {
       clock: this.clock,
       log: o.log,
       local: () => this.snapshot(),
+      adoptTags: (id, tags) => this.adoptTags(id, tags),
+      synced: (changed) => {
+        for (const [id, version] of changed) if (this.changed.get(id) === version) this.changed.delete(id);
+      },
       intervalMs: o.syncIntervalMs ?? 60_000,
       retryMs: o.syncRetryMs ?? 3_000,
       random: this.random,
@@ -147,9 +154,25 @@ export class LocalAgent {
     return [...this.checks.values()].map((e) => e.check);
   }
 
+  /** EnableTagOverride: tags changed in the catalog become the service's tags here too. */
+  private adoptTags(id: string, tags: readonly string[]): void {
+    const entry = this.services.get(id);
+    if (entry === undefined) return;
+    entry.service = { ...entry.service, Tags: [...tags] };
+    if (entry.source === "api") this.persistence.saveService({ Service: entry.service, Token: entry.token });
+    for (const check of this.checks.values()) {
+      if (check.check.ServiceID === id) check.check = withService(check.check, entry.service);
+    }
+  }
+
   /** What anti-entropy compares with the catalog. */
   snapshot(): LocalSnapshot {
-    return { node: this.o.node, services: this.listServices(), checks: this.listChecks() };
+    return {
+      node: this.o.node,
+      services: this.listServices(),
+      checks: this.listChecks(),
+      changed: new Map(this.changed),
+    };
   }
 
   async registerService(
@@ -184,6 +207,7 @@ export class LocalAgent {
       Namespace: def.Namespace,
     };
     this.services.set(def.ID, { service, source, token });
+    this.changed.set(def.ID, ++this.changes);
     if (source === "api") this.persistence.saveService({ Service: service, Token: token });
     const wanted = new Set(def.Checks.map((c) => c.CheckID));
     for (const [id, entry] of this.checks) {
@@ -310,6 +334,7 @@ export class LocalAgent {
       if (entry.check.ServiceID === id) this.removeCheckEntry(checkId);
     const entry = this.services.get(id);
     this.services.delete(id);
+    this.changed.delete(id);
     if (entry?.source === "api") this.persistence.removeService(id);
     this.log.info({ service: id }, "Deregistered service");
   }

@@ -19,6 +19,8 @@ export interface LocalSnapshot {
   readonly node: NodeIdentity;
   readonly services: readonly LocalService[];
   readonly checks: readonly LocalCheck[];
+  /** Services changed locally since they were last synced, with a change counter each. */
+  readonly changed?: ReadonlyMap<string, number>;
 }
 
 /** What the catalog holds for this node (from the local replica of the state store). */

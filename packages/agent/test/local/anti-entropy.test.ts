@@ -74,6 +74,39 @@ describe("anti-entropy", () => {
     expect(checks.map((c) => c.CheckID)).toContain("serfHealth");
   });
 
+  it("EnableTagOverride: tags changed in the catalog win; without it the agent's tags are restored", async () => {
+    const agent = await agentWith({ syncIntervalMs: 100 });
+    await agent.req("PUT", "/v1/agent/service/register", {
+      Name: "eto",
+      Tags: ["a"],
+      EnableTagOverride: true,
+    });
+    await agent.req("PUT", "/v1/agent/service/register", { Name: "plain", Tags: ["a"] });
+    const node = { Node: NODE.name, Address: NODE.address };
+    await agent.req("PUT", "/v1/catalog/register", {
+      ...node,
+      Service: { Service: "eto", Tags: ["b"], EnableTagOverride: true },
+    });
+    await agent.req("PUT", "/v1/catalog/register", { ...node, Service: { Service: "plain", Tags: ["b"] } });
+    const tagsOf = async (name: string) =>
+      (await agent.json<{ ServiceTags: string[] }[]>(`/v1/catalog/service/${name}`))[0]?.ServiceTags;
+    await eventually(async () => (await tagsOf("plain"))?.[0] === "a", 5000, "plain restored");
+    await eventually(
+      async () =>
+        (await agent.json<Record<string, { Tags: string[] }>>("/v1/agent/services")).eto?.Tags[0] === "b",
+      5000,
+      "eto adopted",
+    );
+    expect(await tagsOf("eto")).toEqual(["b"]);
+    // A re-registration through the agent is a local change: its tags go to the catalog.
+    await agent.req("PUT", "/v1/agent/service/register", {
+      Name: "eto",
+      Tags: ["c"],
+      EnableTagOverride: true,
+    });
+    expect(await tagsOf("eto")).toEqual(["c"]);
+  });
+
   it("registers its node with address, tagged addresses and meta, and a second plan writes nothing", async () => {
     const agent = await agentWith({});
     await agent.req("PUT", "/v1/agent/service/register", { Name: "db", Check: { TTL: "30s" } });
