@@ -9,7 +9,6 @@ import { parseReadOptions } from "../http/read-options.js";
 import { encodedJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { sortNear } from "./near.js";
-import { encodeShapes } from "./shapes.js";
 
 type Json = Record<string, unknown>;
 
@@ -17,14 +16,16 @@ type Json = Record<string, unknown>;
 export interface ListShape<R> {
   /** Records that stay before shaping: node-meta and ACL checks. */
   keep?: (record: R) => boolean;
+  /** The record as Consul's JSON object, for the `filter` expression to evaluate. */
   toJson: (record: R) => Json;
-  /** The `filter` expression, run on the shaped record. */
+  /** The record's JSON text (the same shape as toJson), cached per stored record where it can be. */
+  encode: (record: R) => string;
   filter?: FilterPredicate;
   /** `near`: sorts by the distance of each record's node. */
   near?: string;
   nodeOf?: (record: R) => string;
-  /** Last step on the shaped list (the `passing` filter of health reads). */
-  finish?: (items: Json[]) => Json[];
+  /** Last step on the filtered, sorted records (the `passing` filter of health reads). */
+  finish?: (records: R[]) => R[];
 }
 
 /**
@@ -43,11 +44,8 @@ export async function serveList<R>(
   setReadMeta(c, meta);
   const kept = shape.keep ? result.filter(shape.keep) : result;
   const sorted = shape.nodeOf ? sortNear(ctx.backend.store.view(), shape.near, kept, shape.nodeOf) : kept;
-  let items: Json[] = [];
-  for (const record of sorted) {
-    const json = shape.toJson(record);
-    if (shape.filter === undefined || shape.filter(json)) items.push(json);
-  }
-  if (shape.finish) items = shape.finish(items);
-  return encodedJsonResponse(c, encodeShapes(items));
+  const filter = shape.filter;
+  let selected = filter ? sorted.filter((record) => filter(shape.toJson(record))) : [...sorted];
+  if (shape.finish) selected = shape.finish(selected);
+  return encodedJsonResponse(c, `[${selected.map(shape.encode).join(",")}]`);
 }

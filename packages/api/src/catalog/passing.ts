@@ -3,23 +3,17 @@
  * passing; maintenance checks are critical). Consul removes an entry by moving the last one into its slot,
  * so the surviving order is Consul's too.
  */
-export function onlyPassing<T extends { Checks?: unknown }>(entries: T[]): T[] {
+export function onlyPassing<T extends { readonly checks: readonly { readonly Status: string }[] }>(
+  entries: T[],
+): T[] {
   const out = [...entries];
   let n = out.length;
   for (let i = 0; i < n; i++) {
-    if (allPassing(out[i]!.Checks)) continue;
+    if (out[i]!.checks.every((c) => c.Status === "passing")) continue;
     out[i] = out[n - 1]!;
     n--;
     i--;
   }
   out.length = n;
   return out;
-}
-
-function allPassing(checks: unknown): boolean {
-  if (!Array.isArray(checks)) return true;
-  for (const check of checks) {
-    if ((check as { Status?: unknown }).Status !== "passing") return false;
-  }
-  return true;
 }

@@ -273,6 +273,53 @@ export function checkServiceNodeJson(
   return { Node: nodeJson(node), Service: nodeServiceJson(service), Checks: checks.map(checkJson) };
 }
 
+/*
+ * Encoded records, cached per stored record. The state store never changes a stored record (an update
+ * stores a new one), so a record's JSON is computed once and every later read that returns it splices the
+ * same string: a large health read costs a walk over the records, not a re-encoding of all of them. Entries
+ * go when their records are no longer referenced by any live view.
+ */
+const nodeCache = new WeakMap<CatalogNode, string>();
+const serviceCache = new WeakMap<NodeService, string>();
+const checkCache = new WeakMap<HealthCheck, string>();
+/** A ServiceNode joins a service with its node: the cached string is only good for the same node record. */
+const serviceNodeCache = new WeakMap<NodeService, { node: CatalogNode; json: string }>();
+
+function cached<K extends object>(cache: WeakMap<K, string>, record: K, toJson: (r: K) => Json): string {
+  let json = cache.get(record);
+  if (json === undefined) {
+    json = encodeShapes(toJson(record));
+    cache.set(record, json);
+  }
+  return json;
+}
+
+export function encodeNode(n: CatalogNode): string {
+  return cached(nodeCache, n, nodeJson);
+}
+
+export function encodeCheck(c: HealthCheck): string {
+  return cached(checkCache, c, checkJson);
+}
+
+export function encodeServiceNode(inst: ServiceInstance): string {
+  const hit = serviceNodeCache.get(inst.service);
+  if (hit !== undefined && hit.node === inst.node) return hit.json;
+  const json = encodeShapes(serviceNodeJson(inst));
+  serviceNodeCache.set(inst.service, { node: inst.node, json });
+  return json;
+}
+
+export function encodeCheckServiceNode(
+  node: CatalogNode,
+  service: NodeService,
+  checks: readonly HealthCheck[],
+): string {
+  let out = `{"Node":${encodeNode(node)},"Service":${cached(serviceCache, service, nodeServiceJson)},"Checks":[`;
+  for (let i = 0; i < checks.length; i++) out += (i > 0 ? "," : "") + encodeCheck(checks[i]!);
+  return `${out}]}`;
+}
+
 /** structs.Coordinate as `/coordinate/nodes` lists it. */
 export function coordinateJson(c: CoordinateEntry): Json {
   return {

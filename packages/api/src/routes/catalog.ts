@@ -9,7 +9,15 @@ import { servicesByNodeMeta } from "../catalog/reads.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
 import { agreedNamespace, toRegistration } from "../catalog/registration.js";
 import { readAccess, requestedNamespace, requireNoNul, requireParam } from "../catalog/request.js";
-import { encodeShapes, goMap, nodeJson, nodeServiceJson, serviceNodeJson } from "../catalog/shapes.js";
+import {
+  encodeNode,
+  encodeServiceNode,
+  encodeShapes,
+  goMap,
+  nodeJson,
+  nodeServiceJson,
+  serviceNodeJson,
+} from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
@@ -111,6 +119,7 @@ function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   return serveList(ctx, c, (v) => v.nodes(), {
     keep: (n) => metaMatches(n.Meta, meta) && may("node", n.Node),
     toJson: nodeJson,
+    encode: encodeNode,
     filter: parseFilterParam(search, filterSchemas.nodes),
     near: parseNear(search, ctx.nodeName),
     nodeOf: (n) => n.Node,
@@ -158,6 +167,7 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
     keep: (i) =>
       metaMatches(i.node.Meta, meta) && may("node", i.node.Node) && may("service", i.service.Service),
     toJson: serviceNodeJson,
+    encode: encodeServiceNode,
     filter: parseFilterParam(search, filterSchemas.service),
     near: parseNear(search, ctx.nodeName),
     nodeOf: (i) => i.node.Node,

@@ -14,7 +14,7 @@ import {
 } from "../catalog/query.js";
 import { combine, connectHealth, nodesByName } from "../catalog/reads.js";
 import { type ReadAccess, readAccess, requireParam } from "../catalog/request.js";
-import { checkJson, checkServiceNodeJson } from "../catalog/shapes.js";
+import { checkJson, checkServiceNodeJson, encodeCheck, encodeCheckServiceNode } from "../catalog/shapes.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
@@ -79,6 +79,7 @@ function nodeChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   return serveList(ctx, c, (v) => v.checksForNode(node, c.var.namespace), {
     keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
+    encode: encodeCheck,
     filter: parseFilterParam(search, filterSchemas.check),
   });
 }
@@ -94,6 +95,7 @@ function serviceChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
     {
       keep: checkVisible(readAccess(ctx, c)),
       toJson: checkJson,
+      encode: encodeCheck,
       filter: parseFilterParam(search, filterSchemas.check),
       near: parseNear(search, ctx.nodeName),
       nodeOf: (chk) => chk.Node,
@@ -112,6 +114,7 @@ function checksInState(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
   return serveList(ctx, c, withNodeMeta(read, parseNodeMeta(search)), {
     keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
+    encode: encodeCheck,
     filter: parseFilterParam(search, filterSchemas.check),
     near: parseNear(search, ctx.nodeName),
     nodeOf: (chk) => chk.Node,
@@ -142,6 +145,7 @@ function serviceHealth(
     keep: (e) =>
       metaMatches(e.node.Meta, meta) && may("node", e.node.Node) && may("service", e.service.Service),
     toJson: (e) => checkServiceNodeJson(e.node, e.service, e.checks),
+    encode: (e) => encodeCheckServiceNode(e.node, e.service, e.checks),
     filter: parseFilterParam(search, filterSchemas.healthService),
     near: parseNear(search, ctx.nodeName),
     nodeOf: (e) => e.node.Node,

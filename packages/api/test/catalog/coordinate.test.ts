@@ -35,6 +35,7 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, ms = 5000): Promi
 describe("PUT /coordinate/update", () => {
   it("answers at once with an empty 200, and applies updates together after the period as one Raft entry", async () => {
     const before = s.backend.store.index;
+    const started = Date.now();
     // Sent together so they land in one period even on a loaded machine; n1's second update comes last.
     const sends = (
       [
@@ -49,13 +50,19 @@ describe("PUT /coordinate/update", () => {
       expect(await res.text()).toBe("");
     }
     expect((await update({ Node: "n1", Coord: coordAt(0.15) })).status).toBe(200); // the latest update wins
-    expect((await s.req("GET", "/v1/coordinate/node/n1")).status).toBe(404);
+    // A machine stalled for longer than the period may split the updates over two periods; the timing
+    // claims hold only when it did not (the batcher tests below check batching without timing).
+    const inOnePeriod = Date.now() - started < PERIOD_MS / 2;
+    if (inOnePeriod) expect((await s.req("GET", "/v1/coordinate/node/n1")).status).toBe(404);
     const entries = await waitFor(async () => {
       const res = await s.req("GET", "/v1/coordinate/nodes");
       const list = (await res.json()) as Rec[];
-      return list.length > 0 ? list : undefined;
+      const n1 = list.find((e) => e.Node === "n1");
+      return list.length === 3 && JSON.stringify(n1?.Coord) === JSON.stringify(coordAt(0.15))
+        ? list
+        : undefined;
     });
-    expect(s.backend.store.index).toBe(before + 1);
+    expect(s.backend.store.index - before).toBeLessThanOrEqual(inOnePeriod ? 1 : 2);
     expect(entries.map((e) => e.Node)).toEqual(["n1", "n2", "n3"]);
     expect(entries[0]).toEqual({ Node: "n1", Segment: "", Coord: coordAt(0.15) });
     expect(Object.keys((entries[0] as { Coord: Rec }).Coord)).toEqual([

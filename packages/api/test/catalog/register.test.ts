@@ -330,3 +330,14 @@ describe("catalog datacenters", () => {
     expect(await get<string[]>("/v1/catalog/datacenters")).toEqual(["dc1"]);
   });
 });
+
+describe("encoded records follow the store", () => {
+  it("a service lookup shows its node's new address after the node alone changed", async () => {
+    await register({ Node: "moving", Address: "10.0.5.1", Service: { Service: "mover" } });
+    expect((await get<Record<string, unknown>[]>("/v1/catalog/service/mover"))[0]!.Address).toBe("10.0.5.1");
+    await register({ Node: "moving", Address: "10.0.5.2" });
+    expect((await get<Record<string, unknown>[]>("/v1/catalog/service/mover"))[0]!.Address).toBe("10.0.5.2");
+    const health = await get<{ Node: { Address: string } }[]>("/v1/health/service/mover");
+    expect(health[0]!.Node.Address).toBe("10.0.5.2");
+  });
+});

@@ -72,7 +72,7 @@ describe("passing filter", () => {
   it("drops entries with any check not passing by moving the last entry into the gap, as Consul does", () => {
     const entry = (id: string, ...statuses: string[]) => ({
       id,
-      Checks: statuses.map((Status) => ({ Status })),
+      checks: statuses.map((Status) => ({ Status })),
     });
     const out = onlyPassing([
       entry("a", "critical"),
