@@ -51,7 +51,12 @@ export async function runAgent(
       log.warn({ signal }, "second signal received, exiting without a graceful shutdown");
       process.exit(1);
     },
-    () => log.warn("SIGHUP received: reloading the configuration is not supported yet; carrying on"),
+    // SIGHUP reloads the configuration, as /v1/agent/reload does.
+    () =>
+      void local?.endpoints.reload().then(
+        () => log.info("configuration reloaded (SIGHUP)"),
+        (err: Error) => log.error({ err: err.message }, "configuration reload failed"),
+      ),
   );
   let removePid: (() => void) | undefined;
   let server: CairnServer | undefined;
