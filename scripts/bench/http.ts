@@ -5,7 +5,8 @@
 //   GET default         to the leader                       (etcd: linearizable /v3/kv/range)
 //   GET stale           spread over all servers             (etcd: serializable /v3/kv/range)
 // Then 10,000 blocking queries held on Cairn's leader: its RSS before and after, and the time from a
-// change of their key until all of them are answered.
+// change of their key until all of them are answered; and the same on a bare node:http server, the floor
+// that Node and the machine set for those two figures.
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
 //        [--systems cairn,etcd] [--ops put,get-default,get-local] [--watchers 10000] [--cpu-prof] [--keep]
@@ -21,7 +22,7 @@ import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
-import { cpuSeconds, rssBytes, stopAll } from "./lib/processes.js";
+import { cpuSeconds, rssBytes, spawnTracked, stop, stopAll, waitFor } from "./lib/processes.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -212,6 +213,51 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
   }
 }
 
+// The floor for the blocking-query figures: a bare node:http server that parks each request and, on
+// /release, answers every parked one with a two-byte body. Same machine, same held-request client.
+const FLOOR_SERVER = `
+const held = [];
+require("node:http")
+  .createServer((req, res) => {
+    if (req.url !== "/release") return void held.push(res);
+    for (const r of held.splice(0)) r.end("[]");
+    res.end();
+  })
+  .listen(0, "127.0.0.1", function () { console.log("port " + this.address().port); });
+`;
+
+interface FloorResult {
+  rssCost: number;
+  allAnsweredMs: number;
+}
+
+async function nodeHttpFloor(count: number): Promise<FloorResult> {
+  const server = spawnTracked("node-http-floor", process.execPath, ["-e", FLOOR_SERVER]);
+  const control = keepAliveAgent(1);
+  let held: HeldRequests | undefined;
+  try {
+    const port = await waitFor("the floor server's port", async () => {
+      const match = /port (\d+)/.exec(server.tail());
+      return match ? Number(match[1]) : undefined;
+    });
+    const target = { host: "127.0.0.1", port };
+    await new Promise((r) => setTimeout(r, 500));
+    const before = rssBytes(server.pid);
+    held = await holdRequests(target, "/v1/kv/bench/watched?index=2&wait=5m", count);
+    await new Promise((r) => setTimeout(r, 3000));
+    const rssCost = rssBytes(server.pid) - before;
+    const t0 = performance.now();
+    await httpOk(control, target, "GET", "/release");
+    await held.settled(30_000);
+    const answers = held.answeredAt;
+    return { rssCost, allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN };
+  } finally {
+    held?.close();
+    control.destroy();
+    await stop(server, 1000);
+  }
+}
+
 const LABELS: Record<Operation, string> = {
   put: "PUT (leader)",
   "get-default": "GET default / linearizable (leader)",
@@ -266,6 +312,7 @@ function renderGoals(
   cairn: Results | undefined,
   etcd: Results | undefined,
   blocking?: BlockingResult,
+  floor?: FloorResult,
 ): string {
   const lines: string[] = [];
   const check = (ok: boolean) => (ok ? "met" : "NOT met");
@@ -293,6 +340,11 @@ function renderGoals(
         `${blocking.answered} answered 200, ${blocking.failed} failed`,
     );
   }
+  if (floor) {
+    lines.push(
+      `- the same on a bare node:http server that only parks and answers (the floor on this machine): +${formatMB(floor.rssCost)}, all answered ${formatMs(floor.allAnsweredMs)} ms after the release request was sent`,
+    );
+  }
   return lines.join("\n");
 }
 
@@ -304,6 +356,7 @@ async function main(): Promise<void> {
   let cairn: Results | undefined;
   let etcd: Results | undefined;
   let blocking: BlockingResult | undefined;
+  let floor: FloorResult | undefined;
   let etcdVersion = "";
   const stops: Array<() => Promise<void>> = [];
   try {
@@ -356,6 +409,10 @@ async function main(): Promise<void> {
       log(`holding ${watchers} blocking queries on ${cairnLeader.name}`);
       blocking = await blockingQueries(cairnLeader.http, cairnLeader.process.pid, watchers);
     }
+    if (watchers > 0) {
+      log(`holding ${watchers} requests on a bare node:http server (the floor)`);
+      floor = await nodeHttpFloor(watchers);
+    }
   } finally {
     await Promise.all(stops.map((stopCluster) => stopCluster()));
     await stopAll();
@@ -372,7 +429,7 @@ async function main(): Promise<void> {
       `the systems take turns cell by cell. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(renderTable(cairn, etcd));
-  const goals = renderGoals(cairn, etcd, blocking);
+  const goals = renderGoals(cairn, etcd, blocking, floor);
   if (goals) console.log(`\nGoals:\n${goals}`);
 }
 
