@@ -690,13 +690,13 @@ export class RaftCore {
     pr.recentActive = true;
     if (m.sent > pr.ackedSent) pr.ackedSent = m.sent;
     if (pr.match < this.log.lastIndex()) {
-      // Behind without progress for an election timeout: the appends in flight were lost (a transport
-      // that reports unreachable peers gets there sooner), so look for the match point again. Answers
-      // to heartbeats come often (every ReadIndex round), so the stall is measured in ticks.
+      // Behind without progress for two heartbeat intervals while it answers heartbeats: the appends in
+      // flight were lost, so look for the match point again. Answers to heartbeats can come often (every
+      // ReadIndex round), so the stall is measured in ticks, not in answers.
       if (pr.stallSince === null || pr.match > pr.stallMatch) {
         pr.stallSince = this.now;
         pr.stallMatch = pr.match;
-      } else if (pr.state === "replicate" && this.now - pr.stallSince >= this.cfg.electionTicks) {
+      } else if (pr.state === "replicate" && this.now - pr.stallSince >= 2 * this.cfg.heartbeatTicks) {
         pr.becomeProbe();
         pr.stallSince = null;
       }

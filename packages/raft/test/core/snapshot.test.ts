@@ -25,7 +25,7 @@ describe("compaction and snapshots", () => {
     const meta = c.get("a").compact(7);
     const snaps: Message[] = [];
     c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
-    // Heartbeat answers show c behind without progress for an election timeout: the leader probes
+    // Heartbeat answers show c behind without progress for two heartbeat intervals: the leader probes
     // again, and finds the entries c needs compacted away.
     for (let i = 0; i < 12; i++) {
       c.tick("a");
@@ -60,7 +60,7 @@ describe("compaction and snapshots", () => {
     c.get("a").compact(3);
     const snaps: Message[] = [];
     c.drop = (m) => m.type === "snapshot" && snaps.push(m) > 0;
-    // Heartbeat answers show c behind without progress for an election timeout: the leader probes
+    // Heartbeat answers show c behind without progress for two heartbeat intervals: the leader probes
     // again, and finds the entries c needs compacted away.
     for (let i = 0; i < 12; i++) {
       c.tick("a");
