@@ -26,3 +26,25 @@ export {
   operatorsFor,
   type SelectorDescription,
 } from "./filter/schema.js";
+export {
+  healthy,
+  matchesQuery,
+  metaSatisfies,
+  type QueryCandidate,
+  type QueryCheck,
+  type QueryOrdering,
+  selectQueryNodes,
+  shuffled,
+  tagsSatisfy,
+} from "./query/execute.js";
+export { type DatacenterCoordinates, datacentersByDistance, planFailover } from "./query/failover.js";
+export { HilError, parseHil } from "./query/hil.js";
+export { type CompiledTemplate, compileTemplate, renderTemplate, TemplateError } from "./query/template.js";
+export {
+  type PreparedQueryDefinition,
+  type QueryFailover,
+  type QuerySource,
+  type QueryTemplateOptions,
+  type ServiceQuery,
+  TEMPLATE_TYPE_NAME_PREFIX_MATCH,
+} from "./query/types.js";
