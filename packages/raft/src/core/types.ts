@@ -107,7 +107,10 @@ export interface SoftState {
  * 2. send `messages`;
  * 3. apply `committed` in order; hand `readStates` to waiting readers;
  * 4. call `advance(ready)`.
- * Readys must be carried out one after another, in the order they were produced.
+ * Readys must be carried out one after another, in the order they were produced. ready() hands its
+ * contents over, so tick(), step() and propose() may go on while a Ready is being persisted; the next
+ * ready() then holds only what came after. A snapshot in a Ready replaces the state machine before
+ * that Ready's `committed` entries (which all follow it) are applied.
  */
 export interface Ready {
   softState?: SoftState;
