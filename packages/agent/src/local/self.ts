@@ -64,12 +64,21 @@ export function agentSelf(
   };
 }
 
+/** A service or check definition with its ACL token (if any) hidden. */
+function hideToken(def: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(def)) out[k] = k.toLowerCase() === "token" ? "hidden" : v;
+  return out;
+}
+
 /** The configuration without its secrets: ACL tokens and the gossip key are never shown. */
 function debugConfig(config: AgentConfig): Record<string, unknown> {
-  const { acl, encrypt, ...rest } = config;
+  const { acl, encrypt, services, checks, ...rest } = config;
   const { tokens, ...aclRest } = acl;
   return {
     ...rest,
+    services: services.map(hideToken),
+    checks: checks.map(hideToken),
     acl: { ...aclRest, tokens: Object.fromEntries(Object.keys(tokens).map((k) => [k, "hidden"])) },
     encrypt: encrypt === undefined ? "" : "hidden",
   };

@@ -47,6 +47,8 @@ const LEVELS: ReadonlySet<string> = new Set(["trace", "debug", "info", "warn", "
 const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
+/** Log lines a monitor client may fall behind by before lines are dropped (Consul buffers 512). */
+const MONITOR_QUEUE_LINES = 512;
 
 /**
  * The local agent's endpoints under /v1/agent: services, checks (with the TTL updates), maintenance, self,
@@ -306,25 +308,36 @@ function monitorResponse(
     stop = undefined;
     unsubscribeGone?.();
   };
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      stop = agent.monitor(level, json, (line) => {
-        try {
-          controller.enqueue(encoder.encode(line.endsWith("\n") ? line : `${line}\n`));
-        } catch {
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let dropped = 0;
+        stop = agent.monitor(level, json, (line) => {
+          // A client that reads slower than the agent logs loses lines rather than growing the queue.
+          if ((controller.desiredSize ?? 1) <= 0) {
+            dropped++;
+            return;
+          }
+          try {
+            if (dropped > 0) controller.enqueue(encoder.encode(`[monitor dropped ${dropped} log lines]\n`));
+            dropped = 0;
+            controller.enqueue(encoder.encode(line.endsWith("\n") ? line : `${line}\n`));
+          } catch {
+            end();
+          }
+        });
+        unsubscribeGone = clientGone(c)(() => {
           end();
-        }
-      });
-      unsubscribeGone = clientGone(c)(() => {
-        end();
-        try {
-          controller.close();
-        } catch {
-          // already closed
-        }
-      });
+          try {
+            controller.close();
+          } catch {
+            // already closed
+          }
+        });
+      },
+      cancel: end,
     },
-    cancel: end,
-  });
+    new CountQueuingStrategy({ highWaterMark: MONITOR_QUEUE_LINES }),
+  );
   return new Response(stream, { status: 200, headers: TEXT });
 }

@@ -1,0 +1,33 @@
+import { StateStore } from "@cairn/fsm";
+import { describe, expect, it } from "vitest";
+import { buildAgentConfig } from "../../src/config/index.js";
+import { agentSelf } from "../../src/local/self.js";
+import { NODE } from "./harness.js";
+
+describe("/agent/self", () => {
+  it("shows the configuration without ACL tokens, the gossip key or service tokens", () => {
+    const { config } = buildAgentConfig(
+      {
+        node_name: NODE.name,
+        server: true,
+        data_dir: "/var/lib/cairn",
+        encrypt: "pUqJrVyVRj5jsiYEkM/tFQYfWyJIv4s3XkvDwy7Cu5s=",
+        acl: { enabled: true, tokens: { initial_management: "root-secret", agent: "agent-secret" } },
+        services: [{ name: "web", token: "service-secret" }],
+      },
+      { dev: false, hostname: NODE.name, clockOffsetMs: 0, configFiles: [] },
+    );
+    const self = agentSelf(config, NODE, new StateStore());
+    const text = JSON.stringify(self);
+    for (const secret of ["root-secret", "agent-secret", "service-secret", "pUqJrVyVRj5jsiYEkM"]) {
+      expect(text).not.toContain(secret);
+    }
+    expect(self.Config).toMatchObject({
+      NodeName: NODE.name,
+      NodeID: NODE.id,
+      Datacenter: "dc1",
+      Server: true,
+    });
+    expect(self.Meta).toEqual({});
+  });
+});
