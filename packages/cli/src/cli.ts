@@ -2,6 +2,7 @@
 import { type Command, commandGroup, errorText, type Io } from "./command.js";
 import { agentCommand } from "./commands/agent.js";
 import { catalogCommand } from "./commands/catalog.js";
+import { configCommand } from "./commands/config.js";
 import { kvCommand } from "./commands/kv/index.js";
 import { lockCommand } from "./commands/lock.js";
 import { maintCommand } from "./commands/maint.js";
@@ -24,6 +25,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
   {
     agent: agentCommand,
     catalog: catalogCommand,
+    config: configCommand,
     kv: kvCommand,
     lock: lockCommand,
     maint: maintCommand,
