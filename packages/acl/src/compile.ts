@@ -14,9 +14,9 @@ import {
 import { RuleTree } from "./rule-tree.js";
 import type { LabelledResource, PolicyRules, SingletonResource } from "./rules.js";
 
-/** Everything an authorizer answers about. `intention` is derived from service rules, `namespace` from namespace blocks. */
-export type Resource = LabelledResource | SingletonResource | "intention" | "namespace";
-type TreeResource = LabelledResource | "intention" | "namespace";
+/** Everything an authorizer answers about. `intentions` is derived from service rules, `namespace` from namespace blocks. */
+export type Resource = LabelledResource | SingletonResource | "intentions" | "namespace";
+type TreeResource = LabelledResource | "intentions" | "namespace";
 
 /** One policy's rules and the namespace the policy lives in (its top-level rules apply there). */
 export interface PolicySource {
@@ -48,7 +48,7 @@ const SINGLETON: Readonly<Record<Resource, boolean>> = {
   agent: false,
   event: false,
   identity: false,
-  intention: false,
+  intentions: false,
   key: false,
   namespace: false,
   node: false,
@@ -130,7 +130,7 @@ class ScopeBuilder {
       if (r.resource === "service" || r.resource === "identity") {
         // Consul's policyAuthorizer: without an explicit `intentions`, read or write on the service
         // grants intentions read, and deny denies them.
-        insert("intention", r.name, r.prefix, r.intentions ?? (Math.min(r.policy, READ) as Level));
+        insert("intentions", r.name, r.prefix, r.intentions ?? (Math.min(r.policy, READ) as Level));
       }
     }
     const grantsAnything =
@@ -150,7 +150,7 @@ class Scope {
 
   decide(resource: Resource, name: string, need: Level): Decision {
     // Consul: the wildcard intention name asks about every destination (write) or any of them (read).
-    if (resource === "intention" && name === "*")
+    if (resource === "intentions" && name === "*")
       return need === WRITE ? this.all(resource, need) : this.any(resource, need);
     if (SINGLETON[resource]) {
       let level = this.singletons[resource as SingletonResource];

@@ -167,7 +167,7 @@ describe("merging several policies (Consul's PolicyMerger)", () => {
     ]);
     check(a, [
       ["service", "web", "write", "allow"],
-      ["intention", "web", "write", "allow"],
+      ["intentions", "web", "write", "allow"],
     ]);
   });
 
@@ -191,15 +191,15 @@ describe("intentions", () => {
       "allow",
     );
     check(a, [
-      ["intention", "web", "read", "allow"],
-      ["intention", "web", "write", "deny"],
-      ["intention", "db-1", "read", "allow"],
-      ["intention", "db-1", "write", "deny"],
-      ["intention", "admin", "read", "deny"],
-      ["intention", "api", "write", "allow"],
-      ["intention", "ro", "read", "deny"],
+      ["intentions", "web", "read", "allow"],
+      ["intentions", "web", "write", "deny"],
+      ["intentions", "db-1", "read", "allow"],
+      ["intentions", "db-1", "write", "deny"],
+      ["intentions", "admin", "read", "deny"],
+      ["intentions", "api", "write", "allow"],
+      ["intentions", "ro", "read", "deny"],
       ["service", "ro", "write", "allow"],
-      ["intention", "unlisted", "write", "allow"],
+      ["intentions", "unlisted", "write", "allow"],
     ]);
   });
 });
@@ -260,7 +260,7 @@ describe("global-management", () => {
           ["key", "any/key", "write", "allow"],
           ["key", "any/", "list", "allow"],
           ["service", "web", "write", "allow"],
-          ["intention", "web", "write", "allow"],
+          ["intentions", "web", "write", "allow"],
           ["session", "node1", "write", "allow"],
           ["node", "node1", "write", "allow"],
           ["operator", "", "write", "allow"],
@@ -414,15 +414,15 @@ describe("namespace defaults (spec 1's default-access rule)", () => {
 describe("questions about every or any name (Consul's allAllowed / anyAllowed)", () => {
   it("the wildcard intention: read needs any destination, write needs all of them", () => {
     const some = authorizer([`service "web" { policy = "read" intentions = "write" }`]);
-    expect(some.authorize("default", "intention", "*", "read")).toBe("allow");
-    expect(some.authorize("default", "intention", "*", "write")).toBe("deny");
+    expect(some.authorize("default", "intentions", "*", "read")).toBe("allow");
+    expect(some.authorize("default", "intentions", "*", "write")).toBe("deny");
     const all = authorizer([`service_prefix "" { policy = "write" intentions = "write" }`]);
-    expect(all.authorize("default", "intention", "*", "write")).toBe("allow");
+    expect(all.authorize("default", "intentions", "*", "write")).toBe("allow");
     const allButOne = authorizer([
       `service_prefix "" { policy = "write" intentions = "write" }\nservice "db" { policy = "read" }`,
     ]);
-    expect(allButOne.authorize("default", "intention", "*", "write")).toBe("deny");
-    expect(authorizer([]).authorize("default", "intention", "*", "read")).toBe("deny");
+    expect(allButOne.authorize("default", "intentions", "*", "write")).toBe("deny");
+    expect(authorizer([]).authorize("default", "intentions", "*", "read")).toBe("deny");
   });
 
   it("authorizeAll (ServiceReadAll, NodeReadAll)", () => {

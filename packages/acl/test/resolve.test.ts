@@ -191,7 +191,7 @@ describe("service identities", () => {
       ["service", "db", "write", "deny"],
       ["node", "n1", "read", "allow"],
       ["node", "n1", "write", "deny"],
-      ["intention", "web", "read", "allow"],
+      ["intentions", "web", "read", "allow"],
       ["key", "k", "read", "deny"],
     ];
     for (const [resource, name, access, expected] of rows) {
