@@ -79,6 +79,8 @@ export function parseRules(text: string, options: ParseRulesOptions = {}): Parse
     if (!text.trimStart().startsWith("{")) rejectRepeatedSettings(parseHclSyntax(text));
   } catch (err) {
     if (err instanceof HclParseError) throw new AclRulesError(err.reason, err);
+    // @cairn/hcl bounds block nesting but not the number of labels on one block, whose decoding recurses.
+    if (err instanceof RangeError) throw new AclRulesError("rules are nested too deeply to parse");
     throw err;
   }
   const parser = new RulesParser(positionOf, options);

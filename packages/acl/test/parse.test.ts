@@ -294,6 +294,11 @@ describe("parseRules: errors carry line and column", () => {
     expect(err.line).toBeUndefined();
   });
 
+  it("refuses absurdly nested input with the typed error", () => {
+    expect(errorOf(`key ${'"a" '.repeat(50_000)}{}`).message).toBe("rules are nested too deeply to parse");
+    expect(errorOf(`a = ${"[".repeat(10_000)}`).message).toMatch(/nesting is deeper than/);
+  });
+
   it("reports syntax errors with the HCL parser's position", () => {
     const err = errorOf(`key "a" {\n  policy = "read"\n`);
     expect(err.line).toBe(3);
