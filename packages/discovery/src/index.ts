@@ -1,3 +1,18 @@
+export { compileChain } from "./chain/compile.js";
+export {
+  ChainCompileError,
+  type ChainDuration,
+  type ChainEntries,
+  type ChainNode,
+  type ChainOverrides,
+  type ChainTarget,
+  type CompiledChain,
+  type CompileRequest,
+  type ConfigEntryFields,
+  type ResolverNode,
+  type RouterNode,
+  type SplitterNode,
+} from "./chain/types.js";
 export {
   type Coordinate,
   coordinateDistance,
