@@ -143,6 +143,52 @@ describe("config entries: cross-entry validation", () => {
     ).toBe(true);
   });
 
+  it("refuses circular redirects and circular splits", () => {
+    const h = new Harness();
+    set(h, { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
+    set(h, { Kind: "service-resolver", Name: "other", Redirect: { Service: "main" } });
+    expect(set(h, { Kind: "service-resolver", Name: "main", Redirect: { Service: "other" } })).toMatchObject({
+      error: expect.stringMatching(/^detected circular resolver redirect: \[/),
+    });
+    set(h, splitter("other", [{ Weight: 100, Service: "main" }]));
+    expect(set(h, splitter("main", [{ Weight: 100, Service: "other" }]))).toMatchObject({
+      error: expect.stringMatching(/^detected circular reference: \[splitter:main/),
+    });
+    // A diamond is not a loop.
+    set(h, splitter("left", [{ Weight: 100, Service: "leaf" }]));
+    set(h, splitter("right", [{ Weight: 100, Service: "leaf" }]));
+    expect(
+      set(
+        h,
+        splitter("top", [
+          { Weight: 50, Service: "left" },
+          { Weight: 50, Service: "right" },
+        ]),
+      ),
+    ).toBe(true);
+  });
+
+  it("an ingress listener's services must speak its protocol, also after a defaults change", () => {
+    const h = new Harness();
+    const gateway = {
+      Kind: "ingress-gateway",
+      Name: "edge",
+      Listeners: [{ Port: 80, Protocol: "http", Services: [{ Name: "web" }, { Name: "*" }] }],
+    };
+    expect(set(h, gateway)).toEqual({
+      error: 'service "web" has protocol "tcp", which does not match defined listener protocol "http"',
+      status: 400,
+    });
+    set(h, defaults("web", "http"));
+    expect(set(h, gateway)).toBe(true);
+    expect(set(h, defaults("web", "grpc"))).toMatchObject({
+      error: expect.stringContaining('protocol "grpc"'),
+    });
+    expect(del(h, "service-defaults", "web")).toMatchObject({ status: 400 });
+    expect(set(h, { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } })).toBe(true);
+    expect(del(h, "service-defaults", "web")).toBe(true);
+  });
+
   it("an ingress and a terminating gateway may not share a name", () => {
     const h = new Harness();
     expect(set(h, { Kind: "ingress-gateway", Name: "gw" })).toBe(true);
@@ -204,6 +250,23 @@ describe("config entries: watches and snapshots", () => {
     // One index for the whole table, as Consul reports it.
     expect(copy.view().configEntries("service-defaults").index).toBe(2);
     expect(copy.view().configEntry("service-defaults", "web").value?.ModifyIndex).toBe(1);
+  });
+
+  it("set and delete commands survive the codec unchanged", () => {
+    const h = new Harness();
+    set(
+      h,
+      { Kind: "service-resolver", Name: "web", Subsets: { v1: { Filter: "x", OnlyPassing: true } } },
+      0,
+      "team",
+    );
+    expect(h.run("config-entry.delete", { kind: "service-resolver", name: "web", cas: 1, ns: "team" })).toBe(
+      true,
+    );
+    const replay = new StateStore();
+    for (const [i, data] of h.log.entries()) replay.apply(i + 1, data);
+    expect(replay.view().configEntries("service-resolver", "*").value).toEqual([]);
+    expect(replay.view().configEntries("service-resolver").index).toBe(2);
   });
 
   it("refuses a set command without Kind or Name at decode", () => {

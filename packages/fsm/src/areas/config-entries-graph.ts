@@ -42,8 +42,12 @@ export function configGraphError(
   const lookup: EntryLookup = {
     get: (k, n, nm) => (k === kind && n === ns && nm === name ? next : base.get(k, n, nm)),
     list: (k, n) => {
-      const others = base.list(k, n).filter((e) => !(k === kind && n === ns && text(e, "Name") === name));
-      return k === kind && n === ns && next ? [...others, next] : others;
+      const covers = k === kind && (n === ns || n === "*");
+      if (!covers) return base.list(k, n);
+      const others = base
+        .list(k, n)
+        .filter((e) => !(text(e, "Name") === name && text(e, "Namespace") === ns));
+      return next ? [...others, next] : others;
     },
   };
   switch (kind) {
@@ -53,7 +57,7 @@ export function configGraphError(
       if (next && base.get(other, ns, name)) {
         return `cannot create a "${kind}" config entry with name "${name}", a "${other}" config entry with that name already exists`;
       }
-      return undefined;
+      return kind === "ingress-gateway" && next ? ingressProtocolError(lookup, ns, next) : undefined;
     }
     case "proxy-defaults":
     case "service-defaults":
@@ -63,6 +67,13 @@ export function configGraphError(
       for (const chain of affectedChains(lookup, kind, ns, name)) {
         const err = compileCheck(lookup, chain.ns, chain.name);
         if (err) return err;
+      }
+      if (kind === "service-defaults" || kind === "proxy-defaults") {
+        // proxy-defaults sets the default protocol of every namespace.
+        for (const gateway of lookup.list("ingress-gateway", kind === "proxy-defaults" ? "*" : ns)) {
+          const err = ingressProtocolError(lookup, text(gateway, "Namespace") || ns, gateway);
+          if (err) return err;
+        }
       }
       return undefined;
     default:
@@ -79,18 +90,13 @@ interface ServiceRef {
 function affectedChains(lookup: EntryLookup, kind: string, ns: string, name: string): ServiceRef[] {
   const out = new Map<string, ServiceRef>();
   const add = (ref: ServiceRef) => out.set(`${ref.ns}\u0000${ref.name}`, ref);
-  const namespaces = kind === "proxy-defaults" ? undefined : [ns];
-  if (kind !== "proxy-defaults") add({ ns, name });
+  const everywhere = kind === "proxy-defaults";
+  if (!everywhere) add({ ns, name });
   for (const chainKind of CHAIN_KINDS) {
-    for (const n of namespaces ?? [ns, GLOBAL_NS]) {
-      for (const e of lookup.list(chainKind, n)) {
-        const self = { ns: n, name: text(e, "Name") };
-        if (
-          kind === "proxy-defaults" ||
-          relatedServices(chainKind, e, self).some((r) => r.ns === ns && r.name === name)
-        )
-          add(self);
-      }
+    for (const e of lookup.list(chainKind, everywhere ? "*" : ns)) {
+      const self = { ns: text(e, "Namespace") || ns, name: text(e, "Name") };
+      if (everywhere || relatedServices(chainKind, e, self).some((r) => r.ns === ns && r.name === name))
+        add(self);
     }
   }
   return [...out.values()];
@@ -129,76 +135,122 @@ function protocolOf(lookup: EntryLookup, ref: ServiceRef): string {
   return typeof fallback === "string" && fallback !== "" ? fallback.toLowerCase() : "tcp";
 }
 
+interface Target extends ServiceRef {
+  readonly subset: string;
+}
+
+const targetId = (t: Target) => `${t.subset ? `${t.subset}.` : ""}${t.name}.${t.ns}`;
+
 /** Walks one chain as the compiler would, reporting the first problem. */
 function compileCheck(lookup: EntryLookup, ns: string, name: string): string | undefined {
   let advanced = false;
-  const visited = new Set<string>();
-  const once = (key: string): boolean => {
-    if (visited.has(key)) return false;
-    visited.add(key);
-    return true;
-  };
+  const resolved = new Set<string>();
 
-  const resolve = (svc: ServiceRef, subset: string, redirected: boolean): string | undefined => {
-    if (!once(`t\u0000${svc.ns}\u0000${svc.name}\u0000${subset}\u0000${redirected}`)) return undefined;
-    const resolver = lookup.get("service-resolver", svc.ns, svc.name);
-    const redirect = record(resolver, "Redirect");
-    if (redirect && !redirected) {
-      const to = { ns: text(redirect, "Namespace") || svc.ns, name: text(redirect, "Service") || svc.name };
-      const toSubset = text(redirect, "ServiceSubset");
-      if (to.ns !== svc.ns || to.name !== svc.name || toSubset !== subset) return resolve(to, toSubset, true);
-    }
-    const wanted = subset || text(resolver, "DefaultSubset");
-    if (wanted && !Object.hasOwn(record(resolver, "Subsets") ?? {}, wanted)) {
-      return `service "${svc.name}" does not have a subset named "${wanted}"`;
-    }
-    for (const f of Object.values(record(resolver, "Failover") ?? {})) {
-      const failover = f as Entry;
-      for (const t of [failover, ...items(failover, "Targets")]) {
-        const targetSubset = text(t, "ServiceSubset");
-        if (!targetSubset) continue;
-        const to = { ns: text(t, "Namespace") || svc.ns, name: text(t, "Service") || svc.name };
-        const subsets = record(lookup.get("service-resolver", to.ns, to.name), "Subsets") ?? {};
-        if (!Object.hasOwn(subsets, targetSubset))
-          return `service "${to.name}" does not have a subset named "${targetSubset}"`;
+  // Redirects are followed transitively; coming back to a target is a loop.
+  const resolve = (from: Target): string | undefined => {
+    const order: string[] = [];
+    let target = from;
+    for (;;) {
+      const id = targetId(target);
+      if (order.includes(id)) return `detected circular resolver redirect: [${[...order, id].join(" -> ")}]`;
+      order.push(id);
+      if (resolved.has(id)) return undefined;
+      const resolver = lookup.get("service-resolver", target.ns, target.name);
+      const redirect = record(resolver, "Redirect");
+      if (redirect) {
+        const service = text(redirect, "Service") || target.name;
+        const namespace = text(redirect, "Namespace") || target.ns;
+        const moved = service !== target.name || namespace !== target.ns;
+        const next = {
+          ns: namespace,
+          name: service,
+          subset: text(redirect, "ServiceSubset") || (moved ? "" : target.subset),
+        };
+        if (targetId(next) !== id) {
+          target = next;
+          continue;
+        }
       }
+      const defaultSubset = text(resolver, "DefaultSubset");
+      if (!target.subset && defaultSubset) {
+        target = { ...target, subset: defaultSubset };
+        continue;
+      }
+      if (target.subset && !Object.hasOwn(record(resolver, "Subsets") ?? {}, target.subset)) {
+        return `service "${target.name}" does not have a subset named "${target.subset}"`;
+      }
+      const err = failoverError(lookup, target, resolver);
+      if (err) return err;
+      for (const seen of order) resolved.add(seen);
+      return undefined;
     }
-    return undefined;
   };
 
+  const splitting: string[] = [];
   const split = (svc: ServiceRef): string | undefined => {
-    if (!once(`s\u0000${svc.ns}\u0000${svc.name}`)) return undefined;
+    const key = `splitter:${svc.name}.${svc.ns}`;
+    if (splitting.includes(key)) return `detected circular reference: [${[...splitting, key].join(" -> ")}]`;
     const splitter = lookup.get("service-splitter", svc.ns, svc.name);
-    if (!splitter) return resolve(svc, "", false);
+    if (!splitter) return resolve({ ...svc, subset: "" });
     advanced = true;
+    splitting.push(key);
     for (const s of items(splitter, "Splits")) {
       const to = { ns: text(s, "Namespace") || svc.ns, name: text(s, "Service") || svc.name };
       const subset = text(s, "ServiceSubset");
       const same = to.ns === svc.ns && to.name === svc.name;
-      const err = subset || same ? resolve(to, subset, false) : split(to);
+      const err = subset || same ? resolve({ ...to, subset }) : split(to);
       if (err) return err;
     }
+    splitting.pop();
     return undefined;
   };
 
-  const start = { ns, name };
   const router = lookup.get("service-router", ns, name);
-  let err: string | undefined;
   if (router) {
     advanced = true;
     for (const r of items(router, "Routes")) {
       const d = record(r, "Destination");
       const to = { ns: text(d, "Namespace") || ns, name: text(d, "Service") || name };
       const subset = text(d, "ServiceSubset");
-      err = subset ? resolve(to, subset, false) : split(to);
+      const err = subset ? resolve({ ...to, subset }) : split(to);
       if (err) return err;
     }
   }
-  err = split(start);
+  const err = split({ ns, name });
   if (err) return err;
-  const protocol = protocolOf(lookup, start);
+  const protocol = protocolOf(lookup, { ns, name });
   if (advanced && !L7_PROTOCOLS.has(protocol)) {
     return `discovery chain "${name}" uses a protocol "${protocol}" that does not permit advanced routing or splitting behavior`;
+  }
+  return undefined;
+}
+
+/** Failover targets naming a subset need it to exist in that service's resolver. */
+function failoverError(lookup: EntryLookup, target: Target, resolver: Entry | undefined): string | undefined {
+  for (const f of Object.values(record(resolver, "Failover") ?? {})) {
+    const failover = f as Entry;
+    for (const t of [failover, ...items(failover, "Targets")]) {
+      const subset = text(t, "ServiceSubset");
+      if (!subset) continue;
+      const to = { ns: text(t, "Namespace") || target.ns, name: text(t, "Service") || target.name };
+      if (!Object.hasOwn(record(lookup.get("service-resolver", to.ns, to.name), "Subsets") ?? {}, subset))
+        return `service "${to.name}" does not have a subset named "${subset}"`;
+    }
+  }
+  return undefined;
+}
+
+/** Every service an ingress listener exposes must speak the listener's protocol. */
+function ingressProtocolError(lookup: EntryLookup, ns: string, gateway: Entry): string | undefined {
+  for (const listener of items(gateway, "Listeners")) {
+    const protocol = text(listener, "Protocol") || "tcp";
+    for (const service of items(listener, "Services")) {
+      const name = text(service, "Name");
+      if (name === "" || name === "*") continue;
+      const own = protocolOf(lookup, { ns: text(service, "Namespace") || ns, name });
+      if (own !== protocol)
+        return `service "${name}" has protocol "${own}", which does not match defined listener protocol "${protocol}"`;
+    }
   }
   return undefined;
 }
