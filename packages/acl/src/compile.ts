@@ -18,7 +18,7 @@ import type { LabelledResource, PolicyRules, SingletonResource } from "./rules.j
 export type Resource = LabelledResource | SingletonResource | "intentions" | "namespace";
 type TreeResource = LabelledResource | "intentions" | "namespace";
 
-/** One policy's rules and the namespace the policy lives in (its top-level rules apply there). */
+/** One policy's rules and the namespace its top-level rules apply in. */
 export interface PolicySource {
   readonly namespace: string;
   readonly rules: PolicyRules;
@@ -127,7 +127,7 @@ class ScopeBuilder {
     };
     for (const r of this.rules.values()) {
       insert(r.resource, r.name, r.prefix, r.policy);
-      if (r.resource === "service" || r.resource === "identity") {
+      if (r.resource === "service") {
         // Consul's policyAuthorizer: without an explicit `intentions`, read or write on the service
         // grants intentions read, and deny denies them.
         insert("intentions", r.name, r.prefix, r.intentions ?? (Math.min(r.policy, READ) as Level));
