@@ -90,6 +90,8 @@ export class LocalAgent {
   private readonly log: Logger;
   private reaper: unknown;
   private stopped = false;
+  /** While start() restores checks, persisted TTL states apply. */
+  private restoring = false;
 
   constructor(private readonly o: LocalAgentOptions) {
     this.clock = o.clock ?? systemClock;
@@ -120,6 +122,17 @@ export class LocalAgent {
    * starts syncing. Throws DefinitionError for an invalid configuration definition.
    */
   start(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+    this.restoring = true;
+    try {
+      this.restore(config);
+    } finally {
+      this.restoring = false;
+    }
+    this.sync.start();
+    this.scheduleReap();
+  }
+
+  private restore(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
     const restored = this.persistence.load((path, reason) =>
       this.log.warn({ path, reason }, "skipping an unreadable persisted service or check"),
     );
@@ -131,8 +144,6 @@ export class LocalAgent {
       this.addCheckEntry(Check, Definition, "api", Token);
     }
     this.applyConfig(config);
-    this.sync.start();
-    this.scheduleReap();
   }
 
   stop(): void {
@@ -255,6 +266,12 @@ export class LocalAgent {
     if (entry?.ttl === undefined) throw new HttpError(500, `CheckID "${id}" does not have associated TTL`);
     entry.ttl.reset(output);
     this.setStatus(id, status, output);
+    const ttlMs = (entry.def?.TtlNs ?? 0) / 1e6;
+    this.persistence.saveCheckState(id, {
+      Status: status,
+      Output: output,
+      Expires: this.clock.now() + ttlMs,
+    });
     await this.syncSoon();
   }
 
@@ -370,11 +387,20 @@ export class LocalAgent {
   }
 
   private addCheckEntry(
-    check: LocalCheck,
+    initial: LocalCheck,
     def: CheckDefinition | undefined,
     source: Source,
     token: string,
   ): void {
+    let check = initial;
+    let ttlLeftMs: number | undefined;
+    if (this.restoring && def?.Kind === "ttl") {
+      const state = this.persistence.checkState(check.CheckID);
+      if (state !== undefined && state.Expires > this.clock.now()) {
+        check = { ...check, Status: state.Status, Output: state.Output };
+        ttlLeftMs = state.Expires - this.clock.now();
+      }
+    }
     const entry: CheckEntry = {
       check,
       def,
@@ -384,15 +410,14 @@ export class LocalAgent {
       ...(check.Status === "critical" ? { criticalSince: this.clock.now() } : {}),
     };
     this.checks.set(check.CheckID, entry);
-    if (def !== undefined) this.startRunner(entry, def);
+    if (def !== undefined) this.startRunner(entry, def, ttlLeftMs);
   }
 
-  private startRunner(entry: CheckEntry, def: CheckDefinition): void {
+  private startRunner(entry: CheckEntry, def: CheckDefinition, ttlLeftMs?: number): void {
     const id = def.CheckID;
     if (def.Kind === "ttl") {
-      entry.ttl = new TtlRunner(this.clock, def.TtlNs / 1e6, (output) =>
-        this.setStatus(id, "critical", output),
-      );
+      const expire = (output: string) => this.setStatus(id, "critical", output);
+      entry.ttl = new TtlRunner(this.clock, def.TtlNs / 1e6, expire, ttlLeftMs);
       return;
     }
     let intervalMs = def.IntervalNs / 1e6;

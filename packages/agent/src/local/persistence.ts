@@ -17,6 +17,14 @@ export interface PersistedCheck {
   readonly Token: string;
 }
 
+/** A TTL check's last update, so that a restart within the TTL keeps its status (as Consul does). */
+export interface PersistedCheckState {
+  readonly Status: LocalCheck["Status"];
+  readonly Output: string;
+  /** When the TTL runs out (ms since the epoch). */
+  readonly Expires: number;
+}
+
 /**
  * Services and checks registered through the API survive a restart, as in Consul: one JSON file per entry
  * under `<data_dir>/services` and `<data_dir>/checks`, named by a hash of its ID (IDs may hold `/`), each
@@ -46,6 +54,25 @@ export class LocalPersistence {
 
   removeCheck(id: string): void {
     remove(this.checksDir, id);
+    remove(this.stateDir, id);
+  }
+
+  saveCheckState(id: string, state: PersistedCheckState): void {
+    write(this.stateDir, id, state);
+  }
+
+  /** The TTL state kept for a check; undefined when none (or unreadable). */
+  checkState(id: string): PersistedCheckState | undefined {
+    if (this.stateDir === undefined) return undefined;
+    try {
+      return JSON.parse(readFileSync(join(this.stateDir, fileName(id)), "utf8")) as PersistedCheckState;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private get stateDir(): string | undefined {
+    return this.checksDir === undefined ? undefined : join(this.checksDir, "state");
   }
 
   /** Everything kept; unreadable files are reported through `onBadFile` and skipped. */
@@ -87,7 +114,7 @@ function readAll<T>(dir: string | undefined, onBadFile: (path: string, reason: s
   }
   const out: T[] = [];
   for (const name of names.sort()) {
-    if (name.endsWith(".tmp")) continue;
+    if (name.endsWith(".tmp") || name === "state") continue;
     const path = join(dir, name);
     try {
       out.push(JSON.parse(readFileSync(path, "utf8")) as T);

@@ -55,12 +55,14 @@ export class TtlRunner implements CheckRunner {
     private readonly clock: Clock,
     private readonly ttlMs: number,
     private readonly expire: (output: string) => void,
+    /** Time left of a TTL restored after a restart; the full TTL otherwise. */
+    firstMs = ttlMs,
   ) {
-    this.reset("");
+    this.reset("", firstMs);
   }
 
   /** An update arrived: the TTL starts over. */
-  reset(output: string): void {
+  reset(output: string, ms = this.ttlMs): void {
     this.lastOutput = output;
     this.clock.clearTimeout(this.timer);
     this.timer = this.clock.setTimeout(() => {
@@ -69,7 +71,7 @@ export class TtlRunner implements CheckRunner {
           ? "TTL expired"
           : `TTL expired (last output before timeout follows): ${this.lastOutput}`,
       );
-    }, this.ttlMs);
+    }, ms);
   }
 
   stop(): void {

@@ -19,7 +19,8 @@ async function agentWith(options: Parameters<typeof startTestAgent>[0]): Promise
 
 describe("anti-entropy", () => {
   it("re-registers a service removed from the catalog behind the agent's back", async () => {
-    const agent = await agentWith({ syncIntervalMs: 100 });
+    // Long enough that the removal is seen before the next full sync repairs it.
+    const agent = await agentWith({ syncIntervalMs: 1000 });
     await agent.req("PUT", "/v1/agent/service/register", {
       Name: "web",
       ID: "web/1",
@@ -214,6 +215,22 @@ describe("persistence and configuration", () => {
     const third = await agentWith({ dataDir });
     expect(await third.json("/v1/agent/services")).toEqual({});
     expect(await third.json("/v1/agent/checks")).toEqual({});
+  });
+
+  it("a TTL check updated before a restart keeps its status while its TTL lasts", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "cairn-local-"));
+    dirs.push(dataDir);
+    const first = await startTestAgent({ dataDir });
+    await first.req("PUT", "/v1/agent/check/register", { Name: "beat", TTL: "30s" });
+    await first.req("PUT", "/v1/agent/check/register", { Name: "brief", TTL: "100ms" });
+    await first.req("PUT", "/v1/agent/check/pass/beat?note=alive");
+    await first.req("PUT", "/v1/agent/check/pass/brief?note=alive");
+    await first.close();
+    await new Promise((r) => setTimeout(r, 150));
+    const second = await agentWith({ dataDir });
+    const checks = await second.json<Record<string, { Status: string; Output: string }>>("/v1/agent/checks");
+    expect(checks.beat).toMatchObject({ Status: "passing", Output: "alive" });
+    expect(checks.brief?.Status).toBe("critical");
   });
 
   it("services and checks from configuration blocks (snake_case) are registered and replaced on reload", async () => {
