@@ -185,7 +185,7 @@ describe("/v1/config blocking queries and consistency modes", () => {
     await put({
       Kind: "ingress-gateway",
       Name: "edge",
-      Listeners: [{ Port: 80, Services: [{ Name: "web" }] }],
+      Listeners: [{ Port: 80, Protocol: "http", Services: [{ Name: "web" }] }],
     });
     const { body, res } = await blocked;
     expect(Date.now() - started).toBeLessThan(4000);
