@@ -34,6 +34,10 @@ export interface AclPolicyRecord {
   readonly Rules: string;
   /** Empty or absent: the policy applies in every datacenter. */
   readonly Datacenters?: readonly string[] | null;
+  /**
+   * Where the policy is stored: decides which namespace restrictions its rules obey. Its top-level rules
+   * apply in the namespace of each token that links it.
+   */
   readonly Namespace?: string;
   /** Identifies the policy's version: rules are parsed once per (ID, ModifyIndex). */
   readonly ModifyIndex: number;
@@ -115,9 +119,13 @@ export function resolveSecret(secret: string, lookups: AclSecretLookups, ctx: Re
   return resolveToken(token, lookups, ctx);
 }
 
+/** Go's zero time, which a record converted from Consul's shapes may carry for "no expiration". */
+const GO_ZERO_TIME = Date.parse("0001-01-01T00:00:00Z");
+
 function expirationOf(token: AclTokenRecord): number | undefined {
   if (!token.ExpirationTime) return undefined;
   const at = Date.parse(token.ExpirationTime);
+  if (at === GO_ZERO_TIME) return undefined;
   // An unreadable expiration is treated as already passed rather than as "never".
   return Number.isNaN(at) ? 0 : at;
 }

@@ -104,6 +104,9 @@ describe("resolveToken", () => {
     const live = resolveToken(token({ ExpirationTime: "2026-01-01T00:10:00Z" }), store, ctx);
     expect(live.expiresAt).toBe(NOW + 600_000);
     expect(resolveToken(token({ ExpirationTime: "" }), store, ctx).expiresAt).toBeUndefined();
+    expect(
+      resolveToken(token({ ExpirationTime: "0001-01-01T00:00:00Z" }), store, ctx).expiresAt,
+    ).toBeUndefined();
   });
 
   it("resolves secrets, refusing unknown ones", () => {
