@@ -40,6 +40,9 @@ export class AgentEndpoints implements AgentBackend {
   checks(): readonly LocalCheck[] {
     return this.o.local.listChecks();
   }
+  servicesChanged(): Promise<void> {
+    return this.o.local.servicesChanged();
+  }
   registerService(
     def: ServiceDefinition,
     options: { replaceExistingChecks: boolean; token: string },

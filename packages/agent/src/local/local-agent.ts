@@ -90,6 +90,8 @@ export class LocalAgent {
   private readonly log: Logger;
   private reaper: unknown;
   private stopped = false;
+  /** Settled and replaced at every change to the services (blocking reads of /agent/service/:id). */
+  private serviceChange = deferred();
   /** While start() restores checks, persisted TTL states apply. */
   private restoring = false;
 
@@ -169,6 +171,7 @@ export class LocalAgent {
   private adoptTags(id: string, tags: readonly string[]): void {
     const entry = this.services.get(id);
     if (entry === undefined) return;
+    this.servicesMoved();
     entry.service = { ...entry.service, Tags: [...tags] };
     if (entry.source === "api") this.persistence.saveService({ Service: entry.service, Token: entry.token });
     for (const check of this.checks.values()) {
@@ -218,6 +221,7 @@ export class LocalAgent {
       Namespace: def.Namespace,
     };
     this.services.set(def.ID, { service, source, token });
+    this.servicesMoved();
     this.changed.set(def.ID, ++this.changes);
     if (source === "api") this.persistence.saveService({ Service: service, Token: token });
     const wanted = new Set(def.Checks.map((c) => c.CheckID));
@@ -346,7 +350,18 @@ export class LocalAgent {
     }
   }
 
+  /** Resolves at the next change to the services. */
+  servicesChanged(): Promise<void> {
+    return this.serviceChange.promise;
+  }
+
+  private servicesMoved(): void {
+    this.serviceChange.resolve();
+    this.serviceChange = deferred();
+  }
+
   private removeService(id: string): void {
+    this.servicesMoved();
     for (const [checkId, entry] of this.checks)
       if (entry.check.ServiceID === id) this.removeCheckEntry(checkId);
     const entry = this.services.get(id);
@@ -505,6 +520,14 @@ export class LocalAgent {
     ]);
     this.clock.clearTimeout(timer);
   }
+}
+
+function deferred(): { promise: Promise<void>; resolve: () => void } {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
 
 function stopRunners(entry: CheckEntry): void {

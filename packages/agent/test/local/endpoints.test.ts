@@ -56,6 +56,34 @@ describe("service registration", () => {
     });
   });
 
+  it("/agent/service/:id blocks on its content hash until the service changes or the wait ends", async () => {
+    const first = await agent.req("GET", "/v1/agent/service/web/eu/1");
+    const hash = first.headers.get("X-Consul-ContentHash") ?? "";
+    const started = Date.now();
+    const timedOut = await agent.req("GET", `/v1/agent/service/web/eu/1?hash=${hash}&wait=150ms`);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(timedOut.headers.get("X-Consul-ContentHash")).toBe(hash);
+    const blocked = agent.req("GET", `/v1/agent/service/web/eu/1?hash=${hash}&wait=5s`);
+    await new Promise((r) => setTimeout(r, 100));
+    await agent.req("PUT", "/v1/agent/service/register", {
+      name: "web",
+      id: "web/eu/1",
+      tags: ["v2"],
+      port: 8080,
+    });
+    const changed = await blocked;
+    expect(changed.headers.get("X-Consul-ContentHash")).not.toBe(hash);
+    expect(((await changed.json()) as { Tags: string[] }).Tags).toEqual(["v2"]);
+    await agent.req("PUT", "/v1/agent/service/register", {
+      name: "web",
+      id: "web/eu/1",
+      tags: ["v1"],
+      port: 8080,
+      meta: { env_name: "prod" },
+      check: { ttl: "30s" },
+    });
+  });
+
   it("filters /agent/services and /agent/checks with filter expressions", async () => {
     await agent.req("PUT", "/v1/agent/service/register", { Name: "db", Port: 5432, Tags: ["primary"] });
     const filtered = await agent.json<Services>(

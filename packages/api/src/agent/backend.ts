@@ -40,6 +40,8 @@ export interface AgentBackend {
   services(): readonly LocalService[];
   service(id: string): LocalService | undefined;
   checks(): readonly LocalCheck[];
+  /** Resolves at the next change to the agent's services (hash-based blocking of `/agent/service/:id`). */
+  servicesChanged(): Promise<void>;
   /** Adds or replaces a service and its checks; `replaceExistingChecks` drops its checks not in `def`. */
   registerService(
     def: ServiceDefinition,

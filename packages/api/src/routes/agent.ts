@@ -129,13 +129,45 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
     },
   });
   route(app, "/service/:id{.+}", {
-    GET: (c) => {
+    GET: async (c) => {
       const id = param(c, "id");
-      const service = agent.service(id);
-      if (service === undefined) throw notFound(`unknown service ID: ${id}`);
-      allow(c, "service", service.Service, "read");
-      const json = agentServiceJson(service, options.datacenter);
-      const hash = contentHash(json);
+      const read = () => {
+        const service = agent.service(id);
+        if (service === undefined) throw notFound(`unknown service ID: ${id}`);
+        allow(c, "service", service.Service, "read");
+        const json = agentServiceJson(service, options.datacenter);
+        return { json, hash: contentHash(json) };
+      };
+      let { json, hash } = read();
+      // Hash-based blocking, as Consul's agent endpoints do it: wait while the client already has this hash.
+      const known = c.var.query.get("hash");
+      if (known !== undefined && known === hash) {
+        const waitNs = c.var.query.durationNs("wait", "Invalid wait time");
+        const waitMs = Math.min(
+          waitNs === undefined || waitNs <= 0n ? 300_000 : Number(waitNs) / 1e6,
+          600_000,
+        );
+        const deadline = Date.now() + waitMs;
+        let gone = false;
+        const unsubscribe = clientGone(c)(() => {
+          gone = true;
+        });
+        try {
+          while (hash === known && !gone && Date.now() < deadline) {
+            let timer: NodeJS.Timeout | undefined;
+            await Promise.race([
+              agent.servicesChanged(),
+              new Promise<void>((resolve) => {
+                timer = setTimeout(resolve, Math.min(deadline - Date.now(), 1_000));
+              }),
+            ]);
+            clearTimeout(timer);
+            ({ json, hash } = read());
+          }
+        } finally {
+          unsubscribe();
+        }
+      }
       c.header("X-Consul-ContentHash", hash);
       c.header("X-Service-ContentHash", hash);
       return jsonResponse(c, { ...json, ContentHash: hash });
