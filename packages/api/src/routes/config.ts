@@ -15,7 +15,7 @@ import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { JsonSyntaxError, readJson } from "../json/read.js";
-import { singleNamespace } from "../middleware/namespace.js";
+import { DEFAULT_NAMESPACE, singleNamespace } from "../middleware/namespace.js";
 import { toRaftIndex } from "../schemas/scalars.js";
 
 /** /v1/config: PUT applies an entry; /v1/config/:kind lists; /v1/config/:kind/:name reads and deletes. */
@@ -43,6 +43,11 @@ function mayAccess(
   );
 }
 
+/** proxy-defaults is one cluster-wide entry: it always lives in the default namespace. */
+function entryNamespace(kind: string, requested: string): string {
+  return kind === "proxy-defaults" ? DEFAULT_NAMESPACE : singleNamespace(requested);
+}
+
 function casParam(c: Context<ApiEnv>): number | undefined {
   const raw = c.var.query.get("cas");
   // Consul reads an empty cas as none.
@@ -66,7 +71,7 @@ async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     throw err;
   }
   const entry = parseConfigEntry(raw);
-  const ns = singleNamespace(entry.Namespace || c.var.namespace);
+  const ns = entryNamespace(entry.Kind, entry.Namespace || c.var.namespace);
   if (!mayAccess(ctx, c, ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
   const { Namespace: _, ...body } = entry;
   const result = await applyCommand(ctx, {
@@ -83,7 +88,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   const name = c.req.param("name") ?? "";
   requireConfigEntryKind(kind);
-  const ns = singleNamespace(c.var.namespace);
+  const ns = entryNamespace(kind, c.var.namespace);
   if (!mayAccess(ctx, c, ns, kind, name, "read")) throw permissionDenied();
   const opts = parseReadOptions(c.var.query, ctx.random);
   const { result, meta } = await blockingRead(
@@ -101,7 +106,7 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   requireConfigEntryKind(kind);
-  const ns = c.var.namespace;
+  const ns = kind === "proxy-defaults" ? DEFAULT_NAMESPACE : c.var.namespace;
   const opts = parseReadOptions(c.var.query, ctx.random);
   const { result, meta } = await blockingRead(
     ctx,
@@ -121,7 +126,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   const name = c.req.param("name") ?? "";
   requireConfigEntryKind(kind);
-  const ns = singleNamespace(c.var.namespace);
+  const ns = entryNamespace(kind, c.var.namespace);
   const cas = casParam(c);
   if (!mayAccess(ctx, c, ns, kind, name, "write")) throw permissionDenied();
   const result = await applyCommand(ctx, {

@@ -89,6 +89,17 @@ describe("PUT /v1/config and reads", () => {
     expect((await list("service-defaults", "?ns=*")).body).toHaveLength(3);
   });
 
+  it("keeps proxy-defaults in the default namespace whatever the request names", async () => {
+    expect((await put({ Kind: "proxy-defaults", Config: { protocol: "tcp" } }, "?ns=team")).body).toBe(true);
+    expect((await read("proxy-defaults", "global")).body).toMatchObject({
+      Name: "global",
+      Namespace: "default",
+    });
+    expect((await list("proxy-defaults", "?ns=team")).body).toHaveLength(1);
+    expect((await s.json("DELETE", "/v1/config/proxy-defaults/global?ns=team")).status).toBe(200);
+    expect((await read("proxy-defaults", "global")).status).toBe(404);
+  });
+
   it("accepts a snake_case body (as written in config files)", async () => {
     const res = await put({
       kind: "service-router",
