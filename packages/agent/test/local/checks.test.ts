@@ -134,6 +134,41 @@ describe("TCP checks against a real listener", () => {
   });
 });
 
+describe("script checks", () => {
+  it("run with enable_script_checks: exit 0 passing, 1 warning, other critical", async () => {
+    const scripted = await startTestAgent({ enableScriptChecks: true });
+    try {
+      for (const [code, status] of [
+        [0, "passing"],
+        [1, "warning"],
+        [2, "critical"],
+      ] as const) {
+        await scripted.req("PUT", "/v1/agent/check/register", {
+          Name: `exit-${code}`,
+          Args: ["/bin/sh", "-c", `echo out-${code}; exit ${code}`],
+          Interval: "50ms",
+          Status: code === 2 ? "passing" : "critical",
+        });
+      }
+      await eventually(
+        async () => {
+          const checks = await scripted.json<Checks>("/v1/agent/checks");
+          return (
+            checks["exit-0"]?.Status === "passing" &&
+            checks["exit-1"]?.Status === "warning" &&
+            checks["exit-2"]?.Status === "critical"
+          );
+        },
+        5000,
+        "script statuses",
+      );
+      expect((await scripted.json<Checks>("/v1/agent/checks"))["exit-1"]?.Output).toBe("out-1\n");
+    } finally {
+      await scripted.close();
+    }
+  });
+});
+
 describe("DeregisterCriticalServiceAfter", () => {
   it("removes the service once its check has stayed critical that long", async () => {
     await agent.req("PUT", "/v1/agent/service/register", {
