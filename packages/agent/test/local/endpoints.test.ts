@@ -349,3 +349,46 @@ describe("agent control", () => {
     expect((await agent.req("GET", "/v1/agent/monitor?loglevel=loud")).status).toBe(400);
   });
 });
+
+describe("local service health (/agent/health/service)", () => {
+  it("answers 200, 429 or 503 with the aggregated status, by ID and by name", async () => {
+    const lb = await startTestAgent();
+    try {
+      await lb.req("PUT", "/v1/agent/service/register", {
+        Name: "edge",
+        ID: "edge/1",
+        Check: { CheckID: "edge-ttl", TTL: "30s" },
+      });
+      await lb.req("PUT", "/v1/agent/service/register", {
+        Name: "edge",
+        ID: "edge/2",
+        Check: { CheckID: "edge2-ttl", TTL: "30s", Status: "passing" },
+      });
+      const byId = async (format = "") => lb.req("GET", `/v1/agent/health/service/id/edge/1${format}`);
+      await lb.req("PUT", "/v1/agent/check/pass/edge-ttl");
+      let res = await byId();
+      expect(res.status).toBe(200);
+      expect(await res.json()).toMatchObject({
+        AggregatedStatus: "passing",
+        Service: { ID: "edge/1" },
+        Checks: [{ CheckID: "edge-ttl" }],
+      });
+      await lb.req("PUT", "/v1/agent/check/warn/edge-ttl");
+      res = await byId("?format=text");
+      expect([res.status, await res.text()]).toEqual([429, "warning"]);
+      await lb.req("PUT", "/v1/agent/check/fail/edge-ttl");
+      expect((await byId()).status).toBe(503);
+      const byName = await lb.req("GET", "/v1/agent/health/service/name/edge");
+      expect(byName.status).toBe(503);
+      expect(((await byName.json()) as unknown[]).length).toBe(2);
+      await lb.req("PUT", "/v1/agent/check/pass/edge-ttl");
+      await lb.req("PUT", "/v1/agent/maintenance?enable=true");
+      res = await byId("?format=text");
+      expect([res.status, await res.text()]).toEqual([503, "maintenance"]);
+      expect((await lb.req("GET", "/v1/agent/health/service/id/nope")).status).toBe(404);
+      expect((await lb.req("GET", "/v1/agent/health/service/name/nope")).status).toBe(404);
+    } finally {
+      await lb.close();
+    }
+  });
+});

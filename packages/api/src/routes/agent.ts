@@ -1,7 +1,7 @@
 import { filterSchemas } from "@cairn/discovery";
 import type { HealthStatus } from "@cairn/fsm";
 import { type Context, Hono } from "hono";
-import type { AgentBackend, MonitorLevel } from "../agent/backend.js";
+import type { AgentBackend, LocalCheck, LocalService, MonitorLevel } from "../agent/backend.js";
 import { checkUpdateBody, tokenBody } from "../agent/definition-schema.js";
 import {
   DefinitionError,
@@ -19,6 +19,7 @@ import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import { JsonSyntaxError, readJson } from "../json/read.js";
+import { writeJson } from "../json/write.js";
 
 export interface AgentRoutesOptions {
   nodeName: string;
@@ -174,6 +175,42 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
     },
   });
 
+  // The local health of a service, for load balancers: 200 passing, 429 warning, 503 critical or maintenance.
+  const localHealth = (service: LocalService) => {
+    const checks = agent.checks().filter((ch) => ch.ServiceID === service.ID || ch.ServiceID === "");
+    return {
+      AggregatedStatus: aggregate(checks),
+      Service: agentServiceJson(service, options.datacenter),
+      Checks: checks.map(agentCheckJson),
+    };
+  };
+  route(app, "/health/service/id/:id{.+}", {
+    GET: (c) => {
+      const id = param(c, "id");
+      const service = agent.service(id);
+      if (service === undefined) throw notFound(`ServiceId ${id} not found`);
+      allow(c, "service", service.Service, "read");
+      const health = localHealth(service);
+      return healthResponse(c, health.AggregatedStatus, health);
+    },
+  });
+  route(app, "/health/service/name/:name{.+}", {
+    GET: (c) => {
+      const name = param(c, "name");
+      allow(c, "service", name, "read");
+      const entries = agent
+        .services()
+        .filter((s) => s.Service === name)
+        .map(localHealth);
+      if (entries.length === 0) throw notFound(`ServiceName ${name} Not Found`);
+      const worst = entries.reduce(
+        (w, e) => (SEVERITY[e.AggregatedStatus] > SEVERITY[w] ? e.AggregatedStatus : w),
+        "passing" as Aggregate,
+      );
+      return healthResponse(c, worst, entries);
+    },
+  });
+
   route(app, "/checks", {
     GET: (c) => {
       const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.check);
@@ -302,6 +339,35 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
     return agent.checks().find((check) => check.CheckID === id)?.ServiceID ?? "";
   }
   return app;
+}
+
+type Aggregate = "passing" | "warning" | "critical" | "maintenance";
+const SEVERITY: Readonly<Record<Aggregate, number>> = { passing: 0, warning: 1, critical: 2, maintenance: 3 };
+const HEALTH_CODES: Readonly<Record<Aggregate, 200 | 429 | 503>> = {
+  passing: 200,
+  warning: 429,
+  critical: 503,
+  maintenance: 503,
+};
+
+/** Consul's aggregation: any maintenance check wins, then critical, then warning. */
+function aggregate(checks: readonly LocalCheck[]): Aggregate {
+  let worst: Aggregate = "passing";
+  for (const ch of checks) {
+    const status: Aggregate =
+      ch.CheckID === "_node_maintenance" || ch.CheckID.startsWith("_service_maintenance:")
+        ? "maintenance"
+        : ch.Status;
+    if (SEVERITY[status] > SEVERITY[worst]) worst = status;
+  }
+  return worst;
+}
+
+/** `?format=text` answers the status alone; JSON otherwise; the HTTP status follows the health either way. */
+function healthResponse(c: Context<ApiEnv>, status: Aggregate, body: unknown): Response {
+  const code = HEALTH_CODES[status];
+  if (c.var.query.get("format") === "text") return c.body(status, code, TEXT);
+  return c.body(writeJson(body), code, { "Content-Type": "application/json" });
 }
 
 /** A path parameter; the route pattern guarantees one, a missing one reads as empty. */
