@@ -7,8 +7,10 @@ import { requestContext } from "./middleware/request-context.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { configRoutes } from "./routes/config.js";
 import { coordinateRoutes } from "./routes/coordinate.js";
+import { discoveryChainRoutes } from "./routes/discovery-chain.js";
 import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
+import { queryRoutes } from "./routes/query.js";
 import { sessionRoutes } from "./routes/session.js";
 import { snapshotRoutes } from "./routes/snapshot.js";
 import { statusRoutes } from "./routes/status.js";
@@ -29,6 +31,8 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/health", healthRoutes(ctx));
   app.route("/v1/coordinate", coordinateRoutes(ctx));
   app.route("/v1/config", configRoutes(ctx));
+  app.route("/v1/query", queryRoutes(ctx));
+  app.route("/v1/discovery-chain", discoveryChainRoutes(ctx));
 
   app.onError(handleError);
   app.notFound(handleNotFound);

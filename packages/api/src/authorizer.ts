@@ -3,7 +3,16 @@
  * already ask the questions spec 2's ACL column names, so enforcing ACLs is a matter of plugging in a
  * real Authorizer.
  */
-export type AclResourceType = "key" | "session" | "node" | "service" | "operator" | "agent" | "intentions";
+export type AclResourceType =
+  | "key"
+  | "session"
+  | "node"
+  | "service"
+  | "operator"
+  | "agent"
+  | "intentions"
+  | "query"
+  | "acl";
 export type AclAccess = "read" | "list" | "write";
 export type AclDecision = "allow" | "deny";
 

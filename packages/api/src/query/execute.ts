@@ -1,0 +1,74 @@
+import {
+  type Coordinate,
+  type PreparedQueryDefinition,
+  planFailover,
+  selectQueryNodes,
+} from "@cairn/discovery";
+import type { ServiceHealth, StateView } from "@cairn/fsm";
+import { connectHealth } from "../catalog/reads.js";
+import { encodeCheckServiceNode } from "../catalog/shapes.js";
+import { writeJson } from "../json/write.js";
+
+export interface ExecuteRequest {
+  /** `?near`, with `_agent` still unresolved; "" when absent (the query's own Near applies). */
+  readonly near: string;
+  /** The source IP for `_ip`. */
+  readonly sourceIp: string;
+  readonly limit: number;
+  /** `?connect`: only Connect-capable instances, whatever the query says. */
+  readonly connect: boolean;
+  readonly namespace: string;
+  readonly agentNode: string;
+  readonly datacenter: string;
+  readonly random: () => number;
+  /** ACL: whether the executing token may see this instance. */
+  readonly visible: (instance: ServiceHealth) => boolean;
+}
+
+/** The node to sort near: `?near` first, else the query's Near; `_agent` and `_ip` resolved ("" when unknown). */
+function nearNode(view: StateView, wanted: string, req: ExecuteRequest): string {
+  if (wanted === "_agent") return req.agentNode;
+  if (wanted !== "_ip") return wanted;
+  if (req.sourceIp === "") return "";
+  return view.nodes().value.find((n) => n.Address === req.sourceIp)?.Node ?? "";
+}
+
+/** Runs a resolved query on a view: Consul's execution result, encoded, with the index of the read. */
+export function executeQuery(
+  view: StateView,
+  query: PreparedQueryDefinition,
+  req: ExecuteRequest,
+): { body: string; index: number } {
+  const service = query.Service;
+  const scope = { ns: req.namespace };
+  const read =
+    service.Connect || req.connect
+      ? connectHealth(view, service.Service, scope)
+      : view.serviceHealth(service.Service, scope);
+  const candidates = read.value.filter(req.visible);
+  const near = nearNode(view, req.near || service.Near, req);
+  let origin: Coordinate | undefined;
+  const coordinates = new Map<string, Coordinate>();
+  if (near !== "") {
+    const own = view.coordinates(near).value;
+    const mine = own.find((c) => c.Segment === "") ?? own[0];
+    origin = mine?.Coord;
+    for (const c of view.coordinates().value)
+      if (c.Segment === mine?.Segment) coordinates.set(c.Node, c.Coord);
+  }
+  const nodes = selectQueryNodes(service, candidates, {
+    random: req.random,
+    origin,
+    originNode: near,
+    coordinateOf: (c) => coordinates.get(c.node.Node),
+    limit: req.limit,
+  });
+  // With one datacenter the plan is empty: nothing is forwarded and Failovers stays 0.
+  const failovers =
+    nodes.length === 0 ? planFailover(service.Failover, req.datacenter, [req.datacenter]).length : 0;
+  const encoded = nodes.map((n) => encodeCheckServiceNode(n.node, n.service, n.checks)).join(",");
+  const body =
+    `{"Service":${writeJson(service.Service)},"Nodes":[${encoded}],"DNS":${writeJson(query.DNS)},` +
+    `"Datacenter":${writeJson(req.datacenter)},"Failovers":${failovers}}`;
+  return { body, index: read.index };
+}

@@ -1,0 +1,76 @@
+import { ChainCompileError, type CompiledChain, compileChain } from "@cairn/discovery";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { combine } from "../catalog/reads.js";
+import { blockingRead } from "../http/blocking-query.js";
+import { readTextLimited } from "../http/body.js";
+import { clientGone } from "../http/client-gone.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, permissionDenied } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { setReadMeta } from "../http/read-meta.js";
+import { parseReadOptions } from "../http/read-options.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { singleNamespace } from "../middleware/namespace.js";
+import { chainEntriesOf } from "../query/chain-entries.js";
+import { parseChainOverrides } from "../query/chain-overrides.js";
+import { trustDomainFor } from "../query/trust-domain.js";
+
+/** /v1/discovery-chain/:service (GET, or POST with overrides): the compiled chain, blocking on its entries. */
+export function discoveryChainRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  const trustDomain = trustDomainFor(ctx.datacenter);
+  const handler = (c: Context<ApiEnv>) => chain(ctx, c, trustDomain);
+  route(app, "/:service{.+}", { GET: handler, POST: handler });
+  for (const bare of ["", "/"]) {
+    route(app, bare, {
+      GET: () => {
+        throw badRequest("Missing chain name");
+      },
+    });
+  }
+  return app;
+}
+
+async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string): Promise<Response> {
+  const service = c.req.param("service") ?? "";
+  const ns = singleNamespace(c.var.namespace);
+  const overrides =
+    c.req.method === "POST"
+      ? parseChainOverrides(
+          await readTextLimited(c, ctx.config.maxBodyBytes, (n) => `Request body too large (${n} bytes)`),
+        )
+      : {};
+  if (ctx.authorizer.authorize(c.var.token, ns, "service", service, "read") !== "allow")
+    throw permissionDenied();
+  const opts = parseReadOptions(c.var.query, ctx.random);
+  const datacenter = c.var.query.get("compile-dc") || ctx.datacenter;
+  const { result, meta } = await blockingRead(
+    ctx,
+    ctx.backend.store,
+    opts,
+    (view) => {
+      const { entries, reads } = chainEntriesOf(view);
+      let compiled: CompiledChain | ChainCompileError;
+      try {
+        compiled = compileChain({
+          serviceName: service,
+          namespace: ns,
+          datacenter,
+          trustDomain,
+          entries,
+          overrides,
+        });
+      } catch (err) {
+        if (!(err instanceof ChainCompileError)) throw err;
+        compiled = err;
+      }
+      return combine(compiled, ...reads);
+    },
+    clientGone(c),
+  );
+  setReadMeta(c, meta);
+  if (result instanceof ChainCompileError) throw badRequest(result.message);
+  return jsonResponse(c, { Chain: result });
+}
