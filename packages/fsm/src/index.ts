@@ -17,6 +17,39 @@
  * there too (DERIVED_TABLES, rebuilt in state/derived.ts), and its reads on StateView.
  */
 export {
+  type AclBootstrapCommand,
+  type AclCommand,
+  type AclInitCommand,
+  type AclPolicyDeleteCommand,
+  type AclPolicySetCommand,
+  type AclRoleDeleteCommand,
+  type AclRoleSetCommand,
+  type AclTokenDeleteCommand,
+  type AclTokenSetCommand,
+  ANONYMOUS_TOKEN_ACCESSOR,
+  ANONYMOUS_TOKEN_SECRET,
+  GLOBAL_MANAGEMENT_POLICY_ID,
+} from "./areas/acl.js";
+export type { AclStateReads, AclTokenFilter } from "./areas/acl-reads.js";
+export type {
+  AclLinkRef,
+  AclPolicy,
+  AclPolicySpec,
+  AclRole,
+  AclRoleSpec,
+  AclToken,
+  AclTokenSpec,
+  StoredNodeIdentity,
+  StoredServiceIdentity,
+} from "./areas/acl-records.js";
+export {
+  DEFAULT_NAMESPACE_NAME,
+  type Namespace,
+  type NamespaceAcls,
+  type NamespaceCommand,
+  type NamespaceSpec,
+} from "./areas/namespaces.js";
+export {
   isQueryTemplate,
   type PreparedQuery,
   type PreparedQueryDeleteCommand,

@@ -1,6 +1,8 @@
+import { aclHandlers } from "../areas/acl.js";
 import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
 import { configEntryHandlers } from "../areas/config-entries.js";
 import { kvHandlers } from "../areas/kv.js";
+import { namespaceHandlers } from "../areas/namespaces.js";
 import { preparedQueryHandlers } from "../areas/prepared-queries.js";
 import { sessionHandlers } from "../areas/session.js";
 import { txnHandlers } from "../areas/txn.js";
@@ -16,6 +18,8 @@ export const handlers: HandlerMap<CommandType> = {
   ...tombstoneHandlers,
   ...configEntryHandlers,
   ...preparedQueryHandlers,
+  ...aclHandlers,
+  ...namespaceHandlers,
 };
 
 const byType = new Map<string, CommandHandler<Command>>(

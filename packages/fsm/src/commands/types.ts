@@ -1,3 +1,5 @@
+import type { AclCommand } from "../areas/acl.js";
+import type { NamespaceCommand } from "../areas/namespaces.js";
 import type { PreparedQueryDeleteCommand, PreparedQuerySetCommand } from "../areas/prepared-queries.js";
 import type { Coord, HealthStatus, ServiceAddress, ServiceWeights, SessionBehavior } from "../types.js";
 
@@ -294,6 +296,8 @@ export type Command =
   | ConfigEntrySetCommand
   | ConfigEntryDeleteCommand
   | PreparedQuerySetCommand
-  | PreparedQueryDeleteCommand;
+  | PreparedQueryDeleteCommand
+  | AclCommand
+  | NamespaceCommand;
 
 export type CommandType = Command["type"];

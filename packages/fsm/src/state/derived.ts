@@ -1,3 +1,4 @@
+import { indexPolicy, indexRole, indexToken } from "../areas/acl.js";
 import { indexPreparedQuery } from "../areas/prepared-queries.js";
 import { joinKey, SEP, type Tables } from "./tables.js";
 
@@ -17,4 +18,7 @@ export function rebuildDerived(t: Tables): void {
     if (n.ID) t.nodeIds.set(n.ID, n.Node);
   });
   t.preparedQueries.forEach((q) => void indexPreparedQuery(t, q));
+  t.aclTokens.forEach((tok) => void indexToken(t, tok));
+  t.aclPolicies.forEach((p) => void indexPolicy(t, p));
+  t.aclRoles.forEach((r) => void indexRole(t, r));
 }

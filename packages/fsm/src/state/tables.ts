@@ -1,4 +1,6 @@
 import sortedBtree from "sorted-btree";
+import type { AclPolicy, AclRole, AclToken } from "../areas/acl-records.js";
+import type { Namespace } from "../areas/namespaces.js";
 import type { PreparedQuery } from "../areas/prepared-queries.js";
 import type {
   CatalogNode,
@@ -51,6 +53,10 @@ export interface TableIndexes {
   coordinates: number;
   configEntries: number;
   preparedQueries: number;
+  aclTokens: number;
+  aclPolicies: number;
+  aclRoles: number;
+  namespaces: number;
 }
 
 export const SEP = "\u0000";
@@ -78,6 +84,11 @@ export const PRIMARY_TABLES = [
   "serviceIndexes",
   "configEntries",
   "preparedQueries",
+  "aclTokens",
+  "aclPolicies",
+  "aclRoles",
+  "aclMeta",
+  "namespaces",
 ] as const;
 
 /** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
@@ -89,6 +100,11 @@ export const DERIVED_TABLES = [
   "nodeIds",
   "preparedQueryNames",
   "preparedQueriesBySession",
+  "aclTokenSecrets",
+  "aclTokenLinks",
+  "aclTokenExpiry",
+  "aclPolicyNames",
+  "aclRoleNames",
 ] as const;
 
 export type PrimaryTable = (typeof PRIMARY_TABLES)[number];
@@ -103,6 +119,10 @@ const ZERO_INDEXES: TableIndexes = {
   coordinates: 0,
   configEntries: 0,
   preparedQueries: 0,
+  aclTokens: 0,
+  aclPolicies: 0,
+  aclRoles: 0,
+  namespaces: 0,
 };
 
 /**
@@ -147,6 +167,26 @@ export class Tables {
   declare readonly preparedQueryNames: BTree<string, string>;
   /** session \0 query ID: the queries each session binds */
   declare readonly preparedQueriesBySession: BTree<string, true>;
+  /** accessor ID -> ACL token */
+  declare readonly aclTokens: BTree<string, AclToken>;
+  /** policy ID -> ACL policy */
+  declare readonly aclPolicies: BTree<string, AclPolicy>;
+  /** role ID -> ACL role */
+  declare readonly aclRoles: BTree<string, AclRole>;
+  /** "bootstrap" -> index of the ACL bootstrap */
+  declare readonly aclMeta: BTree<string, number>;
+  /** name -> namespace (the built-in default only once written) */
+  declare readonly namespaces: BTree<string, Namespace>;
+  /** secret ID -> accessor ID */
+  declare readonly aclTokenSecrets: BTree<string, string>;
+  /** p \0 policy ID \0 accessor, r \0 role ID \0 accessor, m \0 ns \0 auth method \0 accessor */
+  declare readonly aclTokenLinks: BTree<string, true>;
+  /** ExpirationTime (RFC 3339 UTC) \0 accessor */
+  declare readonly aclTokenExpiry: BTree<string, true>;
+  /** ns \0 lower-cased policy name -> policy ID */
+  declare readonly aclPolicyNames: BTree<string, string>;
+  /** ns \0 lower-cased role name -> role ID */
+  declare readonly aclRoleNames: BTree<string, string>;
   readonly indexes: TableIndexes;
 
   constructor(source?: Tables) {

@@ -1,3 +1,4 @@
+import { AclStateReads } from "../areas/acl-reads.js";
 import {
   configEntriesOfKind,
   configEntryChannel,
@@ -321,6 +322,11 @@ export class StateView {
     const t = this.t;
     const found = resolvePreparedQuery(t, idOrName);
     return this.#channel(found, t.indexes.preparedQueries, preparedQueriesChannel);
+  }
+
+  /** ACL tokens, policies, roles and namespaces at this view. */
+  acl(): AclStateReads {
+    return new AclStateReads(this.t, this.index);
   }
 
   /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
