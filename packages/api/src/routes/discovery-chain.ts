@@ -22,19 +22,15 @@ export function discoveryChainRoutes(ctx: RouteContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const trustDomain = trustDomainFor(ctx.datacenter);
   const handler = (c: Context<ApiEnv>) => chain(ctx, c, trustDomain);
-  route(app, "/:service{.+}", { GET: handler, POST: handler });
-  for (const bare of ["", "/"]) {
-    route(app, bare, {
-      GET: () => {
-        throw badRequest("Missing chain name");
-      },
-    });
-  }
+  // `{.*}` so that a bare trailing slash reaches the handler and gets Consul's reason.
+  route(app, "/:service{.*}", { GET: handler, POST: handler });
+  route(app, "/", { GET: handler, POST: handler });
   return app;
 }
 
 async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string): Promise<Response> {
   const service = c.req.param("service") ?? "";
+  if (service === "") throw badRequest("Missing chain name");
   const ns = singleNamespace(c.var.namespace);
   const overrides =
     c.req.method === "POST"
