@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { type ApplyResult, type PreparedQuerySpec, StateStore } from "../src/index.js";
+import {
+  type ApplyResult,
+  type Command,
+  CommandDecodeError,
+  decodeCommand,
+  encodeCommand,
+  type PreparedQuerySpec,
+  StateStore,
+} from "../src/index.js";
 import { Harness } from "./helpers.js";
 
 const ID1 = "11111111-1111-1111-1111-111111111111";
@@ -156,5 +164,25 @@ describe("prepared queries: session binding and snapshots", () => {
     let index = restored.index;
     restored.applyCommand(++index, { v: 1, type: "session.destroy", id: SESSION, now: 0 });
     expect(restored.view().preparedQuery(ID1).value).toBeUndefined();
+  });
+});
+
+describe("prepared queries: commands", () => {
+  it("round-trip through the codec", () => {
+    const commands: Command[] = [
+      { v: 1, type: "prepared-query.set", op: "update", query: template(ID1, "t") },
+      { v: 1, type: "prepared-query.delete", id: ID2 },
+    ];
+    for (const c of commands) expect(decodeCommand(encodeCommand(c))).toEqual(c);
+  });
+
+  it("an unknown op is refused at decode", () => {
+    const bad = {
+      v: 1,
+      type: "prepared-query.set",
+      op: "upsert",
+      query: spec({ ID: ID1 }),
+    } as unknown as Command;
+    expect(() => decodeCommand(encodeCommand(bad))).toThrow(CommandDecodeError);
   });
 });

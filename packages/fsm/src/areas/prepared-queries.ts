@@ -1,4 +1,4 @@
-import { obj, optBool, optObj, optStr, type Raw, str } from "../commands/fields.js";
+import { obj, oneOf, optBool, optObj, optStr, type Raw, str } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
 import { applyError } from "../commands/results.js";
 import { COMMAND_VERSION } from "../commands/types.js";
@@ -164,15 +164,12 @@ function decodeSpec(r: Raw): PreparedQuerySpec {
 
 export const preparedQueryHandlers: HandlerMap<"prepared-query.set" | "prepared-query.delete"> = {
   "prepared-query.set": {
-    decode: (r) => {
-      const op = str(r, "op");
-      return {
-        v,
-        type: "prepared-query.set",
-        op: op === "update" ? "update" : "create",
-        query: decodeSpec(obj(r, "query")),
-      };
-    },
+    decode: (r) => ({
+      v,
+      type: "prepared-query.set",
+      op: oneOf(r, "op", ["create", "update"]),
+      query: decodeSpec(obj(r, "query")),
+    }),
     apply(tx, c) {
       const t = tx.tables;
       const q = c.query;
