@@ -5,8 +5,6 @@ import {
   HttpError,
   type LocalCheck,
   type LocalService,
-  parseCheckDefinition,
-  parseServiceDefinition,
   type ServiceDefinition,
 } from "@cairn/api";
 import type { HealthStatus } from "@cairn/fsm";
@@ -20,6 +18,7 @@ import {
   serviceMaintenanceCheck,
 } from "./check-records.js";
 import { type Clock, systemClock } from "./clock.js";
+import { type ConfigDefinitions, parseConfigDefinitions } from "./config-definitions.js";
 import { LocalPersistence } from "./persistence.js";
 import { httpProbe, type Probe, scriptProbe, tcpProbe } from "./probes.js";
 import { type CheckRunner, IntervalRunner, StatusGate, TtlRunner } from "./runners.js";
@@ -123,7 +122,7 @@ export class LocalAgent {
    * Restores what the API registered before a restart, adds the configuration's services and checks, and
    * starts syncing. Throws DefinitionError for an invalid configuration definition.
    */
-  start(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+  start(config: ConfigDefinitions): void {
     this.restoring = true;
     try {
       this.restore(config);
@@ -134,7 +133,7 @@ export class LocalAgent {
     this.scheduleReap();
   }
 
-  private restore(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+  private restore(config: ConfigDefinitions): void {
     const restored = this.persistence.load((path, reason) =>
       this.log.warn({ path, reason }, "skipping an unreadable persisted service or check"),
     );
@@ -310,7 +309,7 @@ export class LocalAgent {
    * Replaces the services and checks that came from configuration files with `config`'s (reload). All are
    * validated first: an invalid one changes nothing and is reported.
    */
-  reloadConfig(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+  reloadConfig(config: ConfigDefinitions): void {
     const parsed = parseConfigDefinitions(config);
     for (const def of [...parsed.services.flatMap((d) => d.Checks), ...parsed.checks])
       this.vetCheck(def, "config");
@@ -320,7 +319,7 @@ export class LocalAgent {
     void this.sync.trigger();
   }
 
-  private applyConfig(config: { services: readonly unknown[]; checks: readonly unknown[] }): void {
+  private applyConfig(config: ConfigDefinitions): void {
     this.applyParsed(parseConfigDefinitions(config));
   }
 
@@ -538,23 +537,4 @@ function stopRunners(entry: CheckEntry): void {
 /** A check record after its service changed (name and tags follow the service). */
 function withService(check: LocalCheck, service: LocalService): LocalCheck {
   return { ...check, ServiceName: service.Service, ServiceTags: [...service.Tags] };
-}
-
-/** Configuration blocks parsed as definitions; the first invalid one throws, naming it. */
-function parseConfigDefinitions(config: { services: readonly unknown[]; checks: readonly unknown[] }): {
-  services: ServiceDefinition[];
-  checks: CheckDefinition[];
-} {
-  const named = <T>(what: string, i: number, parse: () => T): T => {
-    try {
-      return parse();
-    } catch (err) {
-      if (err instanceof DefinitionError) throw new DefinitionError(`${what}[${i}]: ${err.message}`);
-      throw err;
-    }
-  };
-  return {
-    services: config.services.map((raw, i) => named("services", i, () => parseServiceDefinition(raw))),
-    checks: config.checks.map((raw, i) => named("checks", i, () => parseCheckDefinition(raw))),
-  };
 }

@@ -1,7 +1,7 @@
 import { filterSchemas } from "@cairn/discovery";
 import type { HealthStatus } from "@cairn/fsm";
 import { type Context, Hono } from "hono";
-import type { AgentBackend, LocalCheck, LocalService, MonitorLevel } from "../agent/backend.js";
+import type { AgentBackend, LocalService, MonitorLevel } from "../agent/backend.js";
 import { checkUpdateBody, tokenBody } from "../agent/definition-schema.js";
 import {
   DefinitionError,
@@ -9,6 +9,9 @@ import {
   parseCheckDefinition,
   parseServiceDefinition,
 } from "../agent/definitions.js";
+import { waitForNewHash } from "../agent/hash-wait.js";
+import { type Aggregate, aggregate, healthResponse, SEVERITY } from "../agent/local-health.js";
+import { monitorResponse } from "../agent/monitor-stream.js";
 import { agentCheckJson, agentServiceJson, contentHash } from "../agent/shapes.js";
 import { type AclAccess, type AclResourceType, type Authorizer, allowAll } from "../authorizer.js";
 import { parseFilterParam, searchParams } from "../catalog/query.js";
@@ -19,7 +22,6 @@ import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import { JsonSyntaxError, readJson } from "../json/read.js";
-import { writeJson } from "../json/write.js";
 
 export interface AgentRoutesOptions {
   nodeName: string;
@@ -48,8 +50,6 @@ const LEVELS: ReadonlySet<string> = new Set(["trace", "debug", "info", "warn", "
 const TRUE = new Set(["1", "t", "T", "TRUE", "true", "True"]);
 const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
-/** Log lines a monitor client may fall behind by before lines are dropped (Consul buffers 512). */
-const MONITOR_QUEUE_LINES = 512;
 
 /**
  * The local agent's endpoints under /v1/agent: services, checks (with the TTL updates), maintenance, self,
@@ -139,36 +139,17 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
         const json = agentServiceJson(service, options.datacenter);
         return { json, hash: contentHash(json) };
       };
-      let { json, hash } = read();
-      // Hash-based blocking, as Consul's agent endpoints do it: wait while the client already has this hash.
       const known = c.var.query.get("hash");
-      if (known !== undefined && known === hash) {
-        const waitNs = c.var.query.durationNs("wait", "Invalid wait time");
-        const waitMs = Math.min(
-          waitNs === undefined || waitNs <= 0n ? 300_000 : Number(waitNs) / 1e6,
-          600_000,
-        );
-        const deadline = Date.now() + waitMs;
-        let gone = false;
-        const unsubscribe = clientGone(c)(() => {
-          gone = true;
-        });
-        try {
-          while (hash === known && !gone && Date.now() < deadline) {
-            let timer: NodeJS.Timeout | undefined;
-            await Promise.race([
-              agent.servicesChanged(),
-              new Promise<void>((resolve) => {
-                timer = setTimeout(resolve, Math.min(deadline - Date.now(), 1_000));
-              }),
-            ]);
-            clearTimeout(timer);
-            ({ json, hash } = read());
-          }
-        } finally {
-          unsubscribe();
-        }
-      }
+      const { json, hash } =
+        known === undefined
+          ? read()
+          : await waitForNewHash(
+              read,
+              known,
+              c.var.query.durationNs("wait", "Invalid wait time"),
+              () => agent.servicesChanged(),
+              clientGone(c),
+            );
       c.header("X-Consul-ContentHash", hash);
       c.header("X-Service-ContentHash", hash);
       return jsonResponse(c, { ...json, ContentHash: hash });
@@ -341,35 +322,6 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
   return app;
 }
 
-type Aggregate = "passing" | "warning" | "critical" | "maintenance";
-const SEVERITY: Readonly<Record<Aggregate, number>> = { passing: 0, warning: 1, critical: 2, maintenance: 3 };
-const HEALTH_CODES: Readonly<Record<Aggregate, 200 | 429 | 503>> = {
-  passing: 200,
-  warning: 429,
-  critical: 503,
-  maintenance: 503,
-};
-
-/** Consul's aggregation: any maintenance check wins, then critical, then warning. */
-function aggregate(checks: readonly LocalCheck[]): Aggregate {
-  let worst: Aggregate = "passing";
-  for (const ch of checks) {
-    const status: Aggregate =
-      ch.CheckID === "_node_maintenance" || ch.CheckID.startsWith("_service_maintenance:")
-        ? "maintenance"
-        : ch.Status;
-    if (SEVERITY[status] > SEVERITY[worst]) worst = status;
-  }
-  return worst;
-}
-
-/** `?format=text` answers the status alone; JSON otherwise; the HTTP status follows the health either way. */
-function healthResponse(c: Context<ApiEnv>, status: Aggregate, body: unknown): Response {
-  const code = HEALTH_CODES[status];
-  if (c.var.query.get("format") === "text") return c.body(status, code, TEXT);
-  return c.body(writeJson(body), code, { "Content-Type": "application/json" });
-}
-
 /** A path parameter; the route pattern guarantees one, a missing one reads as empty. */
 function param(c: Context<ApiEnv>, name: string): string {
   return c.req.param(name) ?? "";
@@ -389,53 +341,4 @@ function parseBool(raw: string | undefined, name: string): boolean {
   if (TRUE.has(raw)) return true;
   if (FALSE.has(raw)) return false;
   throw badRequest(`Invalid value for ${name}: "${raw}"`);
-}
-
-/** Streams log lines as they come until the client goes away; the subscription ends with the response. */
-function monitorResponse(
-  c: Context<ApiEnv>,
-  agent: AgentBackend,
-  level: MonitorLevel,
-  json: boolean,
-): Response {
-  const encoder = new TextEncoder();
-  let stop: (() => void) | undefined;
-  let unsubscribeGone: (() => void) | undefined;
-  const end = () => {
-    stop?.();
-    stop = undefined;
-    unsubscribeGone?.();
-  };
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(controller) {
-        let dropped = 0;
-        stop = agent.monitor(level, json, (line) => {
-          // A client that reads slower than the agent logs loses lines rather than growing the queue.
-          if ((controller.desiredSize ?? 1) <= 0) {
-            dropped++;
-            return;
-          }
-          try {
-            if (dropped > 0) controller.enqueue(encoder.encode(`[monitor dropped ${dropped} log lines]\n`));
-            dropped = 0;
-            controller.enqueue(encoder.encode(line.endsWith("\n") ? line : `${line}\n`));
-          } catch {
-            end();
-          }
-        });
-        unsubscribeGone = clientGone(c)(() => {
-          end();
-          try {
-            controller.close();
-          } catch {
-            // already closed
-          }
-        });
-      },
-      cancel: end,
-    },
-    new CountQueuingStrategy({ highWaterMark: MONITOR_QUEUE_LINES }),
-  );
-  return new Response(stream, { status: 200, headers: TEXT });
 }
