@@ -27,7 +27,10 @@ interface ExecuteResult {
 
 let s: TestServer;
 
-/** db on n1 (passing), n2 (warning), n3 (critical), n4 (passing, tagged experimental); each node at x = i/100 s. */
+/**
+ * db on n1 (passing), n2 (warning), n3 (critical), n4 (passing, tagged experimental); node ni at x = i/100 s,
+ * the agent's node (127.0.0.1) at 0.041 s.
+ */
 beforeAll(async () => {
   s = await startServer();
   await registerAgentNode(s);
@@ -53,7 +56,10 @@ beforeAll(async () => {
   await s.backend.apply({
     v: 1,
     type: "coordinate.batch-update",
-    updates: [1, 2, 3, 4].map((i) => ({ Node: `n${i}`, Coord: coordAt(i / 100) })),
+    updates: [
+      ...[1, 2, 3, 4].map((i) => ({ Node: `n${i}`, Coord: coordAt(i / 100) })),
+      { Node: "agent-one", Coord: coordAt(0.041) },
+    ],
   });
 });
 afterAll(() => s.close());
@@ -283,6 +289,17 @@ describe("prepared query execution", () => {
       ["n4", "n2", "n1"],
     );
     expect(order((await execute(id, "?near=_agent&limit=2")).body)).toEqual(["n4", "n2"]);
+  });
+
+  it("near=_ip without X-Forwarded-For uses the peer address (the agent's node here, 127.0.0.1)", async () => {
+    const order = (r: ExecuteResult) => r.Nodes.map((n) => n.Node.Node);
+    expect(order((await execute(id, "?near=_ip")).body)).toEqual(["n4", "n2", "n1"]);
+    // An X-Forwarded-For that is not an IP is ignored in favour of the peer.
+    expect(order((await execute(id, "?near=_ip", { "X-Forwarded-For": "proxy.example" })).body)).toEqual([
+      "n4",
+      "n2",
+      "n1",
+    ]);
   });
 
   it("a query's own Near applies when the request names none", async () => {
