@@ -36,10 +36,16 @@ import { ServerTransport } from "./transport/server-transport.js";
  */
 export type AddressedConfChange = ConfChange & { address?: string };
 
+/** The driver's time sources, injectable so tests control them. */
 export interface Timers {
   setInterval(fn: () => void, ms: number): unknown;
   clearInterval(handle: unknown): void;
+  /** Monotonic milliseconds (never jumps back, keeps counting through a process stall). */
+  now(): number;
 }
+
+/** After a very long stall every timer has long expired: replaying more ticks than this changes nothing. */
+const MAX_CATCH_UP_ELECTIONS = 10;
 
 export interface RaftNodeOptions<R> {
   id: NodeId;
@@ -114,6 +120,9 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly tickHandle: unknown;
   private readonly log: Logger;
   private readonly timers: Timers;
+  private readonly tickMs: number;
+  /** Monotonic time of the last tick period the core was ticked for. */
+  private tickedUntil: number;
 
   private constructor(
     private readonly options: RaftNodeOptions<R>,
@@ -133,9 +142,12 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.timers = options.timers ?? {
       setInterval: (fn, ms) => setInterval(fn, ms),
       clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
+      now: () => performance.now(),
     };
+    this.tickMs = options.tickMs ?? 100;
+    this.tickedUntil = this.timers.now();
     this.syncPeers(core.status().conf);
-    this.tickHandle = this.timers.setInterval(() => this.tick(), options.tickMs ?? 100);
+    this.tickHandle = this.timers.setInterval(() => this.tick(), this.tickMs);
     this.scheduleDrive();
   }
 
@@ -243,6 +255,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   /** Replicates `data`; resolves with the state machine's result once the entry is applied here. */
   async propose(data: Uint8Array): Promise<R> {
     if (this.stopped) throw new NodeStoppedError();
+    this.catchUpTicks();
     const accepted = this.accepted(this.core.propose(data));
     this.scheduleDrive();
     return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
@@ -256,6 +269,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     if (this.stopped) throw new NodeStoppedError();
     const ctx = `${this.id}/${++this.readSeq}`;
     const answer = this.reads.add(ctx, this.options.readTimeoutMs ?? this.electionTimeoutMs() * 2);
+    this.catchUpTicks();
     this.core.readIndex(ctx, { lease: options.lease ?? false });
     this.scheduleDrive();
     return answer;
@@ -264,6 +278,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   /** Asks the leader (this server) to hand leadership to `to`; resolves once `to` leads. */
   async transferLeadership(to: NodeId): Promise<void> {
     if (this.stopped) throw new NodeStoppedError();
+    this.catchUpTicks();
     const rejected = this.core.transferLeadership(to);
     if (rejected) throw this.rejection(rejected);
     this.scheduleDrive();
@@ -315,6 +330,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   private async changeMembership(change: AddressedConfChange): Promise<void> {
     if (this.stopped) throw new NodeStoppedError();
+    this.catchUpTicks();
     const accepted = this.accepted(this.core.proposeConfChange(change));
     this.scheduleDrive();
     await this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
@@ -358,7 +374,21 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   private tick(): void {
     if (this.stopped) return;
-    this.core.tick();
+    this.catchUpTicks();
+  }
+
+  /**
+   * Ticks the core once per whole tick period elapsed on the monotonic clock. Runs before every input, not
+   * only on the timer: after a stall (GC pause, SIGSTOP, starved event loop) the timer fires once, late, and
+   * messages or reads may be handled before it; the core's lease and CheckQuorum must first see the time that
+   * really passed, or a deposed leader could answer a lease read from a lease that expired meanwhile.
+   */
+  private catchUpTicks(): void {
+    const periods = Math.floor((this.timers.now() - this.tickedUntil) / this.tickMs);
+    if (periods <= 0) return;
+    this.tickedUntil += periods * this.tickMs;
+    const ticks = Math.min(periods, MAX_CATCH_UP_ELECTIONS * (this.options.electionTicks ?? 10));
+    for (let i = 0; i < ticks; i++) this.core.tick();
     this.scheduleDrive();
   }
 
@@ -368,6 +398,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     // hears from the leader before it has the log that makes the leader a member in its eyes).
     const address = this.addresses.get(from);
     if (address && !this.transport.hasPeer(from)) this.transport.setPeer(from, address);
+    this.catchUpTicks();
     for (const m of messages) {
       if (m.from !== from || m.to !== this.id) {
         this.log.warn(
@@ -543,6 +574,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       commit: async () => {
         this.storage.noteReceivedSnapshot(await writer.commit());
         if (this.stopped) return;
+        this.catchUpTicks();
         this.core.step(message);
         this.scheduleDrive();
       },

@@ -144,7 +144,8 @@ export interface RaftConfig {
    * elected before then. The margin must cover one tick of phase difference plus the clock-rate drift
    * between servers over an election timeout. It also assumes the driver delivers ticks by a monotonic
    * clock: after a stall (GC pause, blocked event loop) it must call tick() once per elapsed tick period
-   * before stepping anything else - a plain setInterval that fires once late is not enough.
+   * before stepping anything else - a plain setInterval that fires once late is not enough (RaftNode
+   * ticks by `Timers.now()` before every input).
    */
   leaseDriftTicks?: number;
 }

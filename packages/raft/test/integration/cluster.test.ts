@@ -163,6 +163,21 @@ describe("RaftNode cluster", () => {
     expect(await leader.readIndex({ lease: true })).toBeGreaterThanOrEqual(index);
   });
 
+  it("ticks by the monotonic clock: a leader stalled past its lease does not answer a lease read from it", async () => {
+    const c = await threeNodes();
+    const index = await c.put("color", "blue");
+    const leader = await c.leader();
+    expect(await leader.readIndex({ lease: true })).toBeGreaterThanOrEqual(index);
+    // To the leader, five election timeouts (tickMs 20 x electionTicks 10) pass at once, as after a stall
+    // in which the rest of the cluster may have elected someone else. The interval timer has not fired yet.
+    c.jumpClock(leader.id, 5 * 10 * 20);
+    const read = leader.readIndex({ lease: true });
+    // The elapsed ticks reached the core before the read: CheckQuorum found no recent quorum and stepped down.
+    expect(leader.status().role).not.toBe("leader");
+    await expect(read).rejects.toBeInstanceOf(NotLeaderError);
+    expect(await c.put("color", "green")).toBeGreaterThan(index);
+  });
+
   it("refuses proposals on a follower with the leader's id and address", async () => {
     const c = await threeNodes();
     await c.put("x", "1");

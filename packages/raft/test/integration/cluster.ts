@@ -33,6 +33,8 @@ export class TestCluster {
   readonly machines = new Map<string, KvMachine>();
   readonly addresses: Record<string, string> = {};
   readonly logs: Array<Record<string, unknown>> = [];
+  /** Per-node offsets added to the monotonic clock the driver ticks by (see `jumpClock`). */
+  private readonly clockOffsets = new Map<string, number>();
 
   private constructor(
     private readonly root: string,
@@ -57,6 +59,11 @@ export class TestCluster {
       { write: (l: string) => this.logs.push(JSON.parse(l)) },
     );
     const port = Number(this.addresses[id]!.split(":")[1]);
+    const timers = {
+      setInterval: (fn: () => void, ms: number) => setInterval(fn, ms),
+      clearInterval: (h: unknown) => clearInterval(h as NodeJS.Timeout),
+      now: () => performance.now() + (this.clockOffsets.get(id) ?? 0),
+    };
     const node = await RaftNode.start<number>({
       id,
       clusterId: "it",
@@ -70,12 +77,21 @@ export class TestCluster {
       tickMs: 20,
       electionTicks: 10,
       heartbeatTicks: 2,
+      timers,
       ...(this.options.snapshotThreshold ? { snapshotThreshold: this.options.snapshotThreshold } : {}),
       transportLimits: { backoff: { initialMs: 20, maxMs: 200 } },
     });
     this.nodes.set(id, node);
     this.machines.set(id, machine);
     return node;
+  }
+
+  /**
+   * Moves `id`'s monotonic clock forward by `ms` at once: to that node it is as if its process had been
+   * stalled that long (a GC pause, SIGSTOP) while the rest of the cluster ran on.
+   */
+  jumpClock(id: string, ms: number): void {
+    this.clockOffsets.set(id, (this.clockOffsets.get(id) ?? 0) + ms);
   }
 
   /** Stops `id` at once, as a crash would: nothing beyond what was already fsynced survives. */
