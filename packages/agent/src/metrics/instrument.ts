@@ -1,6 +1,6 @@
 import type { ClusterBackend } from "@cairn/api";
 import type { Command, StateStore } from "@cairn/fsm";
-import type { Metrics } from "./registry.js";
+import type { Labels, Metrics } from "./registry.js";
 
 /** Command types whose applies Consul times under their own names. */
 const AREA_SAMPLES: Readonly<Record<string, string>> = {
@@ -74,6 +74,8 @@ export function routeLabel(pathname: string): string {
 
 /** HTTP requests timed by route, method and status: `consul.api.http` (milliseconds). */
 export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performance.now()): Fetch {
+  // One label object per method, route and status (a bounded set), so the registry sorts each only once.
+  const labelSets = new Map<string, Labels>();
   return async (request, env) => {
     const start = now();
     const response = await fetch(request, env);
@@ -81,11 +83,13 @@ export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performan
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     const query = url.indexOf("?", pathStart);
     const path = routeLabel(url.slice(pathStart, query < 0 ? undefined : query));
-    metrics.addSample("consul.api.http", now() - start, {
-      method: request.method,
-      path,
-      code: String(response.status),
-    });
+    const combo = `${request.method} ${response.status} ${path}`;
+    let labels = labelSets.get(combo);
+    if (labels === undefined) {
+      labels = { method: request.method, path, code: String(response.status) };
+      labelSets.set(combo, labels);
+    }
+    metrics.addSample("consul.api.http", now() - start, labels);
     return response;
   };
 }

@@ -174,13 +174,19 @@ export class MetricsRegistry implements Metrics {
   }
 }
 
+/** Label sets are usually reused objects (see meterFetch): their sorted form is computed once each. */
+const labelKeys = new WeakMap<Labels, string>();
+
 function seriesKey(name: string, labels: Labels): string {
-  const keys = Object.keys(labels);
-  if (keys.length === 0) return name;
-  return `${name}{${keys
-    .sort()
-    .map((k) => `${k}=${labels[k]}`)
-    .join(",")}}`;
+  let key = labelKeys.get(labels);
+  if (key === undefined) {
+    key = Object.keys(labels)
+      .sort()
+      .map((k) => `${k}=${labels[k]}`)
+      .join(",");
+    labelKeys.set(labels, key);
+  }
+  return key === "" ? name : `${name}{${key}}`;
 }
 
 function aggregate(
