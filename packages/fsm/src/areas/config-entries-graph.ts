@@ -9,8 +9,10 @@ type Entry = Readonly<Record<string, unknown>>;
 
 export interface EntryLookup {
   get(kind: string, ns: string, name: string): Entry | undefined;
-  /** Every entry of a kind in a namespace. */
+  /** Every entry of a kind in a namespace (`*`: all). */
   list(kind: string, ns: string): readonly Entry[];
+  /** The router, splitter and resolver entries whose targets include the service (Consul's "link" index). */
+  linkedTo(ns: string, name: string): readonly ServiceRef[];
 }
 
 /** Where proxy-defaults (and so the cluster-wide default protocol) live. */
@@ -41,6 +43,7 @@ export function configGraphError(
 ): string | undefined {
   const lookup: EntryLookup = {
     get: (k, n, nm) => (k === kind && n === ns && nm === name ? next : base.get(k, n, nm)),
+    linkedTo: (n, nm) => base.linkedTo(n, nm),
     list: (k, n) => {
       const covers = k === kind && (n === ns || n === "*");
       if (!covers) return base.list(k, n);
@@ -63,9 +66,11 @@ export function configGraphError(
     case "service-defaults":
     case "service-router":
     case "service-splitter":
-    case "service-resolver":
+    case "service-resolver": {
+      // Parts of the graph found sound are not walked again for the next chain.
+      const sound: Sound = { targets: new Set(), splitters: new Set() };
       for (const chain of affectedChains(lookup, kind, ns, name)) {
-        const err = compileCheck(lookup, chain.ns, chain.name);
+        const err = compileCheck(lookup, chain.ns, chain.name, sound);
         if (err) return err;
       }
       if (kind === "service-defaults" || kind === "proxy-defaults") {
@@ -76,12 +81,13 @@ export function configGraphError(
         }
       }
       return undefined;
+    }
     default:
       return undefined;
   }
 }
 
-interface ServiceRef {
+export interface ServiceRef {
   readonly ns: string;
   readonly name: string;
 }
@@ -90,19 +96,30 @@ interface ServiceRef {
 function affectedChains(lookup: EntryLookup, kind: string, ns: string, name: string): ServiceRef[] {
   const out = new Map<string, ServiceRef>();
   const add = (ref: ServiceRef) => out.set(`${ref.ns}\u0000${ref.name}`, ref);
-  const everywhere = kind === "proxy-defaults";
-  if (!everywhere) add({ ns, name });
+  if (kind !== "proxy-defaults") {
+    add({ ns, name });
+    for (const ref of lookup.linkedTo(ns, name)) add(ref);
+    return [...out.values()];
+  }
   for (const chainKind of CHAIN_KINDS) {
-    for (const e of lookup.list(chainKind, everywhere ? "*" : ns)) {
-      const self = { ns: text(e, "Namespace") || ns, name: text(e, "Name") };
-      if (everywhere || relatedServices(chainKind, e, self).some((r) => r.ns === ns && r.name === name))
-        add(self);
-    }
+    for (const e of lookup.list(chainKind, "*"))
+      add({ ns: text(e, "Namespace") || ns, name: text(e, "Name") });
   }
   return [...out.values()];
 }
 
-function relatedServices(kind: string, e: Entry, self: ServiceRef): ServiceRef[] {
+/** The other services a chain entry sends traffic to (what the link index holds). */
+export function relatedServices(e: Entry): ServiceRef[] {
+  const self = { ns: text(e, "Namespace"), name: text(e, "Name") };
+  const out = targetsOf(text(e, "Kind"), e, self);
+  return out.filter(
+    (r, i) =>
+      !(r.ns === self.ns && r.name === self.name) &&
+      out.findIndex((o) => o.ns === r.ns && o.name === r.name) === i,
+  );
+}
+
+function targetsOf(kind: string, e: Entry, self: ServiceRef): ServiceRef[] {
   const ref = (x: Entry | undefined): ServiceRef => ({
     ns: text(x, "Namespace") || self.ns,
     name: text(x, "Service") || self.name,
@@ -112,7 +129,7 @@ function relatedServices(kind: string, e: Entry, self: ServiceRef): ServiceRef[]
       return items(e, "Routes").map((r) => ref(record(r, "Destination")));
     case "service-splitter":
       return items(e, "Splits").map(ref);
-    default: {
+    case "service-resolver": {
       const out: ServiceRef[] = [];
       const redirect = record(e, "Redirect");
       if (redirect) out.push(ref(redirect));
@@ -124,6 +141,8 @@ function relatedServices(kind: string, e: Entry, self: ServiceRef): ServiceRef[]
       }
       return out;
     }
+    default:
+      return [];
   }
 }
 
@@ -141,10 +160,15 @@ interface Target extends ServiceRef {
 
 const targetId = (t: Target) => `${t.subset ? `${t.subset}.` : ""}${t.name}.${t.ns}`;
 
+interface Sound {
+  readonly targets: Set<string>;
+  readonly splitters: Set<string>;
+}
+
 /** Walks one chain as the compiler would, reporting the first problem. */
-function compileCheck(lookup: EntryLookup, ns: string, name: string): string | undefined {
+function compileCheck(lookup: EntryLookup, ns: string, name: string, sound: Sound): string | undefined {
   let advanced = false;
-  const resolved = new Set<string>();
+  const resolved = sound.targets;
 
   // Redirects are followed transitively; coming back to a target is a loop.
   const resolve = (from: Target): string | undefined => {
@@ -187,13 +211,16 @@ function compileCheck(lookup: EntryLookup, ns: string, name: string): string | u
   };
 
   const splitting: string[] = [];
+  const inProgress = new Set<string>();
   const split = (svc: ServiceRef): string | undefined => {
     const key = `splitter:${svc.name}.${svc.ns}`;
-    if (splitting.includes(key)) return `detected circular reference: [${[...splitting, key].join(" -> ")}]`;
+    if (inProgress.has(key)) return `detected circular reference: [${[...splitting, key].join(" -> ")}]`;
     const splitter = lookup.get("service-splitter", svc.ns, svc.name);
     if (!splitter) return resolve({ ...svc, subset: "" });
     advanced = true;
+    if (sound.splitters.has(key)) return undefined;
     splitting.push(key);
+    inProgress.add(key);
     for (const s of items(splitter, "Splits")) {
       const to = { ns: text(s, "Namespace") || svc.ns, name: text(s, "Service") || svc.name };
       const subset = text(s, "ServiceSubset");
@@ -202,6 +229,8 @@ function compileCheck(lookup: EntryLookup, ns: string, name: string): string | u
       if (err) return err;
     }
     splitting.pop();
+    inProgress.delete(key);
+    sound.splitters.add(key);
     return undefined;
   };
 

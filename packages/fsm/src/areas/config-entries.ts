@@ -6,7 +6,12 @@ import { COMMAND_VERSION } from "../commands/types.js";
 import { joinKey, prefixEnd, type Tables } from "../state/tables.js";
 import type { Tx } from "../state/tx.js";
 import { type ConfigEntry, DEFAULT_NAMESPACE } from "../types.js";
-import { configGraphError, type EntryLookup } from "./config-entries-graph.js";
+import {
+  configGraphError,
+  type EntryLookup,
+  relatedServices,
+  type ServiceRef,
+} from "./config-entries-graph.js";
 
 /**
  * Config entries: one table keyed by kind \0 ns \0 name. Entries arrive validated and normalised by the API;
@@ -31,10 +36,30 @@ export function configEntriesOfKind(t: Tables, kind: string, ns: string): Config
   return out;
 }
 
+/** Adds (or removes) the entry's rows in the link index, so a change finds the chains that reach it directly. */
+export function linkConfigEntry(t: Tables, e: ConfigEntry, add: boolean): void {
+  for (const target of relatedServices(e)) {
+    const key = joinKey(target.ns, target.name, e.Kind, e.Namespace, e.Name);
+    if (add) t.configLinks.set(key, true);
+    else t.configLinks.delete(key);
+  }
+}
+
+function linkedTo(t: Tables, ns: string, name: string): ServiceRef[] {
+  const out: ServiceRef[] = [];
+  const prefix = joinKey(ns, name, "");
+  t.configLinks.forRange(prefix, prefixEnd(prefix), false, (key) => {
+    const [, , , entryNs, entryName] = key.split("\u0000");
+    out.push({ ns: entryNs ?? "", name: entryName ?? "" });
+  });
+  return out;
+}
+
 function lookupOver(t: Tables): EntryLookup {
   return {
     get: (kind, ns, name) => t.configEntries.get(configEntryKey(kind, ns, name)),
     list: (kind, ns) => configEntriesOfKind(t, kind, ns),
+    linkedTo: (ns, name) => linkedTo(t, ns, name),
   };
 }
 
@@ -80,7 +105,9 @@ export const configEntryHandlers: HandlerMap<"config-entry.set" | "config-entry.
       };
       const refusal = configGraphError(lookupOver(t), kind, ns, name, entry);
       if (refusal) return applyError(refusal);
+      if (existing) linkConfigEntry(t, existing, false);
       t.configEntries.set(key, entry);
+      linkConfigEntry(t, entry, true);
       changed(tx, kind, ns, name);
       return true;
     },
@@ -107,6 +134,7 @@ export const configEntryHandlers: HandlerMap<"config-entry.set" | "config-entry.
       if (!existing) return true;
       const refusal = configGraphError(lookupOver(t), c.kind, ns, c.name, undefined);
       if (refusal) return applyError(refusal);
+      linkConfigEntry(t, existing, false);
       t.configEntries.delete(key);
       changed(tx, c.kind, ns, c.name);
       return true;

@@ -1,4 +1,5 @@
 import { indexPolicy, indexRole, indexToken } from "../areas/acl.js";
+import { linkConfigEntry } from "../areas/config-entries.js";
 import { indexPreparedQuery } from "../areas/prepared-queries.js";
 import { joinKey, SEP, type Tables } from "./tables.js";
 
@@ -17,6 +18,7 @@ export function rebuildDerived(t: Tables): void {
   t.nodes.forEach((n) => {
     if (n.ID) t.nodeIds.set(n.ID, n.Node);
   });
+  t.configEntries.forEach((e) => linkConfigEntry(t, e, true));
   t.preparedQueries.forEach((q) => void indexPreparedQuery(t, q));
   t.aclTokens.forEach((tok) => void indexToken(t, tok));
   t.aclPolicies.forEach((p) => void indexPolicy(t, p));

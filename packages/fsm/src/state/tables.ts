@@ -98,6 +98,7 @@ export const DERIVED_TABLES = [
   "sessionsByCheck",
   "servicesByName",
   "nodeIds",
+  "configLinks",
   "preparedQueryNames",
   "preparedQueriesBySession",
   "aclTokenSecrets",
@@ -163,6 +164,8 @@ export class Tables {
   declare readonly servicesByName: BTree<string, NodeService>;
   /** node ID -> node name */
   declare readonly nodeIds: BTree<string, string>;
+  /** target ns \0 target service \0 kind \0 ns \0 name: the chain entries that send traffic to a service */
+  declare readonly configLinks: BTree<string, true>;
   /** lower-cased query name -> query ID (named queries, and the catch-all template under "") */
   declare readonly preparedQueryNames: BTree<string, string>;
   /** session \0 query ID: the queries each session binds */
