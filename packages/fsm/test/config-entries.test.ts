@@ -252,6 +252,24 @@ describe("config entries: watches and snapshots", () => {
     expect(copy.view().configEntry("service-defaults", "web").value?.ModifyIndex).toBe(1);
   });
 
+  it("after a restore, changes are still checked against the entries that reach them", async () => {
+    const h = new Harness();
+    set(h, { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
+    set(h, { Kind: "service-resolver", Name: "api", Subsets: { v1: {} } });
+    set(h, splitter("web", [{ Weight: 100, Service: "api", ServiceSubset: "v1" }]));
+    const copy = new StateStore();
+    await copy.restore([h.snapshotBytes()]);
+    const drop = {
+      v: 1,
+      type: "config-entry.set",
+      entry: { Kind: "service-resolver", Name: "api" },
+    } as const;
+    expect(copy.applyCommand(10, drop)).toEqual({
+      error: 'service "api" does not have a subset named "v1"',
+      status: 400,
+    });
+  });
+
   it("set and delete commands survive the codec unchanged", () => {
     const h = new Harness();
     set(
