@@ -17,6 +17,8 @@ export type ReadFn<V, T> = (view: V) => ReadRun<T>;
 export interface ReadAnswer<T> {
   result: T;
   meta: ReadMeta;
+  /** The store index of the view the result was read from. */
+  viewIndex: number;
 }
 
 /**
@@ -37,22 +39,37 @@ export async function blockingRead<T>(
   const answer = (): ReadAnswer<T> => ({
     result: run.value,
     meta: { index: run.index, knownLeader: contact.knownLeader, lastContactMs: contact.lastContactMs },
+    viewIndex: run.watch.index,
   });
   if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
 
-  // One controller per blocked query ends the wait on timeout or on the client leaving.
-  const stop = new AbortController();
-  const abort = () => stop.abort();
-  const timer = setTimeout(abort, opts.waitMs);
-  const unsubscribe = onClientGone(abort);
+  // No AbortController or promise per wait round: one timer and one client-gone hook per held query,
+  // and a watcher handle the registry wakes directly. Thousands of these are held at once.
+  let timedOut = false;
+  let watcher: ReturnType<StateStore["watches"]["listen"]>;
+  let wakeUp: (() => void) | undefined;
+  const expire = () => {
+    timedOut = true;
+    watcher?.cancel();
+    wakeUp?.();
+  };
+  const timer = setTimeout(expire, opts.waitMs);
+  const unsubscribe = onClientGone(expire);
   try {
-    for (;;) {
-      const outcome = await store.watches.wait(run.watch, stop.signal);
-      if (outcome === "timeout") break;
+    while (!timedOut) {
+      await new Promise<void>((resolve) => {
+        watcher = store.watches.listen(run.watch, resolve);
+        // An undefined watcher means the store moved on since the read: read again now.
+        wakeUp = watcher ? resolve : undefined;
+        if (!watcher) resolve();
+      });
+      watcher = undefined;
+      wakeUp = undefined;
+      if (timedOut) break;
       // A consistent read must be confirmed again; the other modes read the now-newer local data.
       if (opts.consistency === "consistent") contact = await ctx.backend.readBarrier("consistent");
       run = read(store.view());
-      if (!stillCurrent(run, opts.minIndex) || stop.signal.aborted) break;
+      if (!stillCurrent(run, opts.minIndex)) break;
     }
   } finally {
     clearTimeout(timer);

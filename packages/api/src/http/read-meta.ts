@@ -9,22 +9,39 @@ export interface ReadMeta {
 }
 
 /**
- * Sets the index, known-leader and last-contact headers under both the X-Service-* and X-Consul-* names.
- * The index is never 0: a client that gets 0 back would send `?index=0` and never block.
+ * The index, known-leader and last-contact headers under both the X-Service-* and X-Consul-* names, as a
+ * plain object (what a prepared response carries). The index is never 0: a client that gets 0 back would
+ * send `?index=0` and never block.
  */
-export function setReadMeta(c: Context, meta: ReadMeta): void {
+export function readMetaHeaders(meta: ReadMeta): Record<string, string> {
   const index = meta.index === 0 || meta.index === 0n ? "1" : meta.index.toString();
-  c.header("X-Service-Index", index);
-  c.header("X-Consul-Index", index);
-  setLeaderMeta(c, meta.knownLeader, meta.lastContactMs);
+  const known = meta.knownLeader ? "true" : "false";
+  const contact = lastContact(meta.lastContactMs);
+  return {
+    "X-Service-Index": index,
+    "X-Consul-Index": index,
+    "X-Service-KnownLeader": known,
+    "X-Consul-KnownLeader": known,
+    "X-Service-LastContact": contact,
+    "X-Consul-LastContact": contact,
+  };
+}
+
+/** Sets the headers of `readMetaHeaders` on the context. */
+export function setReadMeta(c: Context, meta: ReadMeta): void {
+  for (const [name, value] of Object.entries(readMetaHeaders(meta))) c.header(name, value);
 }
 
 /** Known-leader and last-contact only (read-only transactions carry no index). */
 export function setLeaderMeta(c: Context, knownLeader: boolean, lastContactMs: number): void {
   const known = knownLeader ? "true" : "false";
-  const contact = String(Math.max(0, Math.floor(lastContactMs)));
+  const contact = lastContact(lastContactMs);
   c.header("X-Service-KnownLeader", known);
   c.header("X-Consul-KnownLeader", known);
   c.header("X-Service-LastContact", contact);
   c.header("X-Consul-LastContact", contact);
+}
+
+function lastContact(ms: number): string {
+  return String(Math.max(0, Math.floor(ms)));
 }

@@ -1,4 +1,4 @@
-import { COMMAND_VERSION } from "@cairn/fsm";
+import { COMMAND_VERSION, type KVEntry } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
@@ -9,11 +9,13 @@ import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
+import { AnswerMemo, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
 import type { Query } from "../http/query.js";
-import { setReadMeta } from "../http/read-meta.js";
+import { type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
+import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
+import { writeJson } from "../json/write.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { singleNamespace } from "../middleware/namespace.js";
@@ -24,7 +26,7 @@ import { requireSessionId } from "../session/id.js";
 export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const handlers = {
-    GET: (c: Context<ApiEnv>) => get(ctx, c),
+    GET: kvGet(ctx),
     PUT: (c: Context<ApiEnv>) => put(ctx, c),
     DELETE: (c: Context<ApiEnv>) => del(ctx, c),
   };
@@ -33,58 +35,88 @@ export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
-async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const q = c.var.query;
-  const key = kvPath(c.req.url);
-  const opts = parseReadOptions(q, ctx.random);
-  const ns = c.var.namespace;
-  const token = c.var.token;
-  const store = ctx.backend.store;
-  const allowed = (k: string) => ctx.authorizer.authorize(token, ns, "key", k, "read") === "allow";
+/** GET /v1/kv: each answer is prepared once per store index and question, shared by every waiter. */
+function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
+  const memo = new AnswerMemo();
+  return async (c) => {
+    const q = c.var.query;
+    const key = kvPath(c.req.url);
+    const opts = parseReadOptions(q, ctx.random);
+    const ns = c.var.namespace;
+    const token = c.var.token;
+    const store = ctx.backend.store;
+    const gone = clientGone(c);
 
-  if (q.has("keys")) {
-    const separator = q.get("separator") ?? q.get("seperator") ?? "";
-    const { result, meta } = await blockingRead(
-      ctx,
-      store,
-      opts,
-      (v) => v.kvKeys(key, separator, ns),
-      clientGone(c),
+    if (q.has("keys")) {
+      const separator = q.get("separator") ?? q.get("seperator") ?? "";
+      const { result, meta, viewIndex } = await blockingRead(
+        ctx,
+        store,
+        opts,
+        (v) => v.kvKeys(key, separator, ns),
+        gone,
+      );
+      // Which keys a token may see depends on the token, so it is part of the question.
+      const question = `keys\0${ns}\0${key}\0${separator}\0${token}\0${metaKey(meta)}`;
+      return sendPrepared(
+        memo.get(viewIndex, question, () => {
+          const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
+          if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
+          return prepareAnswer(200, writeJson(allowed), jsonHeaders(meta));
+        }),
+      );
+    }
+
+    if (q.has("recurse")) {
+      const { result, meta, viewIndex } = await blockingRead(
+        ctx,
+        store,
+        opts,
+        (v) => v.kvList(key, ns),
+        gone,
+      );
+      const question = `recurse\0${ns}\0${key}\0${token}\0${metaKey(meta)}`;
+      return sendPrepared(
+        memo.get(viewIndex, question, () => {
+          const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
+          if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
+          return prepareAnswer(200, encodeKVEntries(allowed), jsonHeaders(meta));
+        }),
+      );
+    }
+
+    if (key === "") throw badRequest("Missing key name");
+    singleNamespace(ns);
+    if (ctx.authorizer.authorize(token, ns, "key", key, "read") !== "allow") throw permissionDenied();
+    const raw = q.has("raw");
+    const { result, meta, viewIndex } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), gone);
+    // The token was checked above, so everyone allowed to ask gets the same answer.
+    const question = `${raw ? "raw" : "get"}\0${ns}\0${key}\0${metaKey(meta)}`;
+    return sendPrepared(
+      memo.get(viewIndex, question, () => {
+        if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
+        if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonHeaders(meta));
+        return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
+          ...readMetaHeaders(meta),
+          "Content-Type": "text/plain",
+          "X-Content-Type-Options": "nosniff",
+          "Content-Security-Policy": "sandbox",
+        });
+      }),
     );
-    setReadMeta(c, meta);
-    const keys = filterAllowed(ctx.authorizer, token, ns, result, (k) => ({ type: "key", name: k }), "read");
-    if (keys.length === 0 && key !== "") return c.body(null, 404);
-    return jsonResponse(c, keys);
-  }
+  };
+}
 
-  if (q.has("recurse")) {
-    const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), clientGone(c));
-    setReadMeta(c, meta);
-    const entries = filterAllowed(
-      ctx.authorizer,
-      token,
-      ns,
-      result,
-      (e) => ({ type: "key", name: e.Key }),
-      "read",
-    );
-    if (entries.length === 0) return c.body(null, 404);
-    return encodedJsonResponse(c, encodeKVEntries(entries));
-  }
+const keyResource = (k: string) => ({ type: "key", name: k }) as const;
+const entryResource = (e: KVEntry) => ({ type: "key", name: e.Key }) as const;
 
-  if (key === "") throw badRequest("Missing key name");
-  singleNamespace(ns);
-  if (!allowed(key)) throw permissionDenied();
-  const { result, meta } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), clientGone(c));
-  setReadMeta(c, meta);
-  if (result === undefined) return c.body(null, 404);
-  if (q.has("raw")) {
-    c.header("Content-Type", "text/plain");
-    c.header("X-Content-Type-Options", "nosniff");
-    c.header("Content-Security-Policy", "sandbox");
-    return c.body((result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>);
-  }
-  return encodedJsonResponse(c, encodeKVEntries([result]));
+/** The parts of the read's metadata that are not already fixed by the store index. */
+function metaKey(meta: ReadMeta): string {
+  return `${meta.knownLeader ? 1 : 0}\0${Math.floor(meta.lastContactMs)}`;
+}
+
+function jsonHeaders(meta: ReadMeta): Record<string, string> {
+  return { ...readMetaHeaders(meta), "Content-Type": "application/json" };
 }
 
 /** Consul refuses combinations of mutually exclusive flags with this message. */

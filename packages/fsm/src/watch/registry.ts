@@ -2,14 +2,32 @@ import type { WatchSet } from "./keys.js";
 
 export type WaitOutcome = "changed" | "timeout";
 
-class Waiter {
+/** One registered watch: `wake` runs once, when what it covers changes, unless cancelled first. */
+class Waiter implements Watcher {
+  /** Unregistered: woken (perhaps still queued for delivery) or cancelled. */
   done = false;
-  onAbort: (() => void) | undefined;
+  cancelled = false;
   constructor(
-    readonly resolve: (outcome: WaitOutcome) => void,
+    readonly registry: WatchRegistry,
+    readonly wake: () => void,
     readonly keys: readonly string[],
-    readonly signal: AbortSignal | undefined,
   ) {}
+
+  cancel(): void {
+    this.registry.cancel(this);
+  }
+}
+
+/** A registered watch; `cancel()` drops it (a no-op once woken). */
+export interface Watcher {
+  cancel(): void;
+}
+
+export interface WatchRegistryOptions {
+  /** Most wakes delivered per turn of the event loop; the rest wait for `defer`. */
+  batchSize?: number;
+  /** Runs `fn` on a later turn, after pending I/O (Node: setImmediate). */
+  defer?: (fn: () => void) => void;
 }
 
 /** Waiters grouped by a string; empty groups are dropped so memory follows what is watched now. */
@@ -48,7 +66,11 @@ class Groups {
  * Blocking-query waits. A change to KV key `k` looks up the exact watchers of `k`, then for each distinct
  * length of a watched prefix the watchers of `k`'s prefix of that length; a change to a channel looks up that
  * channel. So an apply costs a few map lookups plus the waiters it actually wakes, never the number waiting.
- * Pure: the timeout comes in as an AbortSignal.
+ *
+ * Woken watchers are unregistered at once but their wakes are delivered `batchSize` per turn of the event
+ * loop: when ten thousand queries wait on one key, the first answers (and the write's own reply) go out
+ * within a batch's work instead of after everyone's, and the server keeps reading its sockets meanwhile.
+ * Pure apart from the injected `defer`; timeouts belong to the caller (an AbortSignal, or `cancel()`).
  */
 export class WatchRegistry {
   readonly #channels = new Groups();
@@ -58,12 +80,45 @@ export class WatchRegistry {
   readonly #prefixCount = new Map<number, number>();
   #lengths: number[] = [];
   #waiting = 0;
+  /** Woken waiters not yet told, in wake order, from `#next` on. */
+  #queue: Waiter[] = [];
+  #next = 0;
+  #drainScheduled = false;
+  readonly #batchSize: number;
+  readonly #defer: (fn: () => void) => void;
 
-  constructor(private readonly currentIndex: () => number) {}
+  constructor(
+    private readonly currentIndex: () => number,
+    options: WatchRegistryOptions = {},
+  ) {
+    this.#batchSize = options.batchSize ?? 256;
+    this.#defer = options.defer ?? setImmediate;
+  }
 
-  /** Number of pending waits. */
+  /** Number of pending waits (woken ones queued for delivery no longer count). */
   get waiting(): number {
     return this.#waiting;
+  }
+
+  /**
+   * Calls `wake` once when anything the watch set covers changes, and returns the handle to cancel it.
+   * Returns undefined, without calling `wake`, when the watch set comes from a view older than the store
+   * (something may have changed between the read and the watch): read again. `wake` runs inside an apply
+   * or a later turn; it must only schedule work (resolve a promise), never throw.
+   */
+  listen(watch: WatchSet, wake: () => void): Watcher | undefined {
+    if (watch.index < this.currentIndex()) return undefined;
+    const waiter = new Waiter(this, wake, watch.keys);
+    for (const key of watch.keys) this.#register(key, waiter);
+    this.#waiting++;
+    return waiter;
+  }
+
+  /** Drops a watcher from `listen`; it will not be woken. */
+  cancel(watcher: Watcher): void {
+    if (!(watcher instanceof Waiter) || watcher.registry !== this) return;
+    watcher.cancelled = true;
+    this.#unregisterWaiter(watcher);
   }
 
   /**
@@ -73,14 +128,19 @@ export class WatchRegistry {
    */
   wait(watch: WatchSet, signal?: AbortSignal): Promise<WaitOutcome> {
     if (signal?.aborted) return Promise.resolve("timeout");
-    if (watch.index < this.currentIndex()) return Promise.resolve("changed");
     return new Promise<WaitOutcome>((resolve) => {
-      const waiter = new Waiter(resolve, watch.keys, signal);
-      for (const key of watch.keys) this.#register(key, waiter);
-      this.#waiting++;
+      let onAbort: (() => void) | undefined;
+      const watcher = this.listen(watch, () => {
+        if (onAbort) signal?.removeEventListener("abort", onAbort);
+        resolve("changed");
+      });
+      if (!watcher) return resolve("changed");
       if (signal) {
-        waiter.onAbort = () => this.#finish(waiter, "timeout");
-        signal.addEventListener("abort", waiter.onAbort, { once: true });
+        onAbort = () => {
+          watcher.cancel();
+          resolve("timeout");
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
       }
     });
   }
@@ -88,11 +148,9 @@ export class WatchRegistry {
   /** Wake the waiters of changed KV keys (composite `ns \0 key`) and of changed channels. */
   notify(kvKeys: readonly string[], channels: Iterable<string>): void {
     if (this.#waiting === 0) return;
-    let woken: Waiter[] | undefined;
+    const woken: Waiter[] = [];
     const collect = (group: Set<Waiter> | undefined) => {
-      if (!group) return;
-      woken ??= [];
-      for (const w of group) woken.push(w);
+      if (group) for (const w of group) woken.push(w);
     };
     for (const key of kvKeys) {
       collect(this.#exact.get(key));
@@ -102,7 +160,7 @@ export class WatchRegistry {
       }
     }
     for (const channel of channels) collect(this.#channels.get(channel));
-    if (woken) for (const w of woken) this.#finish(w, "changed");
+    this.#wake(woken);
   }
 
   /** Wake every waiter (the whole state was replaced, e.g. by a snapshot restore). */
@@ -111,18 +169,41 @@ export class WatchRegistry {
     for (const groups of [this.#channels, this.#exact, this.#prefixes]) {
       for (const group of groups.all()) for (const w of group) woken.add(w);
     }
-    for (const w of woken) this.#finish(w, "changed");
+    this.#wake(woken);
   }
 
-  #finish(waiter: Waiter, outcome: WaitOutcome): void {
-    if (waiter.done) return;
+  #wake(woken: Iterable<Waiter>): void {
+    for (const w of woken) if (this.#unregisterWaiter(w)) this.#queue.push(w);
+    this.#deliver();
+  }
+
+  /** Tells up to a batch of queued waiters now and schedules the rest for later turns. */
+  #deliver(): void {
+    const end = Math.min(this.#queue.length, this.#next + this.#batchSize);
+    while (this.#next < end) {
+      const w = this.#queue[this.#next++]!;
+      if (!w.cancelled) w.wake();
+    }
+    if (this.#next === this.#queue.length) {
+      this.#queue = [];
+      this.#next = 0;
+    } else if (!this.#drainScheduled) {
+      this.#drainScheduled = true;
+      this.#defer(() => {
+        this.#drainScheduled = false;
+        this.#deliver();
+      });
+    }
+  }
+
+  /** Removes the waiter from every group; false if it was already gone. */
+  #unregisterWaiter(waiter: Waiter): boolean {
+    if (waiter.done) return false;
     waiter.done = true;
     this.#waiting--;
     for (const key of waiter.keys) this.#unregister(key, waiter);
-    if (waiter.onAbort) waiter.signal?.removeEventListener("abort", waiter.onAbort);
-    waiter.resolve(outcome);
+    return true;
   }
-
   #register(key: string, waiter: Waiter): void {
     const body = key.slice(1);
     switch (key[0]) {

@@ -1,0 +1,56 @@
+/** A response built once and sent as is, possibly to many requests. */
+export interface PreparedAnswer {
+  readonly status: 200 | 404;
+  readonly body: Uint8Array<ArrayBuffer> | null;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export function prepareAnswer(
+  status: 200 | 404,
+  body: Uint8Array<ArrayBuffer> | string | null,
+  headers: Record<string, string>,
+): PreparedAnswer {
+  return {
+    status,
+    body: typeof body === "string" ? Buffer.from(body) : body,
+    headers: Object.freeze(headers),
+  };
+}
+
+/**
+ * The answer as a Response with already-encoded bytes and plain-object headers, bypassing the Context's
+ * header set: @hono/node-server writes such a Response straight to Node's ServerResponse, while one built
+ * through `c.header()` goes through a WHATWG Headers object and its conversion back to Node headers.
+ */
+export function sendPrepared(answer: PreparedAnswer): Response {
+  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+}
+
+/**
+ * Answers shared per store index. When a change wakes thousands of blocking queries that asked the same
+ * question, they all read the same data at the same index: the first one encodes the body and headers and
+ * the rest send the same bytes. Everything is dropped when the index moves; the size bound keeps distinct
+ * reads between two writes from growing it.
+ */
+export class AnswerMemo {
+  #index = -1;
+  readonly #answers = new Map<string, PreparedAnswer>();
+
+  constructor(private readonly limit = 1024) {}
+
+  /** The answer to `question` over the data at store `index`, built by `build` unless already known. */
+  get(index: number, question: string, build: () => PreparedAnswer): PreparedAnswer {
+    if (index > this.#index) {
+      this.#index = index;
+      this.#answers.clear();
+    } else if (index < this.#index) {
+      return build();
+    }
+    let answer = this.#answers.get(question);
+    if (answer === undefined) {
+      answer = build();
+      if (this.#answers.size < this.limit) this.#answers.set(question, answer);
+    }
+    return answer;
+  }
+}
