@@ -44,8 +44,7 @@ export function queryRoutes(ctx: RouteContext): Hono<ApiEnv> {
 
 /** The query ID or name: the path after /v1/query/, less any /execute or /explain. */
 function queryId(c: Context<ApiEnv>): string {
-  const rest = decodeURIComponent(c.req.path.slice("/v1/query/".length));
-  return rest.replace(/\/(execute|explain)$/, "");
+  return (c.req.param("id") ?? "").replace(/\/(execute|explain)$/, "");
 }
 
 async function body(ctx: RouteContext, c: Context<ApiEnv>) {

@@ -307,6 +307,11 @@ describe("prepared query execution", () => {
     expect((await execute(q.body.ID)).body.Nodes.map((n) => n.Node.Node)).toEqual(["n1", "n2", "n4"]);
   });
 
+  it("names are percent-decoded; a malformed escape is not found, never a fault", async () => {
+    expect((await execute("db%2Dall")).status).toBe(200);
+    expect((await s.req("GET", "/v1/query/%zz/execute")).status).toBe(404);
+  });
+
   it("bad limit is a 400", async () => {
     await expect400(await s.req("GET", `/v1/query/${id}/execute?limit=x`), /^Bad limit: /);
   });
