@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApi, operatorRoutes } from "@cairn/api";
+import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
 import type { Logger } from "pino";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
 import { HttpListeners } from "./http-listener.js";
@@ -70,6 +70,16 @@ export async function runAgent(
     server = await CairnServer.start({ config, dataDir, log, now });
     const fatal = new Promise<Error>((resolve) => server?.once("fatal", resolve));
     const raft = server.raft;
+    const acl = config.acl.enabled
+      ? new AclEnforcer({
+          store: server.backend.store,
+          datacenter: config.datacenter,
+          primaryDatacenter: config.primaryDatacenter,
+          defaultPolicy: config.acl.defaultPolicy,
+          defaultToken: config.acl.tokens.default,
+          clock: now,
+        })
+      : undefined;
     local = startLocalAgent({
       config,
       self: server.self,
@@ -79,6 +89,7 @@ export async function runAgent(
       now,
       reread: () => loadAgentConfig(argv, env).config,
       onLeadership: (listener) => raft?.on("leader", (_id, role) => listener(role === "leader")),
+      ...(acl ? { authorizer: acl } : {}),
     });
     const app = createApi({
       backend: local.backend,
@@ -91,8 +102,9 @@ export async function runAgent(
       },
       logger: log.child({ component: "http" }),
       now,
+      ...(acl ? { acl } : {}),
     });
-    app.route("/v1/operator", operatorRoutes(server.admin));
+    app.route("/v1/operator", operatorRoutes(server.admin, acl));
     app.route("/v1/agent", local.routes);
     if (config.ports.http >= 0)
       http = await HttpListeners.start(local.meterFetch(app.fetch), config.addresses.http, config.ports.http);

@@ -4,12 +4,14 @@ import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
 import { requestContext } from "./middleware/request-context.js";
+import { aclRoutes } from "./routes/acl.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { configRoutes } from "./routes/config.js";
 import { coordinateRoutes } from "./routes/coordinate.js";
 import { discoveryChainRoutes } from "./routes/discovery-chain.js";
 import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
+import { namespaceListRoutes, namespaceRoutes } from "./routes/namespace.js";
 import { queryRoutes } from "./routes/query.js";
 import { sessionRoutes } from "./routes/session.js";
 import { snapshotRoutes } from "./routes/snapshot.js";
@@ -20,7 +22,15 @@ import { txnRoutes } from "./routes/txn.js";
 export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   const ctx = resolveDeps(deps);
   const app = new Hono<ApiEnv>();
-  app.use(requestContext(ctx.datacenter, ctx.logger, () => performance.now()));
+  const acl = ctx.acl;
+  app.use(
+    requestContext(
+      ctx.datacenter,
+      ctx.logger,
+      () => performance.now(),
+      acl && ((secret) => acl.tokenNamespace(secret)),
+    ),
+  );
 
   app.route("/v1/kv", kvRoutes(ctx));
   app.route("/v1/session", sessionRoutes(ctx));
@@ -31,6 +41,9 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/health", healthRoutes(ctx));
   app.route("/v1/coordinate", coordinateRoutes(ctx));
   app.route("/v1/config", configRoutes(ctx));
+  app.route("/v1/acl", aclRoutes(ctx));
+  app.route("/v1/namespace", namespaceRoutes(ctx));
+  app.route("/v1/namespaces", namespaceListRoutes(ctx));
   app.route("/v1/query", queryRoutes(ctx));
   app.route("/v1/discovery-chain", discoveryChainRoutes(ctx));
 

@@ -1,5 +1,6 @@
 import type { ApplyResult, Command, Session, StateStore } from "@cairn/fsm";
 import type { Logger } from "pino";
+import type { AclEnforcer } from "./acl/enforcer.js";
 import type { Authorizer } from "./authorizer.js";
 
 /**
@@ -87,6 +88,11 @@ export interface ApiDeps {
   backend: ClusterBackend;
   /** Defaults to allowing everything. */
   authorizer?: Authorizer;
+  /**
+   * ACLs on: enforces every endpoint's privilege (it becomes the authorizer) and serves the ACL endpoints.
+   * Absent: tokens are ignored and the ACL endpoints answer 401 `ACL support disabled`.
+   */
+  acl?: AclEnforcer;
   /** This agent's node name: the default Node of a new session. */
   nodeName: string;
   datacenter: string;

@@ -1,3 +1,4 @@
+export { AclEnforcer, type AclEnforcerOptions } from "./acl/enforcer.js";
 export type {
   AgentBackend,
   AggregateSummary,
@@ -40,6 +41,7 @@ export { HttpError } from "./http/errors.js";
 export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
 export { writeJson } from "./json/write.js";
 export { LocalBackend } from "./local-backend.js";
+export { GLOBAL_MANAGEMENT_POLICY, managementToken } from "./routes/acl.js";
 export { type AgentRoutesOptions, agentRoutes } from "./routes/agent.js";
 export {
   operatorRoutes,

@@ -1,5 +1,5 @@
 import type { ApiEnv } from "@cairn/api";
-import { type AgentBackend, agentRoutes, type ClusterBackend } from "@cairn/api";
+import { type AgentBackend, type Authorizer, agentRoutes, type ClusterBackend } from "@cairn/api";
 import type { Hono } from "hono";
 import type { AgentConfig } from "../config/index.js";
 import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
@@ -36,6 +36,8 @@ export interface LocalAgentStart {
   reread: () => AgentConfig;
   /** The agent's clock (shifted by -clock-offset in tests). */
   now: () => number;
+  /** With ACLs on, the enforcer of the HTTP API (the /v1/agent routes ask it too). */
+  authorizer?: Authorizer;
   /** Raft leadership changes, for the leader-change counter. */
   onLeadership?: (listener: (isLeader: boolean) => void) => void;
 }
@@ -103,6 +105,7 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
       nodeName: config.nodeName,
       datacenter: config.datacenter,
       aclEnabled: config.acl.enabled,
+      ...(s.authorizer ? { authorizer: s.authorizer } : {}),
     }),
     meterFetch: (fetch) => meterFetch(fetch, metrics),
     stop: () => local.stop(),

@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -11,6 +12,7 @@ import { FsmStateMachine } from "./fsm-state-machine.js";
 import { Discovery } from "./join/discovery.js";
 import { JoinListener } from "./join/join-listener.js";
 import type { ServerInfo } from "./join/protocol.js";
+import { AclDuties } from "./leader/acl-duties.js";
 import { LeaderDuties } from "./leader/leader-duties.js";
 import { LearnerPromotion } from "./leader/learner-promotion.js";
 import { SessionTimers } from "./leader/session-timers.js";
@@ -25,6 +27,7 @@ const TICK_MS = 100;
 /** Election timeout in ticks at raft_multiplier 1 (1 s, Consul's base). */
 const ELECTION_TICKS = 10;
 const REGISTRATION_CHECK_MS = 2_000;
+const ACL_REAP_INTERVAL_MS = 5_000;
 /**
  * A proposal on a leader that lost its quorum would otherwise wait until the partition heals; Consul's leader
  * likewise gives up on a Raft apply after 30 s (the outcome is then unknown to the caller).
@@ -37,6 +40,8 @@ export interface ServerOptions {
   dataDir: string;
   log: Logger;
   tombstoneGc?: TombstoneGcOptions;
+  /** How often the leader reaps expired tokens and purges deleted namespaces (default 5 s). */
+  aclReapIntervalMs?: number;
   /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
   now?: () => number;
 }
@@ -114,6 +119,16 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         },
         log.child({ component: "autopilot" }),
       ),
+      new AclDuties({
+        store: this.fsm.store,
+        apply: (command) => this.backend.applyAsLeader(command),
+        log: log.child({ component: "leader" }),
+        now: this.now,
+        aclEnabled: config.acl.enabled,
+        initialManagement: config.acl.tokens.initialManagement,
+        intervalMs: options.aclReapIntervalMs ?? ACL_REAP_INTERVAL_MS,
+        uuid: randomUUID,
+      }),
     );
     this.fsm.listen(this.duties);
     this.discovery = new Discovery({

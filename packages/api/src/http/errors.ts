@@ -4,7 +4,7 @@
  */
 export class HttpError extends Error {
   constructor(
-    readonly status: 400 | 403 | 404 | 405 | 409 | 413 | 500,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 500,
     message: string,
     /** For 405: the methods the resource accepts (sent in the Allow header). */
     readonly allow?: readonly string[],

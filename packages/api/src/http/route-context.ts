@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pino, { type Logger } from "pino";
+import type { AclEnforcer } from "../acl/enforcer.js";
 import { type Authorizer, allowAll } from "../authorizer.js";
 import { type ApiConfig, type ApiDeps, type ClusterBackend, DEFAULT_API_CONFIG } from "../backend.js";
 
@@ -7,6 +8,8 @@ import { type ApiConfig, type ApiDeps, type ClusterBackend, DEFAULT_API_CONFIG }
 export interface RouteContext {
   backend: ClusterBackend;
   authorizer: Authorizer;
+  /** Present when ACLs are on. */
+  acl: AclEnforcer | undefined;
   nodeName: string;
   datacenter: string;
   config: ApiConfig;
@@ -19,7 +22,8 @@ export interface RouteContext {
 export function resolveDeps(deps: ApiDeps): RouteContext {
   return {
     backend: deps.backend,
-    authorizer: deps.authorizer ?? allowAll,
+    authorizer: deps.acl ?? deps.authorizer ?? allowAll,
+    acl: deps.acl,
     nodeName: deps.nodeName,
     datacenter: deps.datacenter,
     config: { ...DEFAULT_API_CONFIG, ...deps.config },

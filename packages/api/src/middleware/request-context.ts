@@ -18,6 +18,8 @@ export function requestContext(
   datacenter: string,
   logger: Logger,
   now: () => number,
+  /** With ACLs on: the namespace a token belongs to, inherited by requests that name none. */
+  tokenNamespace?: (secret: string) => string | undefined,
 ): MiddlewareHandler<ApiEnv> {
   return (c, next) => {
     c.set("log", logger);
@@ -25,8 +27,12 @@ export function requestContext(
     c.set("query", query);
     requireLocalDatacenter(query.get("dc"), datacenter);
     const header = headerReader(c);
-    c.set("token", extractToken(query.get("token"), header));
-    c.set("namespace", extractNamespace(query.get("ns"), header));
+    const token = extractToken(query.get("token"), header);
+    c.set("token", token);
+    c.set(
+      "namespace",
+      extractNamespace(query.get("ns"), header, tokenNamespace && (() => tokenNamespace(token))),
+    );
     if (!logger.isLevelEnabled("debug")) return next();
     const start = now();
     return next().then(() => logRequest(logger, c, now() - start));

@@ -1,5 +1,6 @@
 import type { ApplyResult, Command } from "@cairn/fsm";
 import type { AppliedListener } from "../fsm-state-machine.js";
+import type { AclDuties } from "./acl-duties.js";
 import type { LearnerPromotion } from "./learner-promotion.js";
 import type { SessionTimers } from "./session-timers.js";
 import type { TombstoneGc } from "./tombstone-gc.js";
@@ -12,6 +13,7 @@ export class LeaderDuties implements AppliedListener {
     readonly sessions: SessionTimers,
     private readonly tombstones: TombstoneGc,
     private readonly promotion: LearnerPromotion,
+    private readonly acl?: AclDuties,
   ) {}
 
   get isRunning(): boolean {
@@ -26,10 +28,12 @@ export class LeaderDuties implements AppliedListener {
       this.sessions.start();
       this.tombstones.start();
       this.promotion.start();
+      this.acl?.start();
     } else {
       this.sessions.stop();
       this.tombstones.stop();
       this.promotion.stop();
+      this.acl?.stop();
     }
   }
 

@@ -1,0 +1,101 @@
+import {
+  type Authorizer as AclAuthorizer,
+  AclNotFoundError,
+  type AclSecretLookups,
+  AuthorizerCache,
+  type DefaultPolicy,
+  TokenAuthorizer,
+} from "@cairn/acl";
+import { type AclToken, ANONYMOUS_TOKEN_SECRET, type StateStore } from "@cairn/fsm";
+import type { AclAccess, AclDecision, AclResourceType, Authorizer } from "../authorizer.js";
+import { HttpError } from "../http/errors.js";
+import { legacyRulesToModern } from "./legacy-rules.js";
+
+export interface AclEnforcerOptions {
+  readonly store: StateStore;
+  readonly datacenter: string;
+  /** `primary_datacenter` (defaults to `datacenter`): the replication status's SourceDatacenter. */
+  readonly primaryDatacenter?: string;
+  readonly defaultPolicy: DefaultPolicy;
+  /** `acl.tokens.default`: used for requests that carry no token, instead of anonymous (as Consul). */
+  readonly defaultToken?: string;
+  /** Milliseconds since the epoch. */
+  readonly clock?: () => number;
+}
+
+/**
+ * ACLs on: the HTTP seam's Authorizer over the state store's ACL tables, resolving each secret once per
+ * change of those tables. An unknown or expired secret is 403 `ACL not found`.
+ */
+export class AclEnforcer implements Authorizer {
+  readonly #tokens: TokenAuthorizer;
+  readonly #store: StateStore;
+  readonly #defaultToken: string;
+  readonly primaryDatacenter: string;
+
+  constructor(options: AclEnforcerOptions) {
+    this.primaryDatacenter = options.primaryDatacenter || options.datacenter;
+    const store = options.store;
+    this.#store = store;
+    this.#defaultToken = options.defaultToken || ANONYMOUS_TOKEN_SECRET;
+    // Resolution reads the newest view; the cache key (the ACL index) is read from the same store.
+    const lookups: AclSecretLookups = {
+      tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
+      policy: (id) =>
+        id.startsWith(EMBEDDED)
+          ? embeddedPolicy(store.view().acl().token(id.slice(EMBEDDED.length)))
+          : store.view().acl().policy(id),
+      role: (id) => store.view().acl().role(id),
+      namespaceDefaults: (ns) => store.view().acl().namespace(ns)?.ACLs,
+    };
+    this.#tokens = new TokenAuthorizer({
+      cache: new AuthorizerCache({ clock: options.clock ?? Date.now }),
+      lookups,
+      aclIndex: () => store.view().acl().index,
+      datacenter: options.datacenter,
+      defaultPolicy: options.defaultPolicy,
+      anonymousSecret: this.#defaultToken,
+    });
+  }
+
+  /** The resolved authorizer of a request's secret ("" = the default or anonymous token). */
+  forToken(secret: string): AclAuthorizer {
+    try {
+      return this.#tokens.forToken(secret);
+    } catch (err) {
+      if (err instanceof AclNotFoundError) throw new HttpError(403, "ACL not found");
+      throw err;
+    }
+  }
+
+  authorize(token: string, ns: string, type: AclResourceType, name: string, access: AclAccess): AclDecision {
+    return this.forToken(token).authorize(ns, type, name, access);
+  }
+
+  /** The secret a request without a token acts with. */
+  effectiveSecret(secret: string): string {
+    return secret === "" ? this.#defaultToken : secret;
+  }
+
+  /** The namespace a request inherits from its token (spec 1: when neither ns nor the header names one). */
+  tokenNamespace(secret: string): string | undefined {
+    return this.#store.view().acl().tokenBySecret(this.effectiveSecret(secret))?.Namespace;
+  }
+}
+
+/** Link IDs of ID-based tokens' own rules, enforced as a policy embedded in the token. */
+const EMBEDDED = "legacy-rules:";
+
+function withEmbeddedRules(token: AclToken | undefined): AclToken | undefined {
+  if (!token || token.Rules === "") return token;
+  return { ...token, Policies: [...token.Policies, { ID: EMBEDDED + token.AccessorID }] };
+}
+
+function embeddedPolicy(token: AclToken | undefined) {
+  if (!token || token.Rules === "") return undefined;
+  return {
+    ID: EMBEDDED + token.AccessorID,
+    Rules: legacyRulesToModern(token.Rules),
+    ModifyIndex: token.ModifyIndex,
+  };
+}

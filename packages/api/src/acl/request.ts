@@ -1,0 +1,104 @@
+import type { AclLinkRef, AclStateReads } from "@cairn/fsm";
+import type { Context } from "hono";
+import type { z } from "zod";
+import { readTextLimited } from "../http/body.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
+import type { RouteContext } from "../http/route-context.js";
+import { decodeBody } from "../json/decode-body.js";
+import type { AclEnforcer } from "./enforcer.js";
+import type { linkSchema } from "./schemas.js";
+
+/** With ACLs off every ACL endpoint answers as Consul does. */
+export function requireAcls(ctx: RouteContext): AclEnforcer {
+  if (ctx.acl === undefined) throw new HttpError(401, "ACL support disabled");
+  return ctx.acl;
+}
+
+/** acl:read / acl:write in `ns`, or 403. */
+export function requireAclAccess(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  ns: string,
+  access: "read" | "write",
+) {
+  const acl = requireAcls(ctx);
+  if (acl.forToken(c.var.token).authorize(ns, "acl", "", access) !== "allow") throw permissionDenied();
+  return acl;
+}
+
+export async function readBody<S extends z.ZodType>(ctx: RouteContext, c: Context<ApiEnv>, schema: S) {
+  const text = await readTextLimited(
+    c,
+    ctx.config.maxBodyBytes,
+    (n) => `Request body too large (${n} bytes)`,
+  );
+  return decodeBody(schema, text.trim() === "" ? "{}" : text);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(text: string): boolean {
+  return UUID.test(text);
+}
+
+type Link = z.output<typeof linkSchema>;
+
+/** Links by ID or Name resolved to stored IDs (each once); a missing target is a 400 naming it. */
+export function resolvePolicyLinks(
+  acl: AclStateReads,
+  links: readonly Link[] | null | undefined,
+  ns: string,
+  field = "Policies",
+): AclLinkRef[] {
+  return resolveLinks(
+    links,
+    field,
+    "policy",
+    (id) => acl.policy(id)?.ID,
+    (name) => acl.policyByName(name, ns)?.ID ?? acl.policyByName(name, "default")?.ID,
+  );
+}
+
+export function resolveRoleLinks(
+  acl: AclStateReads,
+  links: readonly Link[] | null | undefined,
+  ns: string,
+  field = "Roles",
+): AclLinkRef[] {
+  return resolveLinks(
+    links,
+    field,
+    "role",
+    (id) => acl.role(id)?.ID,
+    (name) => acl.roleByName(name, ns)?.ID ?? acl.roleByName(name, "default")?.ID,
+  );
+}
+
+function resolveLinks(
+  links: readonly Link[] | null | undefined,
+  field: string,
+  what: string,
+  byId: (id: string) => string | undefined,
+  byName: (name: string) => string | undefined,
+): AclLinkRef[] {
+  const out: AclLinkRef[] = [];
+  const seen = new Set<string>();
+  for (const link of links ?? []) {
+    let id: string | undefined;
+    if (link.ID) {
+      id = byId(link.ID);
+      if (id === undefined) throw badRequest(`${field}: no such ACL ${what} with ID "${link.ID}"`);
+    } else if (link.Name) {
+      id = byName(link.Name);
+      if (id === undefined) throw badRequest(`${field}: no such ACL ${what} with name "${link.Name}"`);
+    } else {
+      throw badRequest(`${field}: a link needs an ID or a Name`);
+    }
+    if (!seen.has(id)) {
+      seen.add(id);
+      out.push({ ID: id });
+    }
+  }
+  return out;
+}

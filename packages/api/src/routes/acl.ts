@@ -1,0 +1,114 @@
+import {
+  GLOBAL_MANAGEMENT_POLICY_DESCRIPTION,
+  GLOBAL_MANAGEMENT_POLICY_ID,
+  GLOBAL_MANAGEMENT_POLICY_NAME,
+  GLOBAL_MANAGEMENT_RULES,
+} from "@cairn/acl";
+import { type AclPolicySpec, type AclTokenSpec, COMMAND_VERSION } from "@cairn/fsm";
+import type { Context } from "hono";
+import { Hono } from "hono";
+import { requireAcls } from "../acl/request.js";
+import { tokenJson } from "../acl/shapes.js";
+import { applyCommand } from "../http/apply.js";
+import type { ApiEnv } from "../http/env.js";
+import { HttpError } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import { jsonResponse } from "../http/respond.js";
+import type { RouteContext } from "../http/route-context.js";
+import { aclLegacyRoutes } from "./acl-legacy.js";
+import { aclPolicyRoutes } from "./acl-policies.js";
+import { aclTokenRoutes } from "./acl-tokens.js";
+
+/** /v1/acl: bootstrap, replication status, tokens, policies, roles and the ID-based API. */
+export function aclRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/bootstrap", { PUT: (c) => bootstrap(ctx, c) });
+  route(app, "/replication", { GET: (c) => replication(ctx, c) });
+  aclTokenRoutes(ctx, app);
+  aclPolicyRoutes(ctx, app);
+  aclLegacyRoutes(ctx, app);
+  return app;
+}
+
+/** The built-in policy every management token links to. */
+export const GLOBAL_MANAGEMENT_POLICY: AclPolicySpec = {
+  ID: GLOBAL_MANAGEMENT_POLICY_ID,
+  Name: GLOBAL_MANAGEMENT_POLICY_NAME,
+  Description: GLOBAL_MANAGEMENT_POLICY_DESCRIPTION,
+  Rules: GLOBAL_MANAGEMENT_RULES,
+  Datacenters: [],
+  Namespace: "default",
+};
+
+/** A management token (bootstrap, initial_management). */
+export function managementToken(accessor: string, secret: string, description: string): AclTokenSpec {
+  return {
+    AccessorID: accessor,
+    SecretID: secret,
+    Description: description,
+    Policies: [{ ID: GLOBAL_MANAGEMENT_POLICY_ID }],
+    Roles: [],
+    ServiceIdentities: [],
+    NodeIdentities: [],
+    Local: false,
+    AuthMethod: "",
+    ExpirationTime: "",
+    Namespace: "default",
+    Type: "",
+    Rules: "",
+  };
+}
+
+const BOOTSTRAP_REFUSED = "ACL bootstrap no longer allowed";
+
+/**
+ * Once per cluster: the first management token. Consul answers with the token and, for clients of the
+ * ID-based API, its secret as `ID`.
+ */
+async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  requireAcls(ctx);
+  const refuse = (index: number) =>
+    new HttpError(403, `Permission denied: ${BOOTSTRAP_REFUSED} (reset index: ${index})`);
+  const done = ctx.backend.store.view().acl().bootstrapIndex;
+  if (done !== undefined) throw refuse(done);
+  const token = managementToken(ctx.uuid(), ctx.uuid(), "Bootstrap Token (Global Management)");
+  const now = ctx.now();
+  try {
+    await applyCommand(ctx, {
+      v: COMMAND_VERSION,
+      type: "acl.bootstrap",
+      token,
+      policy: GLOBAL_MANAGEMENT_POLICY,
+      now,
+    });
+  } catch (err) {
+    if (err instanceof HttpError && err.message.startsWith(BOOTSTRAP_REFUSED)) {
+      throw new HttpError(403, `Permission denied: ${err.message}`);
+    }
+    throw err;
+  }
+  await ctx.backend.readBarrier("default");
+  const acl = ctx.backend.store.view().acl();
+  const t = acl.token(token.AccessorID);
+  const out = t && { ID: t.SecretID, ...tokenJson(acl, t, "shown") };
+  return jsonResponse(c, out);
+}
+
+const ZERO_TIME = "0001-01-01T00:00:00Z";
+
+/** Single datacenter: replication never runs. */
+function replication(ctx: RouteContext, c: Context<ApiEnv>): Response {
+  const acl = requireAcls(ctx);
+  return jsonResponse(c, {
+    Enabled: false,
+    Running: false,
+    SourceDatacenter: acl.primaryDatacenter,
+    ReplicationType: "",
+    ReplicatedIndex: 0,
+    ReplicatedRoleIndex: 0,
+    ReplicatedTokenIndex: 0,
+    LastSuccess: ZERO_TIME,
+    LastError: ZERO_TIME,
+    LastErrorMessage: "",
+  });
+}
