@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Authorizer } from "../../src/authorizer.js";
 import { trustDomainFor } from "../../src/query/trust-domain.js";
 import { expect400 } from "../catalog/fixtures.js";
 import { startServer, type TestServer } from "../http/harness.js";
@@ -193,5 +194,20 @@ describe("discovery chain errors and blocking", () => {
       await s.req("GET", "/v1/discovery-chain/plain?stale&consistent"),
       "Cannot specify ?stale with ?consistent, conflicting semantics.",
     );
+  });
+});
+
+describe("discovery chain ACL", () => {
+  it("needs service:read on the chain's service", async () => {
+    const denyWeb: Authorizer = {
+      authorize: (_t, _ns, type, name) => (type === "service" && name === "web" ? "deny" : "allow"),
+    };
+    const acl = await startServer({}, { authorizer: denyWeb });
+    try {
+      expect((await acl.req("GET", "/v1/discovery-chain/web")).status).toBe(403);
+      expect((await acl.req("GET", "/v1/discovery-chain/api")).status).toBe(200);
+    } finally {
+      await acl.close();
+    }
   });
 });
