@@ -27,6 +27,14 @@ export function requireAclAccess(
   return acl;
 }
 
+/**
+ * Consul's management privilege (acl:write), which snapshots need as they carry every secret. Nothing
+ * to check with ACLs off.
+ */
+export function requireManagement(ctx: RouteContext, c: Context<ApiEnv>): void {
+  if (ctx.acl !== undefined && !ctx.acl.forToken(c.var.token).isManagement()) throw permissionDenied();
+}
+
 export async function readBody<S extends z.ZodType>(ctx: RouteContext, c: Context<ApiEnv>, schema: S) {
   const text = await readTextLimited(
     c,

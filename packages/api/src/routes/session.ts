@@ -89,6 +89,11 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSessionId(c.req.param("id") ?? "");
   const ns = singleNamespace(c.var.namespace);
+  // Consul: session:write on the session's node.
+  const session = ctx.backend.store.view().sessionGet(id, ns).value;
+  if (session && ctx.authorizer.authorize(c.var.token, ns, "session", session.Node, "write") !== "allow") {
+    throw permissionDenied();
+  }
   await applyCommand(ctx, { v: COMMAND_VERSION, type: "session.destroy", ns, id, now: ctx.now() });
   return jsonResponse(c, true);
 }

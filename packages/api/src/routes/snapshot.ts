@@ -1,6 +1,7 @@
 import { SnapshotFormatError } from "@cairn/fsm";
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
+import { requireManagement } from "../acl/request.js";
 import { readBodyLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
@@ -17,6 +18,7 @@ export function snapshotRoutes(ctx: RouteContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   route(app, "/", {
     GET: async (c) => {
+      requireManagement(ctx, c);
       const opts = parseReadOptions(c.var.query, ctx.random);
       const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
       const archive = await ctx.backend.snapshotSave();
@@ -29,6 +31,7 @@ export function snapshotRoutes(ctx: RouteContext): Hono<ApiEnv> {
       });
     },
     PUT: async (c) => {
+      requireManagement(ctx, c);
       const body = await readBodyLimited(
         c,
         ctx.config.maxSnapshotBytes,

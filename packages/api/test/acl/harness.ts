@@ -70,6 +70,7 @@ export async function startAclServer(options: AclServerOptions = {}): Promise<Ac
     backend,
     nodeName: "agent-one",
     datacenter: "dc1",
+    config: { coordinateUpdatePeriodMs: 10 },
     ...(acl ? { acl } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
