@@ -79,7 +79,12 @@ const MATRIX: readonly Row[] = [
   { method: "GET", path: "/v1/catalog/node/n1", rules: `${NODE_READ}\n${SERVICE_READ}`, denied: "filtered" },
   // Health
   { method: "GET", path: "/v1/health/node/n1", rules: NODE_READ, denied: "filtered" },
-  { method: "GET", path: "/v1/health/checks/web", rules: `${NODE_READ}\n${SERVICE_READ}`, denied: "filtered" },
+  {
+    method: "GET",
+    path: "/v1/health/checks/web",
+    rules: `${NODE_READ}\n${SERVICE_READ}`,
+    denied: "filtered",
+  },
   {
     method: "GET",
     path: "/v1/health/service/web",
