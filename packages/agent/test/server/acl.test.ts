@@ -1,0 +1,65 @@
+// A server agent with ACLs on: the leader creates the initial management token, every endpoint enforces,
+// and no secret shows in /v1/agent/self.
+import { afterAll, describe, expect, it } from "vitest";
+import {
+  type AgentProcess,
+  freePorts,
+  killProcess,
+  removeDir,
+  spawnAgent,
+  tempRoot,
+  waitFor,
+} from "./harness.js";
+
+const ROOT = "4b3e6c55-1111-2222-3333-444455556666";
+const root = tempRoot();
+let agent: AgentProcess | undefined;
+
+afterAll(async () => {
+  if (agent) {
+    killProcess(agent, "SIGKILL");
+    await agent.exited;
+  }
+  removeDir(root);
+});
+
+async function call(method: string, path: string, token?: string, body?: string) {
+  const headers: Record<string, string> = token ? { "X-Consul-Token": token } : {};
+  const res = await fetch(`${agent!.url}${path}`, {
+    method,
+    headers,
+    body,
+    signal: AbortSignal.timeout(10_000),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+describe("cairn agent with ACLs on", () => {
+  it("enforces tokens from the initial management token on, and keeps secrets out of /agent/self", async () => {
+    const [httpPort, serverPort] = await freePorts(2);
+    agent = spawnAgent("acl", { http: httpPort!, server: serverPort!, serfLan: -1 }, `${root}/acl`, [
+      "-dev",
+      "-http-port",
+      String(httpPort),
+      "-server-port",
+      String(serverPort),
+      "-hcl",
+      `acl { enabled = true\n default_policy = "deny"\n tokens { initial_management = "${ROOT}"\n agent = "${ROOT}" } }`,
+    ]);
+    await waitFor(
+      "the initial management token",
+      async () => ((await call("GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
+      20_000,
+    );
+    expect((await call("PUT", "/v1/kv/app", undefined, "x")).status).toBe(403);
+    expect((await call("PUT", "/v1/kv/app", "nope", "x")).text).toBe("ACL not found");
+    expect((await call("PUT", "/v1/kv/app", ROOT, "x")).status).toBe(200);
+    expect((await call("PUT", "/v1/acl/bootstrap")).status).toBe(403);
+    expect((await call("GET", "/v1/agent/self")).status).toBe(403);
+    const self = await call("GET", "/v1/agent/self", ROOT);
+    expect(self.status).toBe(200);
+    expect(self.text).not.toContain(ROOT);
+    expect((await call("GET", "/v1/operator/raft/configuration")).status).toBe(403);
+    expect((await call("GET", "/v1/operator/raft/configuration", ROOT)).status).toBe(200);
+  }, 40_000);
+});
