@@ -19,6 +19,8 @@ export interface LocalAgentRuntime {
   routes: Hono<ApiEnv>;
   endpoints: AgentBackend;
   metrics: MetricsRegistry;
+  /** The agent's ACL tokens as `/v1/agent/token/:name` last set them (the `default` token, say). */
+  tokens: AgentTokens;
   /** Wraps the API's fetch so every request is timed by route. */
   meterFetch: (fetch: Fetch) => Fetch;
   stop(): void;
@@ -101,6 +103,7 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
     backend,
     endpoints,
     metrics,
+    tokens,
     routes: agentRoutes(endpoints, {
       nodeName: config.nodeName,
       datacenter: config.datacenter,
