@@ -85,6 +85,14 @@ describe("agent restart with the same data directory", () => {
     >;
     expect(Object.keys(services).sort()).toEqual(["api/1", "from-file"]);
 
+    // Prometheus text needs telemetry.prometheus_retention_time, as in Consul.
+    const prometheus = await http(`${agent.url}/v1/agent/metrics?format=prometheus`);
+    expect(prometheus.status).toBe(415);
+    const metrics = JSON.parse((await http(`${agent.url}/v1/agent/metrics`)).text) as {
+      Gauges: { Name: string }[];
+    };
+    expect(metrics.Gauges.map((g) => g.Name)).toContain("consul.runtime.alloc_bytes");
+
     writeConfig([{ name: "reloaded", port: 2 }]);
     expect((await http(`${agent.url}/v1/agent/reload`, "PUT")).status).toBe(200);
     const afterReload = JSON.parse((await http(`${agent.url}/v1/agent/services`)).text) as Record<
