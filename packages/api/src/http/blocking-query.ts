@@ -17,8 +17,8 @@ export type ReadFn<V, T> = (view: V) => ReadRun<T>;
 export interface ReadAnswer<T> {
   result: T;
   meta: ReadMeta;
-  /** The store index of the view the result was read from. */
-  viewIndex: number;
+  /** The store view the result was read from (answers built from the same view are the same). */
+  view: StateView;
 }
 
 /**
@@ -35,11 +35,12 @@ export async function blockingRead<T>(
   onClientGone: ClientGone,
 ): Promise<ReadAnswer<T>> {
   let contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
-  let run = read(store.view());
+  let view = store.view();
+  let run = read(view);
   const answer = (): ReadAnswer<T> => ({
     result: run.value,
     meta: { index: run.index, knownLeader: contact.knownLeader, lastContactMs: contact.lastContactMs },
-    viewIndex: run.watch.index,
+    view,
   });
   if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
 
@@ -68,7 +69,8 @@ export async function blockingRead<T>(
       if (timedOut) break;
       // A consistent read must be confirmed again; the other modes read the now-newer local data.
       if (opts.consistency === "consistent") contact = await ctx.backend.readBarrier("consistent");
-      run = read(store.view());
+      view = store.view();
+      run = read(view);
       if (!stillCurrent(run, opts.minIndex)) break;
     }
   } finally {

@@ -27,24 +27,23 @@ export function sendPrepared(answer: PreparedAnswer): Response {
 }
 
 /**
- * Answers shared per store index. When a change wakes thousands of blocking queries that asked the same
- * question, they all read the same data at the same index: the first one encodes the body and headers and
- * the rest send the same bytes. Everything is dropped when the index moves; the size bound keeps distinct
- * reads between two writes from growing it.
+ * Answers shared per store view. When a change wakes thousands of blocking queries that asked the same
+ * question, they all read the same view of the store: the first one encodes the body and headers and the
+ * rest send the same bytes. Keyed by the view object, not its index, because a snapshot restore can bring an
+ * index back with other data. Everything is dropped when a newer view shows up; the size bound keeps
+ * distinct reads between two writes from growing it.
  */
 export class AnswerMemo {
-  #index = -1;
+  #view: object | undefined;
   readonly #answers = new Map<string, PreparedAnswer>();
 
   constructor(private readonly limit = 1024) {}
 
-  /** The answer to `question` over the data at store `index`, built by `build` unless already known. */
-  get(index: number, question: string, build: () => PreparedAnswer): PreparedAnswer {
-    if (index > this.#index) {
-      this.#index = index;
+  /** The answer to `question` over the data of `view`, built by `build` unless already known. */
+  get(view: object, question: string, build: () => PreparedAnswer): PreparedAnswer {
+    if (view !== this.#view) {
+      this.#view = view;
       this.#answers.clear();
-    } else if (index < this.#index) {
-      return build();
     }
     let answer = this.#answers.get(question);
     if (answer === undefined) {

@@ -35,7 +35,7 @@ export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
-/** GET /v1/kv: each answer is prepared once per store index and question, shared by every waiter. */
+/** GET /v1/kv: each answer is prepared once per store view and question, shared by every waiter. */
 function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
   const memo = new AnswerMemo();
   return async (c) => {
@@ -49,7 +49,7 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
 
     if (q.has("keys")) {
       const separator = q.get("separator") ?? q.get("seperator") ?? "";
-      const { result, meta, viewIndex } = await blockingRead(
+      const { result, meta, view } = await blockingRead(
         ctx,
         store,
         opts,
@@ -59,7 +59,7 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
       // Which keys a token may see depends on the token, so it is part of the question.
       const question = `keys\0${ns}\0${key}\0${separator}\0${token}\0${metaKey(meta)}`;
       return sendPrepared(
-        memo.get(viewIndex, question, () => {
+        memo.get(view, question, () => {
           const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
           if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
           return prepareAnswer(200, writeJson(allowed), jsonHeaders(meta));
@@ -68,16 +68,10 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     }
 
     if (q.has("recurse")) {
-      const { result, meta, viewIndex } = await blockingRead(
-        ctx,
-        store,
-        opts,
-        (v) => v.kvList(key, ns),
-        gone,
-      );
+      const { result, meta, view } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), gone);
       const question = `recurse\0${ns}\0${key}\0${token}\0${metaKey(meta)}`;
       return sendPrepared(
-        memo.get(viewIndex, question, () => {
+        memo.get(view, question, () => {
           const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
           if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
           return prepareAnswer(200, encodeKVEntries(allowed), jsonHeaders(meta));
@@ -89,11 +83,11 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     singleNamespace(ns);
     if (ctx.authorizer.authorize(token, ns, "key", key, "read") !== "allow") throw permissionDenied();
     const raw = q.has("raw");
-    const { result, meta, viewIndex } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), gone);
+    const { result, meta, view } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), gone);
     // The token was checked above, so everyone allowed to ask gets the same answer.
     const question = `${raw ? "raw" : "get"}\0${ns}\0${key}\0${metaKey(meta)}`;
     return sendPrepared(
-      memo.get(viewIndex, question, () => {
+      memo.get(view, question, () => {
         if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
         if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonHeaders(meta));
         return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
