@@ -5,6 +5,9 @@
 // partition; no iptables needed).
 
 import { execFileSync } from "node:child_process";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Network, NodeAddress } from "./network.js";
 
 const PORTS = { httpPort: 8500, serverPort: 8300, serfPort: 8301 };
@@ -24,10 +27,28 @@ export function namespacesAvailable(): boolean {
   }
 }
 
-/** A 10.77.x.0/24 subnet no interface of this host uses yet (another run may hold one). */
-function freeSubnet(): number {
+/**
+ * Claims a 10.77.x.0/24 subnet that no interface of this host uses and no other live harness process holds:
+ * the claim is a lock file created exclusively (two test files starting at once must not pick the same one);
+ * a lock whose process is gone is taken over.
+ */
+function claimSubnet(): { subnet: number; release(): void } {
   const used = execFileSync("ip", ["-o", "-4", "addr", "show"]).toString();
-  for (let x = 1; x < 250; x++) if (!used.includes(`10.77.${x}.`)) return x;
+  for (let x = 1; x < 250; x++) {
+    if (used.includes(`10.77.${x}.`)) continue;
+    const lock = join(tmpdir(), `cairn-netns-10.77.${x}.lock`);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        writeFileSync(lock, String(process.pid), { flag: "wx" });
+        return { subnet: x, release: () => rmSync(lock, { force: true }) };
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+        const holder = Number(readFileSync(lock, "utf8"));
+        if (Number.isInteger(holder) && holder > 0 && alive(holder)) break;
+        rmSync(lock, { force: true });
+      }
+    }
+  }
   throw new Error("no free 10.77.x.0/24 subnet");
 }
 
@@ -42,24 +63,26 @@ function alive(pid: number): boolean {
 
 /**
  * Removes namespaces and bridges left by harness runs that died without cleaning up (SIGKILL): only names
- * of this harness's scheme (`cn<pid>...`) whose process is gone.
+ * of this harness's scheme (`cn<pid>x<n>...`) whose process is gone.
  */
 function reapLeftovers(): void {
   const names = execFileSync("ip", ["netns", "list"]).toString();
-  for (const match of names.matchAll(/^cn(\d+)-s\d+/gm)) {
+  for (const match of names.matchAll(/^cn(\d+)x\d+-s\d+/gm)) {
     if (!alive(Number(match[1]))) ip("netns", "del", match[0]);
   }
   const links = execFileSync("ip", ["-o", "link", "show", "type", "bridge"]).toString();
-  for (const match of links.matchAll(/^\d+: cn(\d+)br[:@]/gm)) {
-    if (!alive(Number(match[1]))) ip("link", "del", `cn${match[1]}br`);
+  for (const match of links.matchAll(/^\d+: (cn(\d+)x\d+br)[:@]/gm)) {
+    if (!alive(Number(match[2]))) ip("link", "del", match[1]!);
   }
 }
 
+let networksMade = 0;
+
 export function namespaceNetwork(size: number): Network {
   reapLeftovers();
-  // Interface names are at most 15 characters: "cn" + pid (7 digits at most) + "br" or "h<i>"/"n<i>" fits.
-  const tag = `cn${process.pid}`;
-  const subnet = freeSubnet();
+  // Interface names are at most 15 characters: "cn" + pid (7 digits at most) + "x<n>" + "br" or "h<i>" fits.
+  const tag = `cn${process.pid}x${networksMade++}`;
+  const { subnet, release } = claimSubnet();
   const bridge = `${tag}br`;
   const ns = (i: number) => `${tag}-s${i}`;
   const addr = (i: number) => `10.77.${subnet}.${i + 1}`;
@@ -85,6 +108,7 @@ export function namespaceNetwork(size: number): Network {
       }
       bridgeUp = false;
     }
+    release();
   };
   process.once("exit", teardown);
 
