@@ -42,6 +42,15 @@ export type {
   StoredNodeIdentity,
   StoredServiceIdentity,
 } from "./areas/acl-records.js";
+export type {
+  AuthMethod,
+  AuthMethodCommand,
+  AuthMethodSpec,
+  BindingRule,
+  BindingRuleSpec,
+  NamespaceRule,
+} from "./areas/auth-methods.js";
+export type { AuthMethodReads } from "./areas/auth-methods-reads.js";
 export {
   DEFAULT_NAMESPACE_NAME,
   type Namespace,

@@ -1,4 +1,5 @@
 import { aclHandlers } from "../areas/acl.js";
+import { authMethodHandlers } from "../areas/auth-methods.js";
 import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
 import { configEntryHandlers } from "../areas/config-entries.js";
 import { kvHandlers } from "../areas/kv.js";
@@ -19,6 +20,7 @@ export const handlers: HandlerMap<CommandType> = {
   ...configEntryHandlers,
   ...preparedQueryHandlers,
   ...aclHandlers,
+  ...authMethodHandlers,
   ...namespaceHandlers,
 };
 

@@ -1,4 +1,5 @@
 import type { AclCommand } from "../areas/acl.js";
+import type { AuthMethodCommand } from "../areas/auth-methods.js";
 import type { NamespaceCommand } from "../areas/namespaces.js";
 import type { PreparedQueryDeleteCommand, PreparedQuerySetCommand } from "../areas/prepared-queries.js";
 import type { Coord, HealthStatus, ServiceAddress, ServiceWeights, SessionBehavior } from "../types.js";
@@ -298,6 +299,7 @@ export type Command =
   | PreparedQuerySetCommand
   | PreparedQueryDeleteCommand
   | AclCommand
+  | AuthMethodCommand
   | NamespaceCommand;
 
 export type CommandType = Command["type"];

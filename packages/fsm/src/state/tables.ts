@@ -1,5 +1,6 @@
 import sortedBtree from "sorted-btree";
 import type { AclPolicy, AclRole, AclToken } from "../areas/acl-records.js";
+import type { AuthMethod, BindingRule } from "../areas/auth-methods.js";
 import type { Namespace } from "../areas/namespaces.js";
 import type { PreparedQuery } from "../areas/prepared-queries.js";
 import type {
@@ -57,6 +58,8 @@ export interface TableIndexes {
   aclPolicies: number;
   aclRoles: number;
   namespaces: number;
+  aclAuthMethods: number;
+  aclBindingRules: number;
 }
 
 export const SEP = "\u0000";
@@ -89,6 +92,8 @@ export const PRIMARY_TABLES = [
   "aclRoles",
   "aclMeta",
   "namespaces",
+  "aclAuthMethods",
+  "aclBindingRules",
 ] as const;
 
 /** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
@@ -124,6 +129,8 @@ const ZERO_INDEXES: TableIndexes = {
   aclPolicies: 0,
   aclRoles: 0,
   namespaces: 0,
+  aclAuthMethods: 0,
+  aclBindingRules: 0,
 };
 
 /**
@@ -180,6 +187,9 @@ export class Tables {
   declare readonly aclMeta: BTree<string, number>;
   /** name -> namespace (the built-in default only once written) */
   declare readonly namespaces: BTree<string, Namespace>;
+  /** ns \0 name -> auth method; binding rule ID -> binding rule */
+  declare readonly aclAuthMethods: BTree<string, AuthMethod>;
+  declare readonly aclBindingRules: BTree<string, BindingRule>;
   /** secret ID -> accessor ID */
   declare readonly aclTokenSecrets: BTree<string, string>;
   /** p \0 policy ID \0 accessor, r \0 role ID \0 accessor, m \0 ns \0 auth method \0 accessor */

@@ -1,4 +1,5 @@
 import { AclStateReads } from "../areas/acl-reads.js";
+import { AuthMethodReads } from "../areas/auth-methods-reads.js";
 import {
   configEntriesOfKind,
   configEntryChannel,
@@ -327,6 +328,11 @@ export class StateView {
   /** ACL tokens, policies, roles and namespaces at this view. */
   acl(): AclStateReads {
     return new AclStateReads(this.t, this.index);
+  }
+
+  /** ACL auth methods and binding rules at this view. */
+  authMethods(): AuthMethodReads {
+    return new AuthMethodReads(this.t, this.index);
   }
 
   /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
