@@ -18,7 +18,9 @@ export function rebuildDerived(t: Tables): void {
   t.nodes.forEach((n) => {
     if (n.ID) t.nodeIds.set(n.ID, n.Node);
   });
-  t.configEntries.forEach((e) => linkConfigEntry(t, e, true));
+  t.configEntries.forEach((e) => {
+    linkConfigEntry(t, e, true);
+  });
   t.preparedQueries.forEach((q) => void indexPreparedQuery(t, q));
   t.aclTokens.forEach((tok) => void indexToken(t, tok));
   t.aclPolicies.forEach((p) => void indexPolicy(t, p));

@@ -5,7 +5,12 @@ import { holdForLeader } from "../../../src/server/leader-hold.js";
 /** A virtual clock: sleeping advances it, so the hold time is exact and the test instant. */
 function clock() {
   let t = 0;
-  return { now: () => t, sleep: async (ms: number) => void (t += ms) };
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+    },
+  };
 }
 
 const timeout = () => new Error("No cluster leader");
