@@ -148,9 +148,11 @@ export class WatchRegistry {
   /** Wake the waiters of changed KV keys (composite `ns \0 key`) and of changed channels. */
   notify(kvKeys: readonly string[], channels: Iterable<string>): void {
     if (this.#waiting === 0) return;
-    const woken: Waiter[] = [];
+    let woken: Waiter[] | undefined;
     const collect = (group: Set<Waiter> | undefined) => {
-      if (group) for (const w of group) woken.push(w);
+      if (!group) return;
+      woken ??= [];
+      for (const w of group) woken.push(w);
     };
     for (const key of kvKeys) {
       collect(this.#exact.get(key));
@@ -160,7 +162,7 @@ export class WatchRegistry {
       }
     }
     for (const channel of channels) collect(this.#channels.get(channel));
-    this.#wake(woken);
+    if (woken) this.#wake(woken);
   }
 
   /** Wake every waiter (the whole state was replaced, e.g. by a snapshot restore). */
