@@ -97,9 +97,12 @@ export type RaftNodeStatus = RaftStatus & {
 const NOT_LEADER_REASONS = new Set(["not-leader", "no-leader", "transferring"]);
 
 /**
- * The driver of one Raft server: feeds the pure core with ticks, messages and requests, and carries out each
- * Ready in the order Raft requires — persist (one fsynced batch), then send, then apply. Proposals that arrive
- * while a batch is being written accumulate in the core and go to disk together in the next one (group commit).
+ * The driver of one Raft server: feeds the pure core with ticks, messages and requests, and carries out its
+ * Readys: what may happen at once (sends, applying committed entries already on disk here, read answers) at
+ * once; each write as one fsynced batch, after which the messages that depended on it go out. A leader's
+ * appends leave while it writes the same entries, so a commit costs one fsync round, not two in series.
+ * Proposals that arrive while a batch is being written accumulate in the core and go to disk together in the
+ * next one (group commit).
  */
 export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly proposals = new PendingProposals<R>();
@@ -110,7 +113,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private appliedTerm: number;
   private snapshotIndex: number;
   private driveScheduled = false;
-  private driving: Promise<void> | undefined;
+  /** Storage work, one job at a time in order: each Ready's write, and log compactions between them. */
+  private disk: Promise<void> = Promise.resolve();
   private snapshotting = false;
   private compaction: { index: number; term: number; file: SnapshotFileInfo } | undefined;
   private readSeq = 0;
@@ -320,7 +324,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.stopped = true;
     this.timers.clearInterval(this.tickHandle);
     await this.transport.close();
-    await this.driving?.catch(() => {});
+    await this.disk;
     const err = new NodeStoppedError();
     this.proposals.failAll(err);
     this.reads.failAll(err);
@@ -426,57 +430,85 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   // --- the loop -----------------------------------------------------------------------------------------
 
-  /** Coalesces everything that happened in this loop turn into (at most) one Ready. */
+  /** Coalesces everything that happened in this loop turn into one pass over the core's Readys. */
   private scheduleDrive(): void {
-    if (this.driveScheduled || this.driving || this.stopped) return;
+    if (this.driveScheduled || this.stopped) return;
     this.driveScheduled = true;
     setImmediate(() => {
       this.driveScheduled = false;
-      if (this.driving || this.stopped) return;
-      this.driving = this.drive().finally(() => {
-        this.driving = undefined;
-        if (this.core.hasReady() || this.compaction || this.unreachable.size > 0) this.scheduleDrive();
-      });
+      this.drive();
     });
   }
 
-  private async drive(): Promise<void> {
+  /**
+   * Carries out every Ready the core has now (see Ready in core/types.ts). Sending, applying entries that are
+   * committed and already durable here, and answering reads happen at once - also while a write is in flight,
+   * so an acknowledgement that arrives during one fsync commits and applies without waiting for it. A Ready's
+   * write joins the disk queue; the core hands out the next only once this one is reported durable, and
+   * collects what arrives meanwhile into it (group commit).
+   */
+  private drive(): void {
+    if (this.stopped) return;
     try {
       for (const peer of this.unreachable) this.core.reportUnreachable(peer);
       this.unreachable.clear();
-      if (this.compaction) await this.compact();
+      if (this.compaction) {
+        const c = this.compaction;
+        this.compaction = undefined;
+        this.onDisk(() => this.compact(c));
+      }
       while (!this.stopped && this.core.hasReady()) {
         const rd = this.core.ready();
-        await this.carryOut(rd);
-        this.core.advance(rd);
+        this.carryOut(rd);
+        if (rd.persist) this.onDisk(() => this.write(rd));
       }
     } catch (err) {
       this.fatal(err as Error);
     }
   }
 
-  private async carryOut(rd: Ready): Promise<void> {
+  private onDisk(job: () => Promise<void>): void {
+    this.disk = this.disk.then(async () => {
+      if (this.stopped) return;
+      try {
+        await job();
+        this.scheduleDrive();
+      } catch (err) {
+        this.fatal(err as Error);
+      }
+    });
+  }
+
+  /** What a Ready allows at once. */
+  private carryOut(rd: Ready): void {
     if (rd.softState) this.noteSoftState(rd.softState.leader, rd.softState.role);
-    if (rd.hardState || rd.entries.length > 0 || rd.snapshot) {
-      await this.storage.save({
-        entries: rd.entries,
-        ...(rd.hardState ? { hardState: rd.hardState } : {}),
-        ...(rd.snapshot ? { snapshot: rd.snapshot } : {}),
-      });
-    }
-    if (rd.snapshot) await this.installSnapshot(rd.snapshot.index, rd.snapshot.term, rd.snapshot.conf);
-    if (this.stopped) return;
-    for (const m of rd.messages) {
-      if (m.type === "snapshot") this.streamSnapshot(m);
-      else this.transport.send(m.to, m);
-    }
+    for (const m of rd.messages) this.send(m);
     for (const e of rd.committed) this.apply(e);
+    this.core.advance(rd);
     this.reads.applied(this.applied);
     for (const rs of rd.readStates) {
       const outcome = "error" in rs ? { error: this.rejection({ error: rs.error, leader: rs.leader }) } : rs;
       this.reads.answered(rs.ctx, outcome, this.applied);
     }
     this.maybeSnapshot();
+  }
+
+  /** A Ready's write: one fsynced batch; then what waited for it. */
+  private async write(rd: Ready): Promise<void> {
+    await this.storage.save({
+      entries: rd.entries,
+      ...(rd.hardState ? { hardState: rd.hardState } : {}),
+      ...(rd.snapshot ? { snapshot: rd.snapshot } : {}),
+    });
+    if (rd.snapshot) await this.installSnapshot(rd.snapshot.index, rd.snapshot.term, rd.snapshot.conf);
+    if (this.stopped) return;
+    for (const m of rd.persistedMessages) this.send(m);
+    this.core.persisted(rd);
+  }
+
+  private send(m: Message): void {
+    if (m.type === "snapshot") this.streamSnapshot(m);
+    else this.transport.send(m.to, m);
   }
 
   private noteSoftState(leader: NodeId | null, role: Role): void {
@@ -625,10 +657,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     });
   }
 
-  /** Runs inside the loop, between Readys, so the core's log and the durable log shrink together. */
-  private async compact(): Promise<void> {
-    const c = this.compaction!;
-    this.compaction = undefined;
+  /** Runs on the disk queue, between writes, so the core's log and the durable log shrink together. */
+  private async compact(c: { index: number; term: number; file: SnapshotFileInfo }): Promise<void> {
     this.snapshotting = false;
     const meta = this.core.compact(c.index);
     if (meta.index !== c.index) {

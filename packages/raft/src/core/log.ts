@@ -14,6 +14,11 @@ export class RaftLog {
   offsetConf: ConfState;
   /** First index not yet handed to the driver for persisting. */
   unstable: number;
+  /**
+   * Last index the driver reported durable whose entry (and every one before it) is still the one in
+   * memory. Only entries through here may count as this server's own acknowledgement or be applied.
+   */
+  stable: number;
 
   constructor(offset: number, offsetTerm: number, offsetConf: ConfState, entries: Entry[]) {
     this.offset = offset;
@@ -24,6 +29,7 @@ export class RaftLog {
       if (this.ents[k]!.index !== offset + 1 + k) throw new Error("restored log is not contiguous");
     }
     this.unstable = this.lastIndex() + 1;
+    this.stable = this.lastIndex();
   }
 
   lastIndex(): number {
@@ -88,6 +94,7 @@ export class RaftLog {
   private truncateFrom(i: number): void {
     this.ents.length = i - this.offset - 1;
     if (this.unstable > i) this.unstable = i;
+    if (this.stable >= i) this.stable = i - 1;
   }
 
   unstableEntries(): Entry[] {
@@ -96,6 +103,14 @@ export class RaftLog {
 
   markHandedOff(): void {
     this.unstable = this.lastIndex() + 1;
+  }
+
+  /**
+   * Every write handed off so far is durable. What lies before `unstable` was handed off in one of them and
+   * has not changed since (a truncation would have moved `unstable` back), so it is all on disk as it is here.
+   */
+  markStable(): void {
+    this.stable = this.unstable - 1;
   }
 
   /** The configuration in force at `index` (the last conf entry at or before it, else the snapshot's). */
@@ -126,5 +141,7 @@ export class RaftLog {
     this.offsetTerm = term;
     this.offsetConf = conf;
     this.unstable = index + 1;
+    // The snapshot is not on disk yet (nothing at or before it is in memory to be applied anyway).
+    if (this.stable > index) this.stable = index;
   }
 }

@@ -27,6 +27,14 @@ type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, "from" | 
 
 const EMPTY = new Uint8Array(0);
 
+/**
+ * Messages that promise something this server must have on disk first: an accepted append (the entries), a
+ * granted vote (the vote), a vote request (the candidate's vote for itself, which it counts). Their rejecting
+ * forms go the same way, which costs nothing. Everything else - a leader's appends and heartbeats included -
+ * may leave before this server's pending write is durable.
+ */
+const AFTER_PERSIST: ReadonlySet<Message["type"]> = new Set(["append-resp", "vote-resp", "vote"]);
+
 /** Entries must follow prevIndex without gaps, in non-decreasing terms no later than the sender's. */
 function wellFormed(m: Extract<Message, { type: "append" }>): boolean {
   let term = m.prevTerm;
@@ -95,6 +103,10 @@ export class RaftCore {
   private readonly reads = new ReadQueue();
 
   private msgs: Message[] = [];
+  /** Messages to hand out with the next write, sent once it (and every earlier one) is durable. */
+  private msgsAfterPersist: Message[] = [];
+  /** A Ready with a write was handed out and persisted() has not been called for it yet. */
+  private persisting = false;
   private readStates: ReadState[] = [];
   private prevHard: HardState;
   private prevSoft: { leader: NodeId | null; role: Role };
@@ -302,12 +314,10 @@ export class RaftCore {
       this.reads.hasOpenRound() ||
       this.msgs.length > 0 ||
       this.readStates.length > 0 ||
-      this.receivedSnapshot !== null ||
-      this.log.unstable <= this.log.lastIndex() ||
-      this.commit > this.handedOff ||
-      this.hardChanged() ||
+      this.committable() > this.handedOff ||
       this.prevSoft.leader !== this.leader ||
-      this.prevSoft.role !== this.role
+      this.prevSoft.role !== this.role ||
+      (!this.persisting && this.hasWrite())
     );
   }
 
@@ -318,16 +328,30 @@ export class RaftCore {
       if (this.role === "leader") this.broadcastAppend();
     }
     if (this.role === "leader" && this.reads.startRound()) this.broadcastHeartbeat();
+    const upTo = this.committable();
     const r: Ready = {
-      entries: this.log.unstableEntries(),
-      committed: this.commit > this.handedOff ? this.log.slice(this.handedOff + 1, this.commit + 1) : [],
       messages: this.msgs,
+      committed: upTo > this.handedOff ? this.log.slice(this.handedOff + 1, upTo + 1) : [],
       readStates: this.readStates,
+      persist: false,
+      entries: [],
+      persistedMessages: [],
     };
+    if (upTo > this.handedOff) this.handedOff = upTo;
+    this.msgs = [];
+    this.readStates = [];
     if (this.prevSoft.leader !== this.leader || this.prevSoft.role !== this.role) {
       r.softState = { leader: this.leader, role: this.role };
       this.prevSoft = r.softState;
     }
+    if (this.persisting || !this.hasWrite()) return r;
+    // Everything that accumulated since the last write goes into this one (group commit).
+    this.persisting = true;
+    r.persist = true;
+    r.entries = this.log.unstableEntries();
+    this.log.markHandedOff();
+    r.persistedMessages = this.msgsAfterPersist;
+    this.msgsAfterPersist = [];
     if (this.hardChanged()) {
       r.hardState = { term: this.term, vote: this.vote, commit: this.commit };
       this.prevHard = r.hardState;
@@ -336,18 +360,42 @@ export class RaftCore {
       r.snapshot = this.receivedSnapshot;
       this.receivedSnapshot = null;
     }
-    this.log.markHandedOff();
-    this.handedOff = this.commit;
-    this.msgs = [];
-    this.readStates = [];
     return r;
   }
 
-  /** The driver carried out `r` (persisted, sent, applied). */
+  /** The driver applied `r.committed`. */
   advance(r: Ready): void {
     const last = r.committed[r.committed.length - 1];
     if (last && last.index > this.applied) this.applied = last.index;
+  }
+
+  /**
+   * The write of `r` (a Ready with `persist`) is durable, and a snapshot in it is installed in the state
+   * machine. Entries written count now as this server's own acknowledgement, and may be applied once committed.
+   */
+  persisted(r: Ready): void {
+    if (!r.persist || !this.persisting) throw new Error("persisted() without a write in flight");
+    this.persisting = false;
     if (r.snapshot && r.snapshot.index > this.applied) this.applied = r.snapshot.index;
+    // A snapshot that arrived during the write replaced the log in memory and is not on disk yet.
+    if (this.receivedSnapshot === null) this.log.markStable();
+    if (this.role === "leader" && this.maybeCommit()) this.broadcastPending = true;
+  }
+
+  /** A new commit index alone is no reason to write (it is relearnt after a crash): it rides on the next write. */
+  private hasWrite(): boolean {
+    return (
+      this.msgsAfterPersist.length > 0 ||
+      this.receivedSnapshot !== null ||
+      this.log.unstable <= this.log.lastIndex() ||
+      this.term !== this.prevHard.term ||
+      this.vote !== this.prevHard.vote
+    );
+  }
+
+  /** Committed entries that are durable here too: only those may be applied. */
+  private committable(): number {
+    return Math.min(this.commit, this.log.stable);
   }
 
   /** `withProgress: false` skips the per-follower progress (cheaper, for frequent polling). */
@@ -450,8 +498,7 @@ export class RaftCore {
     const lastIndex = this.log.lastIndex();
     const lastTerm = this.log.lastTerm();
     for (const v of this.conf.voters) {
-      if (v !== this.id)
-        this.msgs.push({ type: kind, from: this.id, to: v, term, lastIndex, lastTerm, transfer });
+      if (v !== this.id) this.push({ type: kind, from: this.id, to: v, term, lastIndex, lastTerm, transfer });
     }
   }
 
@@ -480,7 +527,7 @@ export class RaftCore {
     const resp = m.type === "vote" ? "vote-resp" : "pre-vote-resp";
     if (canVote && upToDate) {
       // A granted pre-vote answers in the hypothetical term so the pre-candidate can count it.
-      this.msgs.push({ type: resp, from: this.id, to: m.from, term: m.term, reject: false });
+      this.push({ type: resp, from: this.id, to: m.from, term: m.term, reject: false });
       if (m.type === "vote") {
         this.vote = m.from;
         this.electionElapsed = 0;
@@ -602,7 +649,12 @@ export class RaftCore {
   }
 
   private send(m: Outgoing): void {
-    this.msgs.push({ ...m, from: this.id, term: this.term } as Message);
+    this.push({ ...m, from: this.id, term: this.term } as Message);
+  }
+
+  private push(m: Message): void {
+    if (AFTER_PERSIST.has(m.type)) this.msgsAfterPersist.push(m);
+    else this.msgs.push(m);
   }
 
   private broadcastAppend(): void {
@@ -715,8 +767,10 @@ export class RaftCore {
 
   private maybeCommit(): boolean {
     if (this.conf.voters.length === 0) return false;
+    // This leader's own acknowledgement counts only for what its driver reported durable: its appends left
+    // before its own write finished, and a crash before the fsync must not leave a majority-less commit.
     const matches = this.conf.voters.map((v) =>
-      v === this.id ? this.log.lastIndex() : (this.progress.get(v)?.match ?? 0),
+      v === this.id ? this.log.stable : (this.progress.get(v)?.match ?? 0),
     );
     const q = quorumValue(matches);
     // Only entries of the current term are committed by counting (Figure 8 of the Raft paper).
@@ -769,6 +823,7 @@ export class RaftCore {
       const truncatedFrom = this.log.merge(m.entries);
       if (truncatedFrom !== 0 && truncatedFrom <= this.commit)
         throw new Error("truncating committed entries");
+      if (truncatedFrom !== 0) this.dropAcksFrom(truncatedFrom);
       if (truncatedFrom !== 0 || m.entries.some((e) => e.kind === "conf")) this.refreshConf();
       if (m.commit > this.commit) this.commit = Math.min(m.commit, lastNew);
       this.send({
@@ -796,6 +851,17 @@ export class RaftCore {
     });
   }
 
+  /**
+   * Entries from `index` on were replaced before the write that would have made them durable: waiting acks
+   * that promise any of them (to an earlier leader) would promise what never reaches the disk. Acks already
+   * handed out with a write are fine: that write holds what they promise.
+   */
+  private dropAcksFrom(index: number): void {
+    this.msgsAfterPersist = this.msgsAfterPersist.filter(
+      (m) => m.type !== "append-resp" || m.reject || m.index < index,
+    );
+  }
+
   private handleHeartbeat(m: Extract<Message, { type: "heartbeat" }>): void {
     // The leader sends min(match, commit), so our log matches its log through that index.
     const commit = Math.min(m.commit, this.log.lastIndex());
@@ -821,6 +887,7 @@ export class RaftCore {
       this.commit = meta.index;
     } else {
       this.log.restore(meta.index, meta.term, meta.conf);
+      this.dropAcksFrom(meta.index + 1);
       this.snapshotMeta = meta;
       this.receivedSnapshot = meta;
       this.commit = meta.index;

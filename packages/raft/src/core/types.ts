@@ -16,7 +16,7 @@ export interface Entry {
   data: Uint8Array;
 }
 
-/** What must be durable before any message of the same Ready leaves the node. */
+/** Term and vote must be durable before any message that depends on them leaves the node (see Ready). */
 export interface HardState {
   term: number;
   vote: NodeId | null;
@@ -101,26 +101,43 @@ export interface SoftState {
 }
 
 /**
- * One batch of work for the driver, to be carried out in this order:
- * 1. install `snapshot` (if any), append `entries` (replacing any durable suffix from entries[0].index),
- *    persist `hardState` (if any) - and fsync;
- * 2. send `messages`;
- * 3. apply `committed` in order; hand `readStates` to waiting readers;
- * 4. call `advance(ready)`.
- * Readys must be carried out one after another, in the order they were produced. ready() hands its
- * contents over, so tick(), step() and propose() may go on while a Ready is being persisted; the next
- * ready() then holds only what came after. A snapshot in a Ready replaces the state machine before
- * that Ready's `committed` entries (which all follow it) are applied.
+ * One batch of work for the driver. Some of it may be carried out at once, some only after a write:
+ * 1. at once, in any order: note `softState`; send `messages`; apply `committed` in order (they are
+ *    committed and already durable on this server), hand `readStates` to waiting readers, then call
+ *    `advance(ready)`. None of this waits for a write, not even one still in flight from an earlier Ready.
+ * 2. if `persist` is set, the Ready carries a write: record `snapshot` (if any; it replaces the whole log),
+ *    append `entries` (replacing any durable suffix from entries[0].index), persist `hardState` (if any) -
+ *    in one batch, after every earlier write, and fsync; then load the `snapshot` (if any) into the state
+ *    machine, send `persistedMessages`, and call `persisted(ready)`.
+ * At most one write is outstanding: until persisted() is called, ready() hands out Readys without one, and
+ * what needs writing accumulates for the next (group commit). ready() hands its contents over, so tick(),
+ * step(), propose() and readIndex() may go on while a write is in flight.
+ *
+ * Why the early parts are safe: `messages` hold only what promises nothing about this server's disk (a
+ * leader's appends and heartbeats, read answers, pre-votes...). What does - an accepted append, a granted
+ * vote, a vote request carrying the candidate's own vote - is in `persistedMessages`. A leader sends its
+ * appends while it writes the same entries, but counts itself toward a commit only for entries reported by
+ * persisted() (etcd's asynchronous storage writes follow the same idea); a leader that crashes before its
+ * fsync has therefore counted nobody's acknowledgement that is not on disk. An ack still waiting for its
+ * write when a new leader replaces the entries it covers is dropped (it would promise what is never written).
+ * `committed` never holds an entry this server has not made durable, so the state machine never runs ahead
+ * of the local log. A new commit index alone causes no write; it rides on the next one.
  */
 export interface Ready {
   softState?: SoftState;
+  /** Send now. */
+  messages: Message[];
+  /** Apply now, in order. */
+  committed: Entry[];
+  readStates: ReadState[];
+  /** This Ready carries a write; the driver must call persisted(ready) once it is durable. */
+  persist: boolean;
   hardState?: HardState;
   entries: Entry[];
   /** A snapshot received from the leader (its data is already on disk): reset the log and state machine to it. */
   snapshot?: SnapshotMeta;
-  committed: Entry[];
-  messages: Message[];
-  readStates: ReadState[];
+  /** Send only once this Ready's write is durable. */
+  persistedMessages: Message[];
 }
 
 export interface RaftConfig {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { RaftCore } from "../../src/core/raft.js";
 import type { Message } from "../../src/core/types.js";
-import { bytes, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
+import { bytes, carryOut, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
 
 const voters = { voters: ["a", "b", "c"], learners: [] };
 
 function single(over = {}): RaftCore {
   const core = new RaftCore(config("a", over), EMPTY_RESTORE, voters);
-  core.advance(core.ready());
+  carryOut(core);
   return core;
 }
 
@@ -22,9 +22,7 @@ function vote(
 }
 
 function sent(core: RaftCore): Message[] {
-  const r = core.ready();
-  core.advance(r);
-  return r.messages;
+  return carryOut(core).sent;
 }
 
 describe("terms (Figure 2: all servers)", () => {
@@ -70,11 +68,11 @@ describe("RequestVote (Figure 2: receiver implementation)", () => {
   it("grants at most one vote per term and repeats a grant to the same candidate", () => {
     const core = single();
     core.step(vote("b", 2, 1, 1));
-    const r = core.ready();
-    // The vote is in the same Ready as the grant: the driver persists it before sending.
+    const r = carryOut(core);
+    // The vote is in the write of the Ready whose grant leaves only once that write is durable.
     expect(r.hardState).toMatchObject({ term: 2, vote: "b" });
-    expect(r.messages).toEqual([{ type: "vote-resp", from: "a", to: "b", term: 2, reject: false }]);
-    core.advance(r);
+    expect(r.messages).toEqual([]);
+    expect(r.persistedMessages).toEqual([{ type: "vote-resp", from: "a", to: "b", term: 2, reject: false }]);
     core.step(vote("c", 2, 1, 1));
     expect(sent(core)).toEqual([{ type: "vote-resp", from: "a", to: "c", term: 2, reject: true }]);
     core.step(vote("b", 2, 1, 1));
@@ -118,7 +116,7 @@ describe("elections (Figure 2: candidates)", () => {
       [0.999, 19],
     ] as const) {
       const core = new RaftCore(config("a", { random: () => draw }), EMPTY_RESTORE, voters);
-      core.advance(core.ready());
+      carryOut(core);
       let n = 0;
       while (core.status().role === "follower") {
         core.tick();
@@ -153,10 +151,15 @@ describe("elections (Figure 2: candidates)", () => {
     expect(core.status()).toMatchObject({ role: "candidate", term: 8 });
   });
 
-  it("a single voter elects itself and commits at once", () => {
+  it("a single voter elects itself and commits its noop once its own write is durable", () => {
     const core = new RaftCore(config("a"), EMPTY_RESTORE, { voters: ["a"], learners: [] });
     for (let i = 0; i < 10; i++) core.tick();
-    expect(core.status()).toMatchObject({ role: "leader", commit: 2 });
+    expect(core.status()).toMatchObject({ role: "leader", commit: 1 });
+    const write = carryOut(core);
+    expect(write.entries.map((e) => e.index)).toEqual([1, 2]);
+    expect(write.committed).toEqual([]);
+    expect(core.status().commit).toBe(2);
+    expect(carryOut(core).committed.map((e) => e.index)).toEqual([1, 2]);
   });
 });
 

@@ -32,8 +32,19 @@ export function config(id: string, over: Partial<RaftConfig> = {}): RaftConfig {
 export const bytes = (s: string): Uint8Array => new TextEncoder().encode(s);
 
 /**
- * A synchronous, in-memory harness for unit tests: every Ready is carried out at once (persist is a
- * no-op, messages queue up in `net`), and tests decide which messages get delivered.
+ * Carry out one Ready as a driver whose writes finish at once: `sent` is everything it sent, in order
+ * (the messages that could leave at once, then those that waited for the write).
+ */
+export function carryOut(core: RaftCore): Ready & { sent: Message[] } {
+  const r = core.ready();
+  core.advance(r);
+  if (r.persist) core.persisted(r);
+  return { ...r, sent: [...r.messages, ...r.persistedMessages] };
+}
+
+/**
+ * A synchronous, in-memory harness for unit tests: every Ready is carried out at once (writes finish
+ * at once, messages queue up in `net`), and tests decide which messages get delivered.
  */
 export class TestCluster {
   readonly nodes = new Map<string, RaftCore>();
@@ -43,6 +54,8 @@ export class TestCluster {
   net: Message[] = [];
   /** Messages matching this are dropped when delivered. */
   drop: (m: Message) => boolean = () => false;
+  /** Nodes whose Readys the test takes and carries out itself (flush skips them). */
+  readonly held = new Set<string>();
 
   constructor(ids: string[], over: Partial<RaftConfig> = {}, conf?: ConfState) {
     const bootstrap = conf ?? { voters: ids, learners: [] };
@@ -66,13 +79,13 @@ export class TestCluster {
   /** Carry out every pending Ready. */
   flush(): void {
     for (const [id, core] of this.nodes) {
+      if (this.held.has(id)) continue;
       while (core.hasReady()) {
-        const r = core.ready();
+        const r = carryOut(core);
         this.readys.get(id)!.push(r);
-        this.net.push(...r.messages);
+        this.net.push(...r.sent);
         this.applied.get(id)!.push(...r.committed);
         this.reads.get(id)!.push(...r.readStates);
-        core.advance(r);
       }
     }
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { encodeConfEntry } from "../../src/core/conf.js";
 import { RaftCore } from "../../src/core/raft.js";
 import type { Entry, Message } from "../../src/core/types.js";
-import { bytes, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
+import { bytes, carryOut, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
 
 const voters = { voters: ["a", "b", "c"], learners: [] };
 
@@ -12,7 +12,7 @@ function entry(index: number, term: number, data = `${index}@${term}`): Entry {
 
 function follower(): RaftCore {
   const core = new RaftCore(config("a"), EMPTY_RESTORE, voters);
-  core.advance(core.ready());
+  carryOut(core);
   return core;
 }
 
@@ -21,9 +21,7 @@ function append(prevIndex: number, prevTerm: number, entries: Entry[], commit: n
 }
 
 function out(core: RaftCore) {
-  const r = core.ready();
-  core.advance(r);
-  return r;
+  return carryOut(core);
 }
 
 describe("AppendEntries (Figure 2: receiver implementation)", () => {
@@ -32,7 +30,7 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     core.step(append(1, 1, [entry(2, 1), entry(3, 1)], 1, 1));
     out(core);
     core.step(append(5, 3, [entry(6, 3)], 1));
-    expect(out(core).messages[0]).toMatchObject({
+    expect(out(core).sent[0]).toMatchObject({
       type: "append-resp",
       reject: true,
       index: 5,
@@ -41,7 +39,7 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     });
     core.step(append(3, 2, [entry(4, 2)], 1));
     // Entry 3 has term 1 <= 2: the leader can skip straight to its last index with term <= 1.
-    expect(out(core).messages[0]).toMatchObject({ reject: true, index: 3, hintIndex: 3, hintTerm: 1 });
+    expect(out(core).sent[0]).toMatchObject({ reject: true, index: 3, hintIndex: 3, hintTerm: 1 });
   });
 
   it("truncates a conflicting suffix and appends the leader's entries; the Ready replaces the durable suffix", () => {
@@ -51,7 +49,7 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     core.step(append(2, 1, [entry(3, 3), entry(4, 3)], 1));
     const r = out(core);
     expect(r.entries.map((e) => `${e.index}@${e.term}`)).toEqual(["3@3", "4@3"]);
-    expect(r.messages[0]).toMatchObject({ reject: false, index: 4 });
+    expect(r.sent[0]).toMatchObject({ reject: false, index: 4 });
     expect(core.entryAt(3)?.term).toBe(3);
   });
 
@@ -62,7 +60,7 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     core.step(append(1, 1, [entry(2, 3)], 1));
     const r = out(core);
     expect(r.entries).toEqual([]);
-    expect(r.messages[0]).toMatchObject({ reject: false, index: 2 });
+    expect(r.sent[0]).toMatchObject({ reject: false, index: 2 });
     expect(core.status().lastIndex).toBe(4);
   });
 
@@ -71,7 +69,7 @@ describe("AppendEntries (Figure 2: receiver implementation)", () => {
     core.step(append(1, 1, [entry(3, 3)], 1));
     core.step(append(1, 1, [entry(2, 3), entry(3, 2)], 1));
     core.step(append(1, 1, [entry(2, 9)], 1));
-    expect(out(core).messages).toEqual([]);
+    expect(out(core).sent).toEqual([]);
     expect(core.status().lastIndex).toBe(1);
   });
 
@@ -154,13 +152,12 @@ describe("leaders (Figure 2)", () => {
     c.elect("a");
     const a = c.get("a");
     for (let i = 0; i < 5; i++) a.propose(bytes(`p${i}`));
-    const r = a.ready();
-    a.advance(r);
+    const r = carryOut(a);
     const appends = r.messages.filter((m) => m.type === "append");
     expect(appends).toHaveLength(2);
     expect(appends.map((m) => (m.type === "append" ? m.entries.length : 0))).toEqual([5, 5]);
     expect(r.entries).toHaveLength(5);
-    c.net.push(...r.messages);
+    c.net.push(...r.sent);
     c.deliver();
     expect(c.dataOf("c")).toEqual(["p0", "p1", "p2", "p3", "p4"]);
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { RaftCore } from "../../src/core/raft.js";
 import type { Message } from "../../src/core/types.js";
-import { bytes, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
+import { bytes, carryOut, config, EMPTY_RESTORE, TestCluster } from "./harness.js";
 
 describe("compaction and snapshots", () => {
   it("compact drops the log through an applied index and returns the snapshot metadata", () => {
@@ -36,12 +36,11 @@ describe("compaction and snapshots", () => {
 
     // The driver streamed the file; the follower's driver steps the final message in.
     c.get("c").step(snaps[0]!);
-    const r = c.get("c").ready();
+    const r = carryOut(c.get("c"));
     expect(r.snapshot).toEqual(meta);
     expect(r.committed).toEqual([]);
     expect(r.hardState?.commit).toBe(7);
-    c.get("c").advance(r);
-    c.net.push(...r.messages);
+    c.net.push(...r.sent);
     c.get("a").reportSnapshot("c", true);
     c.deliver();
     c.get("a").propose(bytes("after"));

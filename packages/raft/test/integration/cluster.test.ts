@@ -119,6 +119,43 @@ describe("RaftNode cluster", () => {
     expect(violations).toEqual([]);
   });
 
+  it("a leader replicates while its own write is in flight, and applies only once that write is durable", async () => {
+    const c = await threeNodes();
+    await c.put("warm", "up");
+    const leader = await c.leader();
+    const storageOf = (n: unknown) => (n as { storage: RaftStorage }).storage;
+    // Instrumentation, not a fake: the leader's real writes are held at a gate before they start.
+    const storage = storageOf(leader);
+    const save = storage.save.bind(storage);
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    storage.save = async (changes) => {
+      if (changes.entries.length > 0) await gate;
+      return save(changes);
+    };
+    const index = leader.status().lastIndex + 1;
+    let acknowledged = false;
+    const put = leader.propose(putCommand("k", "v")).then(() => {
+      acknowledged = true;
+    });
+    const followers = [...c.nodes.values()].filter((n) => n !== leader);
+    await waitUntil(
+      () => followers.every((f) => storageOf(f).lastIndex >= index),
+      "the followers have the entry on disk",
+    );
+    // Both followers' acks are a majority without the leader; it commits but does not apply what it lacks.
+    await waitUntil(() => leader.status().commit >= index, "the leader commits on the followers' acks");
+    await new Promise((r) => setTimeout(r, 50));
+    expect(acknowledged).toBe(false);
+    expect(leader.appliedIndex).toBeLessThan(index);
+    expect(storage.lastIndex).toBeLessThan(index);
+    open();
+    await put;
+    expect(leader.appliedIndex).toBeGreaterThanOrEqual(index);
+  });
+
   it("brings a follower that missed a compaction up to date with a snapshot", async () => {
     const c = await threeNodes({ snapshotThreshold: 25 });
     const expected = new Map<string, string>();

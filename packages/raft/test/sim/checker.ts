@@ -1,4 +1,4 @@
-import type { Entry, NodeId, Ready, SnapshotMeta } from "../../src/core/types.js";
+import type { Entry, Message, NodeId, Ready, SnapshotMeta } from "../../src/core/types.js";
 import type { SimServer } from "./server.js";
 import { hashBytes } from "./state-machine.js";
 
@@ -14,9 +14,23 @@ interface LogSlot {
   dataHash: number;
 }
 
+/** Whether `s` has entry (index, term) on disk, or a snapshot covering it. */
+function durablyHolds(s: SimServer, index: number, term: number): boolean {
+  const d = s.durable;
+  const offset = d.snapshot?.meta.index ?? 0;
+  if (index <= offset) return true;
+  return d.entries[index - offset - 1]?.term === term;
+}
+
+function durableLast(s: SimServer): number {
+  const d = s.durable;
+  return d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
+}
+
 /**
- * Raft's safety properties, checked incrementally as the simulation runs:
- * election safety, log matching, leader completeness, state machine safety.
+ * Raft's safety properties, checked incrementally as the simulation runs: election safety, log matching,
+ * leader completeness, state machine safety; and the durability they rest on: a commit is on the disks of
+ * a majority, and nothing that promises durable state is sent before that state is on disk.
  */
 export class SafetyChecker {
   private readonly leaders = new Map<number, NodeId>();
@@ -57,10 +71,20 @@ export class SafetyChecker {
       }
       seen = st.commit;
     }
+    const all = [...servers];
     for (let i = seen + 1; i <= st.commit; i++) {
-      if (this.committed.has(i)) continue;
       const e = core.entryAt(i);
       if (!e) continue;
+      const holding = st.conf.voters.filter((v) => {
+        const server = all.find((x) => x.id === v);
+        return server !== undefined && durablyHolds(server, i, e.term);
+      });
+      if (holding.length <= st.conf.voters.length / 2) {
+        fail(
+          `leader ${s.id} of term ${st.term} committed ${i} held durably only by [${holding}] of [${st.conf.voters}]`,
+        );
+      }
+      if (this.committed.has(i)) continue;
       this.committed.set(i, { term: e.term, by: st.term });
       for (const l of servers) {
         const lst = l.core?.status(false);
@@ -71,6 +95,25 @@ export class SafetyChecker {
       }
     }
     this.leaderCommit.set(key, st.commit);
+  }
+
+  /**
+   * What a message promises is on the sender's disk before it leaves: the entries an append acknowledges, a
+   * granted vote, a candidate's vote for itself (a later term on disk makes the promise moot: that server
+   * never again votes in the earlier one).
+   */
+  sent(s: SimServer, m: Message): void {
+    const hard = s.durable.hard;
+    if (m.type === "append-resp" && !m.reject && durableLast(s) < m.index) {
+      fail(`${s.id} acknowledged ${m.index} to ${m.to} with only ${durableLast(s)} on disk`);
+    }
+    const vote = (m.type === "vote-resp" && !m.reject) || m.type === "vote";
+    const votedFor = m.type === "vote" ? m.from : m.to;
+    if (vote && hard.term < m.term)
+      fail(`${s.id} sent ${m.type} of term ${m.term} with term ${hard.term} on disk`);
+    if (vote && hard.term === m.term && hard.vote !== votedFor) {
+      fail(`${s.id} sent ${m.type} for ${votedFor} in term ${m.term} with vote ${hard.vote} on disk`);
+    }
   }
 
   /** Log matching, checked on what actually reached the durable log. */

@@ -28,8 +28,11 @@ export interface ServerHooks {
 }
 
 /**
- * One simulated server playing the driver role exactly as src/node.ts will: take a Ready, persist it
- * (the fsync boundary), then send its messages, then apply its committed entries, then advance.
+ * One simulated server playing the driver role exactly as src/node.ts does (see Ready in core/types.ts):
+ * what a Ready allows at once - sending, applying committed entries, read answers - happens as soon as it
+ * is taken, even while a write is in flight; a Ready's write goes to the simulated disk, and only once it
+ * is durable are its dependent messages sent and the core told (persisted). The simulation decides when
+ * each write finishes, and may crash the server before or after it lands.
  */
 export class SimServer {
   core: RaftCore | null = null;
@@ -37,7 +40,7 @@ export class SimServer {
   sm: SmState = { index: 0, hash: 0 };
   /** Bumped at every start: events scheduled for an older incarnation are void. */
   incarnation = 0;
-  /** A Ready taken from the core whose fsync has not finished yet. */
+  /** A Ready whose write has not finished yet (at most one: the core holds back the next). */
   inflight: Ready | null = null;
   /** Shut down for good (removed from the cluster). */
   retired = false;
@@ -85,41 +88,62 @@ export class SimServer {
     this.inflight = null;
   }
 
-  /** Take the next Ready if the previous one is done; the caller schedules its completion. */
-  takeReady(): Ready | null {
-    if (!this.core || this.inflight || !this.core.hasReady()) return null;
-    this.inflight = this.core.ready();
-    return this.inflight;
+  /**
+   * Carry out every Ready the core has now. Returns whether one of them started a write (the caller
+   * schedules its completion).
+   */
+  drain(): boolean {
+    const core = this.core;
+    let started = false;
+    while (core && this.core === core && core.hasReady()) {
+      const r = core.ready();
+      for (const m of r.messages) this.hooks.send(this, m);
+      for (const e of r.committed) {
+        if (this.core !== core) return started; // applying its own removal shut it down
+        if (e.index !== this.sm.index + 1) {
+          throw new Error(`${this.id}: applying ${e.index} after ${this.sm.index} (gap or repeat)`);
+        }
+        this.sm = { index: e.index, hash: entryHash(this.sm.hash, e) };
+        this.hooks.applied(this, e);
+      }
+      for (const rs of r.readStates) this.hooks.readState(this, rs);
+      core.advance(r);
+      this.maybeCompact(core);
+      if (r.persist) {
+        if (this.inflight) throw new Error(`${this.id}: a second write while one is in flight`);
+        this.inflight = r;
+        started = true;
+      }
+    }
+    return started;
   }
 
-  /** The fsync of the in-flight Ready finished: persist it, then (unless crashing right here) carry it out. */
-  completeReady(crashAfterPersist: boolean): void {
+  /**
+   * The in-flight write finishes: it lands on disk, then its dependent messages go out and the core hears
+   * of it. `crash` kills the server just before the write lands (it is lost) or just after (nothing sent).
+   */
+  completeWrite(crash: "before" | "after" | null): void {
     const r = this.inflight;
     const core = this.core;
     if (!r || !core) return;
     this.inflight = null;
-    this.persist(r);
-    if (crashAfterPersist) {
+    if (crash === "before") {
       this.crash();
       return;
     }
-    for (const m of r.messages) this.hooks.send(this, m);
+    this.persist(r);
+    if (crash === "after") {
+      this.crash();
+      return;
+    }
     if (r.snapshot) {
       const sm = this.receivedSnapshots.get(`${r.snapshot.index}:${r.snapshot.term}`);
       if (!sm) throw new Error(`${this.id}: snapshot ${r.snapshot.index} installed without its data`);
       this.sm = { ...sm };
       this.hooks.snapshotInstalled(this, r.snapshot);
     }
-    for (const e of r.committed) {
-      if (e.index !== this.sm.index + 1) {
-        throw new Error(`${this.id}: applying ${e.index} after ${this.sm.index} (gap or repeat)`);
-      }
-      this.sm = { index: e.index, hash: entryHash(this.sm.hash, e) };
-      this.hooks.applied(this, e);
-    }
-    for (const rs of r.readStates) this.hooks.readState(this, rs);
-    core.advance(r);
-    this.maybeCompact(core);
+    for (const m of r.persistedMessages) this.hooks.send(this, m);
+    core.persisted(r);
   }
 
   private persist(r: Ready): void {

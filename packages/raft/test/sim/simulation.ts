@@ -60,7 +60,7 @@ interface Stream {
 type SimEvent =
   | { k: "tick"; s: SimServer; inc: number }
   | { k: "deliver"; m: Message }
-  | { k: "ready"; s: SimServer; inc: number }
+  | { k: "written"; s: SimServer; inc: number }
   | { k: "chunk"; stream: Stream }
   | { k: "snapshot-report"; stream: Stream; ok: boolean }
   | { k: "restart"; s: SimServer }
@@ -76,7 +76,8 @@ type SimEvent =
  * Virtual time advances from event to event (ticks, deliveries, fsync completions, snapshot chunks,
  * faults, client operations). Each server is driven exactly as the real driver does it (SimServer).
  * During the chaos phase the network drops, duplicates, delays and reorders messages and is partitioned
- * (both ways or one way), servers crash (also right after an fsync, before sending), restart from what
+ * (both ways or one way), servers crash (also as a write finishes: just before it lands, with a leader's
+ * appends for it already sent, or just after, before what it promised is sent), restart from what
  * they persisted, stall (and catch up on ticks), membership changes and leadership transfers run, and
  * logs are compacted so lagging servers need snapshots. Then everything heals and the run must
  * converge. SafetyChecker and ClientHistory check after every event; checkEnd checks liveness.
@@ -99,7 +100,7 @@ export class Simulation implements ServerHooks {
   private dup = 0;
   private maxDelay = 50;
   private readonly fsyncMax: number;
-  /** Chance that a server dies right after an fsync, before sending what it persisted. */
+  /** Chance that a server dies as a write finishes: just before it lands, or just after (before sending). */
   private readonly fsyncCrash: number;
 
   private readonly history = new ClientHistory();
@@ -212,13 +213,17 @@ export class Simulation implements ServerHooks {
         this.touched(to);
         return;
       }
-      case "ready": {
+      case "written": {
         const s = ev.s;
         if (s.incarnation !== ev.inc || !s.inflight) return;
         if (this.deferWhilePaused(s, ev)) return;
-        const crash = !this.healed && this.rng.chance(this.fsyncCrash);
-        if (crash) this.record(`${s.id} crashes right after an fsync`);
-        s.completeReady(crash);
+        const crash =
+          !this.healed && this.rng.chance(this.fsyncCrash)
+            ? this.rng.pick(["before", "after"] as const)
+            : null;
+        // "before": whatever the Ready already sent (a leader's appends) is out, its own write is lost.
+        if (crash) this.record(`${s.id} crashes right ${crash} its write lands`);
+        s.completeWrite(crash);
         if (crash) this.afterCrash(s);
         else this.touched(s);
         return;
@@ -274,7 +279,7 @@ export class Simulation implements ServerHooks {
     return true;
   }
 
-  /** After anything changed `s`: check invariants, then hand its next Ready to the simulated fsync. */
+  /** After anything changed `s`: check invariants, then let its driver carry out what the core has for it. */
   private touched(s: SimServer): void {
     this.checker.observe(s, this.servers.values());
     const st = s.core?.status(false);
@@ -283,8 +288,9 @@ export class Simulation implements ServerHooks {
       this.stats.leaders++;
       this.record(`${s.id} is leader of term ${st.term}`);
     }
-    const r = s.takeReady();
-    if (r) this.queue.push(this.now + this.rng.int(0, this.fsyncMax), { k: "ready", s, inc: s.incarnation });
+    if (s.drain()) {
+      this.queue.push(this.now + this.rng.int(0, this.fsyncMax), { k: "written", s, inc: s.incarnation });
+    }
   }
 
   private readonly leaderTerms = new Set<number>();
@@ -321,6 +327,7 @@ export class Simulation implements ServerHooks {
   }
 
   send(from: SimServer, m: Message): void {
+    this.checker.sent(from, m);
     if (m.type === "snapshot") {
       this.startStream(from, m);
       return;
