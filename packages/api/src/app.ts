@@ -1,10 +1,12 @@
 import { Hono } from "hono";
+import { httpAuthMethodIO } from "./auth-methods/io.js";
 import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
 import { requestContext } from "./middleware/request-context.js";
 import { aclRoutes } from "./routes/acl.js";
+import { authMethodRoutes } from "./routes/auth-method.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { configRoutes } from "./routes/config.js";
 import { coordinateRoutes } from "./routes/coordinate.js";
@@ -42,6 +44,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/coordinate", coordinateRoutes(ctx));
   app.route("/v1/config", configRoutes(ctx));
   app.route("/v1/acl", aclRoutes(ctx));
+  app.route("/v1/acl", authMethodRoutes(ctx, deps.authMethodIO ?? httpAuthMethodIO));
   app.route("/v1/namespace", namespaceRoutes(ctx));
   app.route("/v1/namespaces", namespaceListRoutes(ctx));
   app.route("/v1/query", queryRoutes(ctx));

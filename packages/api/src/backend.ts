@@ -1,6 +1,7 @@
 import type { ApplyResult, Command, Session, StateStore } from "@cairn/fsm";
 import type { Logger } from "pino";
 import type { AclEnforcer } from "./acl/enforcer.js";
+import type { AuthMethodIO } from "./auth-methods/io.js";
 import type { Authorizer } from "./authorizer.js";
 
 /**
@@ -104,4 +105,6 @@ export interface ApiDeps {
   /** New session IDs. */
   uuid?: () => string;
   logger?: Logger;
+  /** The network auth-method logins use (Kubernetes TokenReview, JWKS); defaults to real HTTP(S). */
+  authMethodIO?: AuthMethodIO;
 }

@@ -17,6 +17,12 @@ export {
 } from "./agent/definitions.js";
 export { createApi } from "./app.js";
 export {
+  type AuthMethodIO,
+  httpAuthMethodIO,
+  type JsonRequest,
+  type JsonResponse,
+} from "./auth-methods/io.js";
+export {
   type AclAccess,
   type AclDecision,
   type AclResourceType,

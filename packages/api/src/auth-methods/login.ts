@@ -1,0 +1,95 @@
+import type { AclStateReads, AclTokenSpec, AuthMethod, AuthMethodReads } from "@cairn/fsm";
+import { bind, grantsNothing } from "./binder.js";
+import {
+  type AuthMethodType,
+  identityFields,
+  validateKubernetesConfig,
+  validateSsoConfig,
+} from "./config.js";
+import { LoginRefusedError, type VerifiedIdentity } from "./identity.js";
+import type { AuthMethodIO } from "./io.js";
+import { jwtLogin } from "./jwt.js";
+import { kubernetesLogin } from "./kubernetes.js";
+
+/**
+ * POST /acl/login minus HTTP: validate the bearer token with the method, bind the identity through the
+ * method's rules, and describe the token to create (exactly the shape PUT /acl/token stores).
+ */
+
+export interface LoginRequest {
+  readonly method: AuthMethod;
+  readonly bearerToken: string;
+  readonly meta: Readonly<Record<string, string>>;
+}
+
+export interface LoginContext {
+  readonly io: AuthMethodIO;
+  readonly acl: AclStateReads;
+  readonly methods: AuthMethodReads;
+  readonly datacenter: string;
+  readonly now: number;
+  readonly uuid: () => string;
+}
+
+export const OIDC_LOGIN_REFUSED = 'ClaimsFromJWT is incompatible with type "oidc"';
+
+async function verify(
+  io: AuthMethodIO,
+  method: AuthMethod,
+  bearer: string,
+  now: number,
+): Promise<VerifiedIdentity> {
+  switch (method.Type) {
+    case "kubernetes":
+      return kubernetesLogin(io, validateKubernetesConfig(method.Config), bearer);
+    case "jwt":
+      return jwtLogin(io, validateSsoConfig("jwt", method.Config), bearer, now);
+    default:
+      // OIDC logins go through the browser flow (/acl/oidc/*), which Cairn does not serve.
+      throw new LoginRefusedError(OIDC_LOGIN_REFUSED);
+  }
+}
+
+/** Consul's description of a login token: a fixed prefix, then the login's Meta as JSON. */
+export function loginDescription(meta: Readonly<Record<string, string>>): string {
+  const prefix = "token created via login";
+  return Object.keys(meta).length === 0 ? prefix : `${prefix}: ${JSON.stringify(meta)}`;
+}
+
+/** The token a login creates; LoginRefusedError when the method refuses or no rule grants anything. */
+export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Promise<AclTokenSpec> {
+  const { method } = req;
+  const identity = await verify(ctx.io, method, req.bearerToken, ctx.now);
+  const fields = identityFields(method.Type as AuthMethodType, method.Config);
+  const bindings = bind(
+    method,
+    ctx.methods.rulesOf(method.Namespace, method.Name),
+    fields,
+    identity,
+    {
+      roleId: (name, ns) => ctx.acl.roleByName(name, ns)?.ID,
+      policyId: (name, ns) => ctx.acl.policyByName(name, ns)?.ID,
+    },
+    ctx.datacenter,
+  );
+  if (grantsNothing(bindings)) throw new LoginRefusedError("");
+  const target = ctx.acl.namespace(bindings.namespace);
+  if (!target || target.DeletedAt) {
+    throw new LoginRefusedError(`namespace ${JSON.stringify(bindings.namespace)} does not exist`);
+  }
+  return {
+    AccessorID: ctx.uuid(),
+    SecretID: ctx.uuid(),
+    Description: loginDescription(req.meta),
+    Policies: bindings.policies,
+    Roles: bindings.roles,
+    ServiceIdentities: bindings.serviceIdentities,
+    NodeIdentities: bindings.nodeIdentities,
+    Local: method.TokenLocality !== "global",
+    AuthMethod: method.Name,
+    ExpirationTime: method.MaxTokenTTL > 0 ? new Date(ctx.now + method.MaxTokenTTL).toISOString() : "",
+    Namespace: bindings.namespace,
+    Type: "",
+    Rules: "",
+  };
+}
