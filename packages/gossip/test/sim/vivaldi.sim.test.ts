@@ -1,0 +1,45 @@
+import { describe, expect, it } from "vitest";
+import { distance } from "../../src/index.js";
+import { SimCluster } from "./cluster.js";
+
+function pearson(xs: number[], ys: number[]): number {
+  const n = xs.length;
+  const mx = xs.reduce((a, b) => a + b, 0) / n;
+  const my = ys.reduce((a, b) => a + b, 0) / n;
+  let sxy = 0;
+  let sxx = 0;
+  let syy = 0;
+  for (let i = 0; i < n; i++) {
+    const dx = (xs[i] ?? 0) - mx;
+    const dy = (ys[i] ?? 0) - my;
+    sxy += dx * dy;
+    sxx += dx * dx;
+    syy += dy * dy;
+  }
+  return sxy / Math.sqrt(sxx * syy);
+}
+
+describe("Vivaldi in the simulated cluster", () => {
+  it("converges so estimated RTTs track the simulated latencies", () => {
+    const sim = new SimCluster({ members: 50, seed: 21, spreadMs: 100, jitter: 0.05 });
+    sim.bootstrap();
+    sim.runFor(300_000);
+    const members = [...sim.members.values()];
+    const estimated: number[] = [];
+    const actual: number[] = [];
+    let relativeError = 0;
+    for (const a of members) {
+      for (const b of members) {
+        if (a.name >= b.name) continue;
+        const est = distance(a.coordinates.client.coordinate(), b.coordinates.client.coordinate()) * 1000;
+        const rtt = 2 * sim.baseLatency(a.name, b.name);
+        estimated.push(est);
+        actual.push(rtt);
+        relativeError += Math.abs(est - rtt) / rtt;
+      }
+    }
+    expect(pearson(estimated, actual)).toBeGreaterThan(0.9);
+    expect(relativeError / actual.length).toBeLessThan(0.25);
+    for (const m of members) expect(m.coordinates.client.coordinate().Error).toBeLessThan(0.5);
+  });
+});
