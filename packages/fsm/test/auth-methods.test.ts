@@ -91,6 +91,12 @@ describe("fsm auth methods and binding rules", () => {
     h.run("acl.binding-rule.set", { op: "create", rule: rule({ ID: "r2", AuthMethod: "other" }) });
     h.run("acl.token.set", { op: "create", token: loginToken("t1", "k8s"), now: h.now });
     h.run("acl.token.set", { op: "create", token: loginToken("t2", "other"), now: h.now });
+    // Placed in namespace "team" by a NamespaceRule of the default-namespace method.
+    h.run("acl.token.set", {
+      op: "create",
+      token: { ...loginToken("t3", "k8s"), Namespace: "team" },
+      now: h.now,
+    });
     expect(h.run("acl.auth-method.delete", { ns: "default", name: "k8s" })).toBe(true);
     expect(h.run("acl.auth-method.delete", { ns: "default", name: "k8s" })).toBe(false);
     const view = h.store.view();
@@ -100,6 +106,7 @@ describe("fsm auth methods and binding rules", () => {
     expect(view.acl().token("t1")).toBeUndefined();
     expect(view.acl().tokenBySecret("secret-t1")).toBeUndefined();
     expect(view.acl().token("t2")).toBeDefined();
+    expect(view.acl().token("t3")).toBeUndefined();
   });
 
   it("snapshots carry methods and rules", () => {

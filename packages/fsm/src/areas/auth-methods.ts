@@ -138,6 +138,20 @@ function deleteMethod(tx: Tx, ns: string, name: string): boolean {
   for (const r of rules) t.aclBindingRules.delete(r.ID);
   if (rules.length > 0) rulesChanged(tx);
   for (const accessor of tokensLinking(t, "m", ns, name)) deleteToken(tx, accessor);
+  if (ns === "default") {
+    // NamespaceRules (default-namespace methods only) put tokens in other namespaces: those with no
+    // method of this name of their own came from this one.
+    const placed: string[] = [];
+    t.aclTokens.forEach((tok) => {
+      if (
+        tok.AuthMethod === name &&
+        tok.Namespace !== ns &&
+        !t.aclAuthMethods.has(authMethodKey(tok.Namespace, name))
+      )
+        placed.push(tok.AccessorID);
+    });
+    for (const accessor of placed) deleteToken(tx, accessor);
+  }
   t.aclAuthMethods.delete(key);
   methodsChanged(tx);
   return true;
