@@ -32,6 +32,8 @@ export class AclEnforcer implements Authorizer {
   readonly #store: StateStore;
   readonly #defaultToken: string;
   readonly primaryDatacenter: string;
+  readonly #namespaces = new Map<string, string | undefined>();
+  #namespacesAt = -1;
 
   constructor(options: AclEnforcerOptions) {
     this.primaryDatacenter = options.primaryDatacenter || options.datacenter;
@@ -51,7 +53,7 @@ export class AclEnforcer implements Authorizer {
     this.#tokens = new TokenAuthorizer({
       cache: new AuthorizerCache({ clock: options.clock ?? Date.now }),
       lookups,
-      aclIndex: () => store.view().acl().index,
+      aclIndex: () => store.aclIndex,
       datacenter: options.datacenter,
       defaultPolicy: options.defaultPolicy,
       anonymousSecret: this.#defaultToken,
@@ -77,11 +79,26 @@ export class AclEnforcer implements Authorizer {
     return secret === "" ? this.#defaultToken : secret;
   }
 
-  /** The namespace a request inherits from its token (spec 1: when neither ns nor the header names one). */
+  /**
+   * The namespace a request inherits from its token (spec 1: when neither ns nor the header names one).
+   * Remembered per secret while the ACL tables are unchanged: most requests name no namespace.
+   */
   tokenNamespace(secret: string): string | undefined {
-    return this.#store.view().acl().tokenBySecret(this.effectiveSecret(secret))?.Namespace;
+    const index = this.#store.aclIndex;
+    if (index !== this.#namespacesAt) {
+      this.#namespaces.clear();
+      this.#namespacesAt = index;
+    }
+    const effective = this.effectiveSecret(secret);
+    if (this.#namespaces.has(effective)) return this.#namespaces.get(effective);
+    const ns = this.#store.view().acl().tokenBySecret(effective)?.Namespace;
+    if (this.#namespaces.size >= MAX_REMEMBERED) this.#namespaces.clear();
+    this.#namespaces.set(effective, ns);
+    return ns;
   }
 }
+
+const MAX_REMEMBERED = 10_000;
 
 /** Link IDs of ID-based tokens' own rules, enforced as a policy embedded in the token. */
 const EMBEDDED = "legacy-rules:";

@@ -47,6 +47,15 @@ export class StateStore {
     return result;
   }
 
+  /**
+   * Highest change to ACL tokens, policies, roles and namespaces: what a token's resolution depends on.
+   * Read without taking a view, so checking a cached authorizer costs nothing after a KV write.
+   */
+  get aclIndex(): number {
+    const i = this.#tables.indexes;
+    return Math.max(i.aclTokens, i.aclPolicies, i.aclRoles, i.namespaces);
+  }
+
   /** A consistent read view at the current index; O(1), shared until the next apply. */
   view(): StateView {
     this.#view ??= new StateView(this.#tables.clone(), this.#index);
