@@ -1,5 +1,6 @@
 // The `cairn` command tree and its entry point, independent of the process so tests can drive it.
 import { type Command, commandGroup, errorText, type Io } from "./command.js";
+import { aclCommand } from "./commands/acl.js";
 import { agentCommand } from "./commands/agent.js";
 import { catalogCommand } from "./commands/catalog.js";
 import { configCommand } from "./commands/config.js";
@@ -7,6 +8,7 @@ import { kvCommand } from "./commands/kv/index.js";
 import { lockCommand } from "./commands/lock.js";
 import { maintCommand } from "./commands/maint.js";
 import { monitorCommand } from "./commands/monitor.js";
+import { namespaceCommand } from "./commands/namespace.js";
 import { operatorCommand } from "./commands/operator.js";
 import { reloadCommand } from "./commands/reload.js";
 import { servicesCommand } from "./commands/services.js";
@@ -23,6 +25,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
   CAIRN_HTTP_ADDR / CONSUL_HTTP_ADDR) and -token (or CAIRN_HTTP_TOKEN /
   CONSUL_HTTP_TOKEN).`,
   {
+    acl: aclCommand,
     agent: agentCommand,
     catalog: catalogCommand,
     config: configCommand,
@@ -30,6 +33,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
     lock: lockCommand,
     maint: maintCommand,
     monitor: monitorCommand,
+    namespace: namespaceCommand,
     operator: operatorCommand,
     reload: reloadCommand,
     services: servicesCommand,
