@@ -16,13 +16,16 @@ import type { Agent } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type CairnServer, startCairnCluster } from "./lib/cairn-cluster.js";
+import type { AgentProcess } from "../lib/agent.js";
+import { startCairnCluster } from "../lib/cluster.js";
+import { spawnTracked, stop, stopAll } from "../lib/processes.js";
+import { sleep, waitFor } from "../lib/wait.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
-import { cpuSeconds, rssBytes, spawnTracked, stop, stopAll, waitFor } from "./lib/processes.js";
+import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -182,12 +185,12 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
     await httpOk(control, target, "PUT", `/v1/kv/${key}`, "before");
     const first = await httpOk(control, target, "GET", `/v1/kv/${key}`);
     const index = String(first.headers["x-consul-index"]);
-    await new Promise((r) => setTimeout(r, 1000));
+    await sleep(1000);
     const rssBefore = rssBytes(pid);
 
     held = await holdRequests(target, `/v1/kv/${key}?index=${index}&wait=5m`, count);
     // Give the server time to read every request and park it.
-    await new Promise((r) => setTimeout(r, 3000));
+    await sleep(3000);
     const rssAfter = rssBytes(pid);
     const early = held.answeredAt.length + held.lost;
     if (early > 0) log(`${early} blocking queries ended before the change`);
@@ -241,10 +244,10 @@ async function nodeHttpFloor(count: number): Promise<FloorResult> {
       return match ? Number(match[1]) : undefined;
     });
     const target = { host: "127.0.0.1", port };
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     const before = rssBytes(server.pid);
     held = await holdRequests(target, "/v1/kv/bench/watched?index=2&wait=5m", count);
-    await new Promise((r) => setTimeout(r, 3000));
+    await sleep(3000);
     const rssCost = rssBytes(server.pid) - before;
     const t0 = performance.now();
     await httpOk(control, target, "GET", "/release");
@@ -361,7 +364,7 @@ async function main(): Promise<void> {
   const stops: Array<() => Promise<void>> = [];
   try {
     const underTest: System[] = [];
-    let cairnLeader: CairnServer | undefined;
+    let cairnLeader: AgentProcess | undefined;
     if (systems.has("cairn")) {
       log(`starting ${CLUSTER_SIZE} Cairn servers`);
       // Profiles are written when a server exits; --cpu-prof implies --keep so they survive.

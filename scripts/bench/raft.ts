@@ -10,13 +10,13 @@
 import { fork } from "node:child_process";
 import { closeSync, fsyncSync, openSync, writeSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Level } from "level";
 import type { RaftNode } from "../../packages/raft/src/index.js";
+import { freePort } from "../lib/ports.js";
 import { startBenchServer } from "./raft-server.js";
 
 const { values } = parseArgs({
@@ -66,14 +66,6 @@ async function probeDisk(dir: string, rounds = 100) {
   }
   await db.close();
   return { fsync: spread(raw), levelSync: spread(level) };
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 interface Cluster {

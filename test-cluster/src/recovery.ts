@@ -1,8 +1,8 @@
 // Unavailability windows: from a fault's moment (a leader killed, a partition healed) until a write through
 // any serving server succeeds again.
 
+import { httpCall } from "../../scripts/lib/http.js";
 import type { Cluster } from "./cluster/cluster.js";
-import { httpCall } from "./http.js";
 
 export interface RecoveryWindow {
   readonly cause: string;

@@ -6,8 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgentConfig } from "@cairn/agent";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/bench/lib/cairn-cluster.js";
-import { freePorts, spawnTracked, stop, waitFor } from "../../scripts/bench/lib/processes.js";
+import { REPO_ROOT } from "../../scripts/lib/agent.js";
+import { freePorts } from "../../scripts/lib/ports.js";
+import { spawnTracked, stop } from "../../scripts/lib/processes.js";
+import { waitFor } from "../../scripts/lib/wait.js";
 
 const deploy = (path: string) => join(REPO_ROOT, "deploy", path);
 

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, it } from "vitest";
+import { httpCall } from "../../scripts/lib/http.js";
 import { checkRegisters, type RegisterOp } from "../src/check/register.js";
 import { Cluster } from "../src/cluster/cluster.js";
 import { namespaceNetwork, namespacesAvailable } from "../src/cluster/netns.js";
 import { pairsBetween } from "../src/cluster/network.js";
-import { httpCall } from "../src/http.js";
 
 it.skipIf(!namespacesAvailable())(
   "flags stale reads from an isolated leader, and consistent reads there do not answer",

@@ -5,7 +5,7 @@
 import type { AddressInfo } from "node:net";
 import { createApi, LocalBackend } from "@cairn/api";
 import { serve } from "@hono/node-server";
-import { startCairnDev } from "../../../scripts/bench/lib/cairn-cluster.js";
+import { startCairnDev } from "../../../scripts/lib/cluster.js";
 
 export interface Target {
   host: string;

@@ -5,8 +5,10 @@
 import { spawnSync } from "node:child_process";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
+import { freePorts } from "../../lib/ports.js";
+import { isRunning, type Spawned, spawnTracked, stop } from "../../lib/processes.js";
+import { GiveUp, waitFor } from "../../lib/wait.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./http-client.js";
-import { freePorts, GiveUp, type Spawned, spawnTracked, stop, waitFor } from "./processes.js";
 
 export interface EtcdMember {
   name: string;
@@ -97,7 +99,7 @@ export async function startEtcdCluster(size: number, dataRoot: string): Promise<
       async () => {
         const statuses: MemberStatus[] = [];
         for (const m of members) {
-          if (m.process.child.exitCode !== null) throw new GiveUp(`${m.name} exited: ${m.process.tail()}`);
+          if (!isRunning(m.process)) throw new GiveUp(`${m.name} exited: ${m.process.tail()}`);
           const res = await httpOk(agent, m.client, "POST", "/v3/maintenance/status", "{}");
           statuses.push(JSON.parse(res.body.toString()) as MemberStatus);
         }

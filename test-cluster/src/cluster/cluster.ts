@@ -4,9 +4,10 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { REPO_ROOT } from "../../../scripts/bench/lib/cairn-cluster.js";
-import { type Spawned, spawnTracked, stop } from "../../../scripts/bench/lib/processes.js";
-import { httpCall } from "../http.js";
+import { type AgentProcess, serverFlags, spawnAgent } from "../../../scripts/lib/agent.js";
+import { leaderAddress } from "../../../scripts/lib/leader.js";
+import { isRunning, kill, pause, resume, stop } from "../../../scripts/lib/processes.js";
+import { waitFor } from "../../../scripts/lib/wait.js";
 import type { Network } from "./network.js";
 
 export interface ClusterOptions {
@@ -35,11 +36,11 @@ export interface ServerNode {
 
 export class Cluster {
   readonly nodes: readonly ServerNode[];
-  private readonly processes: (Spawned | undefined)[];
+  private readonly agents: (AgentProcess | undefined)[];
   private readonly paused = new Set<number>();
   private readonly extraArgs: string[][];
   /** Processes the harness itself signalled to stop; any other exit is a crash. */
-  private readonly stopping = new WeakSet<Spawned>();
+  private readonly stopping = new WeakSet<AgentProcess>();
 
   constructor(private readonly options: ClusterOptions) {
     const { network, dataRoot } = options;
@@ -50,7 +51,7 @@ export class Cluster {
       rpcAddress: `${a.host}:${a.serverPort}`,
       dataDir: join(dataRoot, `s${i + 1}`),
     }));
-    this.processes = this.nodes.map(() => undefined);
+    this.agents = this.nodes.map(() => undefined);
     this.extraArgs = this.nodes.map(() => []);
   }
 
@@ -71,62 +72,39 @@ export class Cluster {
     }
   }
 
-  private args(i: number): string[] {
-    const { addresses } = this.options.network;
-    const me = addresses[i]!;
-    const joins = addresses.flatMap((a, j) => (j === i ? [] : ["-retry-join", `${a.host}:${a.serfPort}`]));
-    return [
-      "-server",
-      "-bootstrap-expect",
-      String(this.size),
-      "-node",
-      this.nodes[i]!.name,
-      "-data-dir",
-      this.nodes[i]!.dataDir,
-      "-bind",
-      me.host,
-      "-client",
-      me.host,
-      "-http-port",
-      String(me.httpPort),
-      "-server-port",
-      String(me.serverPort),
-      "-serf-lan-port",
-      String(me.serfPort),
-      "-log-level",
-      "info",
-      "-hcl",
-      `performance { raft_multiplier = ${this.options.raftMultiplier ?? 1} }`,
-      ...joins,
-      ...this.extraArgs[i]!,
-    ];
-  }
-
   private spawn(i: number): void {
     const node = this.nodes[i]!;
-    // The same command line as the bench library's spawnCairnAgent, run through the network's wrapper.
-    const agent = [
-      "--conditions=source",
-      "--import",
-      "tsx",
-      "packages/cli/src/main.ts",
-      "agent",
-      ...this.args(i),
-    ];
-    const { command, args } = this.options.network.wrap(i, process.execPath, agent);
-    const spawned = spawnTracked(node.name, command, args, {
-      cwd: this.options.treeRoot ?? REPO_ROOT,
+    const { addresses } = this.options.network;
+    const me = addresses[i]!;
+    const agent = spawnAgent({
+      name: node.name,
+      host: me.host,
+      ports: { http: me.httpPort, server: me.serverPort, serfLan: me.serfPort },
+      flags: [
+        ...serverFlags({
+          name: node.name,
+          dataDir: node.dataDir,
+          host: me.host,
+          join: addresses.flatMap((a, j) => (j === i ? [] : [`${a.host}:${a.serfPort}`])),
+          bootstrapExpect: this.size,
+          raftMultiplier: this.options.raftMultiplier ?? 1,
+          logLevel: "info",
+        }),
+        ...this.extraArgs[i]!,
+      ],
+      wrap: this.options.network.wrap(i),
+      cwd: this.options.treeRoot,
       logFile: join(this.options.logRoot, `${node.name}.log`),
     });
-    this.processes[i] = spawned;
-    void spawned.exited.then((exit) => {
-      if (!this.stopping.has(spawned)) this.options.onCrash?.(node, exit, spawned.tail());
+    this.agents[i] = agent;
+    void agent.process.exited.then((exit) => {
+      if (!this.stopping.has(agent)) this.options.onCrash?.(node, exit, agent.process.tail());
     });
   }
 
   isRunning(i: number): boolean {
-    const p = this.processes[i];
-    return p !== undefined && p.child.exitCode === null && p.child.signalCode === null;
+    const a = this.agents[i];
+    return a !== undefined && isRunning(a.process);
   }
 
   isPaused(i: number): boolean {
@@ -139,39 +117,38 @@ export class Cluster {
   }
 
   pid(i: number): number | undefined {
-    return this.isRunning(i) ? this.processes[i]!.pid : undefined;
+    return this.isRunning(i) ? this.agents[i]!.process.pid : undefined;
   }
 
   async kill(i: number): Promise<void> {
-    const p = this.processes[i];
-    if (!p || !this.isRunning(i)) return;
-    this.stopping.add(p);
-    process.kill(p.pid, "SIGKILL");
+    const a = this.agents[i];
+    if (!a || !this.isRunning(i)) return;
+    this.stopping.add(a);
     this.paused.delete(i);
-    await p.exited;
+    await kill(a.process);
   }
 
   /** SIGTERM (a clean shutdown), SIGKILL if it does not exit within a few seconds. */
   async terminate(i: number): Promise<void> {
-    const p = this.processes[i];
-    if (!p) return;
-    this.stopping.add(p);
-    this.resume(i);
-    await stop(p, 5000);
+    const a = this.agents[i];
+    if (!a) return;
+    this.stopping.add(a);
+    this.paused.delete(i);
+    await stop(a.process, 5000);
   }
 
   pause(i: number): void {
-    const p = this.processes[i];
-    if (!p || !this.isRunning(i)) return;
-    process.kill(p.pid, "SIGSTOP");
+    const a = this.agents[i];
+    if (!a || !this.isRunning(i)) return;
+    pause(a.process);
     this.paused.add(i);
   }
 
   resume(i: number): void {
-    const p = this.processes[i];
-    if (!p || !this.paused.has(i)) return;
+    const a = this.agents[i];
+    if (!a || !this.paused.has(i)) return;
     this.paused.delete(i);
-    if (this.isRunning(i)) process.kill(p.pid, "SIGCONT");
+    resume(a.process);
   }
 
   /** Starts server `i` again on its kept data directory; `extraArgs` replace the previous extra flags. */
@@ -191,12 +168,12 @@ export class Cluster {
 
   /** Stops every server by PID (paused ones are resumed first so that they can take the signal). */
   async stop(): Promise<void> {
+    this.paused.clear();
     await Promise.all(
-      this.processes.map(async (p, i) => {
-        if (!p) return;
-        this.stopping.add(p);
-        this.resume(i);
-        await stop(p, 2000);
+      this.agents.map(async (a) => {
+        if (!a) return;
+        this.stopping.add(a);
+        await stop(a.process, 2000);
       }),
     );
   }
@@ -208,11 +185,7 @@ export class Cluster {
   async leader(timeoutMs = 1000): Promise<number | undefined> {
     const answers = await Promise.all(
       this.nodes.map(async (n) => {
-        if (!this.isServing(n.index)) return "";
-        const r = await httpCall(`${n.url}/v1/status/leader`, "GET", undefined, timeoutMs);
-        if (r.kind !== "reply" || r.status !== 200) return "";
-        const leader: unknown = JSON.parse(r.body);
-        return typeof leader === "string" ? leader : "";
+        return this.isServing(n.index) ? leaderAddress(n.url, timeoutMs) : "";
       }),
     );
     const votes = new Map<string, number>();
@@ -235,30 +208,17 @@ export class Cluster {
     const leader = await this.leader();
     if (leader === undefined) return false;
     const expected = this.nodes[leader]!.rpcAddress;
-    const answers = await Promise.all(
-      this.nodes.map((n) => httpCall(`${n.url}/v1/status/leader`, "GET", undefined, 1000)),
-    );
-    return answers.every(
-      (a) => a.kind === "reply" && a.status === 200 && a.body === JSON.stringify(expected),
-    );
+    const answers = await Promise.all(this.nodes.map((n) => leaderAddress(n.url, 1000)));
+    return answers.every((a) => a === expected);
   }
 
   async awaitHealthy(timeoutMs: number): Promise<boolean> {
-    const deadline = performance.now() + timeoutMs;
-    while (performance.now() < deadline) {
-      if (await this.healthy()) return true;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    return false;
+    return waitFor("a whole cluster", async () => ((await this.healthy()) ? true : undefined), timeoutMs, 200)
+      .then(() => true)
+      .catch(() => false);
   }
 
   async awaitLeader(timeoutMs = 60_000): Promise<number> {
-    const deadline = performance.now() + timeoutMs;
-    while (performance.now() < deadline) {
-      const leader = await this.leader();
-      if (leader !== undefined) return leader;
-      await new Promise((r) => setTimeout(r, 200));
-    }
-    throw new Error(`no leader within ${timeoutMs} ms`);
+    return waitFor("a leader", () => this.leader(), timeoutMs, 200);
   }
 }

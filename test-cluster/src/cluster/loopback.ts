@@ -1,6 +1,6 @@
 // Every server on 127.0.0.1 with its own free ports. Processes can be killed and paused; links cannot be cut.
 
-import { freePorts } from "../../../scripts/bench/lib/processes.js";
+import { freePorts } from "../../../scripts/lib/ports.js";
 import type { Network, NodeAddress } from "./network.js";
 
 export async function loopbackNetwork(size: number): Promise<Network> {
@@ -15,7 +15,7 @@ export async function loopbackNetwork(size: number): Promise<Network> {
     kind: "loopback",
     addresses,
     canPartition: false,
-    wrap: (_i, command, args) => ({ command, args: [...args] }),
+    wrap: () => [],
     cut: () => Promise.reject(new Error("partitions need network namespaces (run as root on Linux)")),
     canShape: false,
     shape: () => Promise.reject(new Error("tc netem needs network namespaces (run as root on Linux)")),

@@ -153,7 +153,7 @@ export function namespaceNetwork(size: number): Network {
     kind: "netns",
     addresses,
     canPartition: true,
-    wrap: (i, command, args) => ({ command: "ip", args: ["netns", "exec", ns(i), command, ...args] }),
+    wrap: (i) => ["ip", "netns", "exec", ns(i)],
     cut: async (a, b) => {
       const key = `${Math.min(a, b)}-${Math.max(a, b)}`;
       if (cuts.has(key)) return;

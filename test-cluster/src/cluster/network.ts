@@ -14,8 +14,8 @@ export interface Network {
   readonly addresses: readonly NodeAddress[];
   /** Partitions need the namespaces; on loopback they are unavailable. */
   readonly canPartition: boolean;
-  /** The command that runs `command args` on node `i` (inside its namespace). */
-  wrap(i: number, command: string, args: readonly string[]): { command: string; args: string[] };
+  /** The command prefix that runs a command on node `i` (inside its namespace); empty on loopback. */
+  wrap(i: number): readonly string[];
   /** `tc netem` works in the namespaces (the kernel has sch_netem). */
   readonly canShape: boolean;
   /** Adds delay (with jitter) and loss to everything node `i` sends, until `heal`. */

@@ -1,7 +1,7 @@
 // Restarts one server with a test-only -clock-offset (minutes ahead or behind), holds, then restarts it
 // without: correctness must never depend on clocks agreeing.
 
-import { sleep } from "../sleep.js";
+import { sleep } from "../../../scripts/lib/wait.js";
 import { type Nemesis, pickServer } from "./nemesis.js";
 
 export const clockOffset: Nemesis = {

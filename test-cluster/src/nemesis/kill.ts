@@ -1,6 +1,6 @@
 // kill -9 of the leader or of a random server; it restarts on its kept data directory after a while.
 
-import { sleep } from "../sleep.js";
+import { sleep } from "../../../scripts/lib/wait.js";
 import { type Nemesis, type NemesisContext, pickServer } from "./nemesis.js";
 
 function killNemesis(name: string, leader: boolean): Nemesis {

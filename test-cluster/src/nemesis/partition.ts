@@ -2,9 +2,9 @@
 // halves that both see one middle server), and a ring (each server sees only its two neighbours). Healed
 // after a while; recovery is measured from the heal, and from the cut when it isolates the leader.
 
+import { sleep } from "../../../scripts/lib/wait.js";
 import { pairsBetween } from "../cluster/network.js";
 import type { Rng } from "../rng.js";
-import { sleep } from "../sleep.js";
 import type { Nemesis } from "./nemesis.js";
 
 export type PartitionShape = "majority-minority" | "isolate-leader" | "bridge" | "ring";

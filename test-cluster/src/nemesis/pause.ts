@@ -1,7 +1,7 @@
 // SIGSTOP a server (the leader half the time) for longer than the election timeout, then SIGCONT: a process
 // that wakes up believing it still leads, the classic stale-leader scenario.
 
-import { sleep } from "../sleep.js";
+import { sleep } from "../../../scripts/lib/wait.js";
 import { type Nemesis, pickServer } from "./nemesis.js";
 
 export const pause: Nemesis = {

@@ -1,6 +1,6 @@
 // A clean restart (SIGTERM, then start again on the kept data directory), as a rolling upgrade does.
 
-import { sleep } from "../sleep.js";
+import { sleep } from "../../../scripts/lib/wait.js";
 import { type Nemesis, pickServer } from "./nemesis.js";
 
 export const restart: Nemesis = {

@@ -1,7 +1,7 @@
 // tc netem on a few servers' links: delay with jitter and some loss, then healed. Needs namespaces and a
 // kernel with sch_netem.
 
-import { sleep } from "../sleep.js";
+import { sleep } from "../../../scripts/lib/wait.js";
 import type { Nemesis } from "./nemesis.js";
 
 export const slowNetwork: Nemesis = {

@@ -2,8 +2,8 @@
 // commits check-index on both accounts plus both new balances in one transaction. Every read, including the
 // final one, must show the initial total.
 
+import { sleep } from "../../../scripts/lib/wait.js";
 import { type BankRead, checkBank } from "../check/bank.js";
-import { sleep } from "../sleep.js";
 import {
   Client,
   parseKvEntries,

@@ -3,8 +3,8 @@
 // anything but true means the session (and so the lock) was lost meanwhile: the client drops that session
 // and makes a new one. Holds are checked for mutual exclusion per lock (see check/lock.ts).
 
+import { sleep } from "../../../scripts/lib/wait.js";
 import { checkLocks, type Hold, holdInterval } from "../check/lock.js";
-import { sleep } from "../sleep.js";
 import { Client, putKey, type Workload, type WorkloadContext, type WorkloadVerdict } from "./workload.js";
 
 const LOCK_DELAY_MS = 3000;

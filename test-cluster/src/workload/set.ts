@@ -3,8 +3,8 @@
 // consistent read of each key must hold every acknowledged element, once, and nothing else but elements whose
 // add timed out.
 
+import { sleep } from "../../../scripts/lib/wait.js";
 import { checkSet, type SetAdd } from "../check/set.js";
-import { sleep } from "../sleep.js";
 import {
   Client,
   putKey,

@@ -1,8 +1,8 @@
 // What every workload offers the runner, and the client plumbing they share: each client is bound to one
 // server and moves to the next one after a failed request (as a client library would fail over).
 
+import { type HttpOutcome, httpCall } from "../../../scripts/lib/http.js";
 import type { Cluster } from "../cluster/cluster.js";
-import { type HttpOutcome, httpCall } from "../http.js";
 import type { Rng } from "../rng.js";
 
 export interface WorkloadContext {

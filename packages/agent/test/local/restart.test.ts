@@ -1,37 +1,35 @@
 // A real agent process restarted with the same data directory: maintenance mode, API registrations and
 // persisted agent tokens come back; config-file services are re-read by /agent/reload.
-import { writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  type AgentPorts,
   type AgentProcess,
   freePorts,
   http,
-  killProcess,
-  removeDir,
-  serverArgs,
+  kill,
+  serverFlags,
   spawnAgent,
-  tempRoot,
+  stop,
   waitFor,
-} from "../server/harness.js";
+} from "../../../../scripts/lib/index.js";
 
-const root = tempRoot();
+const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
 const running: AgentProcess[] = [];
 afterAll(async () => {
-  for (const a of running) killProcess(a);
-  await Promise.all(running.map((a) => a.exited));
-  removeDir(root);
+  await Promise.all(running.map((a) => kill(a.process)));
+  rmSync(root, { recursive: true, force: true });
 });
 
-async function start(
-  name: string,
-  ports: { http: number; server: number; serfLan: number },
-  dataDir: string,
-  config: string,
-) {
-  const agent = spawnAgent(name, ports, dataDir, [
-    ...serverArgs(name, ports, dataDir, [], ["-bootstrap", "-config-file", config]),
-  ]);
+async function start(name: string, ports: AgentPorts, dataDir: string, config: string) {
+  const agent = spawnAgent({
+    name,
+    ports,
+    flags: [...serverFlags({ name, dataDir, raftMultiplier: 1 }), "-bootstrap", "-config-file", config],
+    logFile: `${dataDir}.log`,
+  });
   running.push(agent);
   // Ready once the agent's own node is in the catalog (a leader exists and anti-entropy ran).
   await waitFor(
@@ -43,11 +41,6 @@ async function start(
     20_000,
   );
   return agent;
-}
-
-async function stop(agent: AgentProcess): Promise<void> {
-  killProcess(agent, "SIGTERM");
-  await agent.exited;
 }
 
 describe("agent restart with the same data directory", () => {
@@ -100,7 +93,7 @@ describe("agent restart with the same data directory", () => {
       unknown
     >;
     expect(Object.keys(afterReload).sort()).toEqual(["api/1", "reloaded"]);
-    await stop(agent);
+    await stop(agent.process, 15_000);
 
     agent = await start("restart-node", ports, dataDir, config);
     const checks = JSON.parse((await http(`${agent.url}/v1/agent/checks`)).text) as Record<
@@ -123,6 +116,6 @@ describe("agent restart with the same data directory", () => {
       (await import("node:fs")).readFileSync(join(dataDir, "acl-tokens.json"), "utf8"),
     ) as Record<string, string>;
     expect(tokens.agent).toBe("t0k3n");
-    await stop(agent);
+    await stop(agent.process, 15_000);
   }, 60_000);
 });

@@ -1,51 +1,45 @@
 // A server agent with ACLs on: the leader creates the initial management token, every endpoint enforces,
 // and no secret shows in /v1/agent/self.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
   freePorts,
-  killProcess,
-  removeDir,
+  http,
+  kill,
   spawnAgent,
-  tempRoot,
   waitFor,
-} from "./harness.js";
+} from "../../../../scripts/lib/index.js";
 
 const ROOT = "4b3e6c55-1111-2222-3333-444455556666";
-const root = tempRoot();
+const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
 let agent: AgentProcess | undefined;
 
 afterAll(async () => {
-  if (agent) {
-    killProcess(agent, "SIGKILL");
-    await agent.exited;
-  }
-  removeDir(root);
+  if (agent) await kill(agent.process);
+  rmSync(root, { recursive: true, force: true });
 });
 
-async function call(method: string, path: string, token?: string, body?: string) {
+function call(method: string, path: string, token?: string, body?: string) {
   const headers: Record<string, string> = token ? { "X-Consul-Token": token } : {};
-  const res = await fetch(`${agent!.url}${path}`, {
-    method,
-    headers,
-    body,
-    signal: AbortSignal.timeout(10_000),
-  });
-  return { status: res.status, text: await res.text() };
+  return http(`${agent!.url}${path}`, method, body, { headers, timeoutMs: 10_000 });
 }
 
 describe("cairn agent with ACLs on", () => {
   it("enforces tokens from the initial management token on, and keeps secrets out of /agent/self", async () => {
     const [httpPort, serverPort] = await freePorts(2);
-    agent = spawnAgent("acl", { http: httpPort!, server: serverPort!, serfLan: -1 }, `${root}/acl`, [
-      "-dev",
-      "-http-port",
-      String(httpPort),
-      "-server-port",
-      String(serverPort),
-      "-hcl",
-      `acl { enabled = true\n default_policy = "deny"\n tokens { initial_management = "${ROOT}"\n agent = "${ROOT}" } }`,
-    ]);
+    agent = spawnAgent({
+      name: "acl",
+      ports: { http: httpPort!, server: serverPort! },
+      flags: [
+        "-dev",
+        "-hcl",
+        `acl { enabled = true\n default_policy = "deny"\n tokens { initial_management = "${ROOT}"\n agent = "${ROOT}" } }`,
+      ],
+      logFile: join(root, "acl.log"),
+    });
     await waitFor(
       "the initial management token",
       async () => ((await call("GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),

@@ -1,61 +1,58 @@
 // Three (then four) real `cairn agent -server` processes on loopback: formation by bootstrap_expect,
 // forwarding, read consistency headers, blocking queries, session TTL expiry, leader failure, restart and
 // a late server's promotion.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPorts,
   type AgentProcess,
+  awaitLeader,
   freePorts,
   http,
-  killProcess,
-  removeDir,
-  serverArgs,
+  isRunning,
+  kill,
+  serverFlags,
   spawnAgent,
-  tempRoot,
   waitFor,
-} from "./harness.js";
+} from "../../../../scripts/lib/index.js";
 
-const root = tempRoot();
+const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
 const agents: AgentProcess[] = [];
 const ports: AgentPorts[] = [];
 const names = ["s1", "s2", "s3", "s4"];
 
-function start(i: number): AgentProcess {
+/** Server `i`, joining `joinIndex`'s LAN port; a short autopilot stabilization keeps promotion quick. */
+function start(i: number, joinIndex: number): AgentProcess {
   const name = names[i]!;
-  const p = ports[i]!;
-  // A ring of retry-join targets: formation must spread what each server learns.
-  const target = ports[(i + 1) % 3]!;
-  const args = serverArgs(
+  const agent = spawnAgent({
     name,
-    p,
-    `${root}/${name}`,
-    [`127.0.0.1:${target.serfLan}`],
-    ["-bootstrap-expect", "3"],
-  );
-  const agent = spawnAgent(name, p, `${root}/${name}`, args);
+    ports: ports[i]!,
+    flags: [
+      ...serverFlags({
+        name,
+        dataDir: join(root, name),
+        join: [`127.0.0.1:${ports[joinIndex]!.serfLan}`],
+        bootstrapExpect: 3,
+        raftMultiplier: 1,
+      }),
+      "-hcl",
+      'autopilot { server_stabilization_time = "2s" }',
+    ],
+    logFile: join(root, `${name}.log`),
+  });
   agents.push(agent);
   return agent;
 }
 
-const live = () => agents.filter((a) => a.proc.exitCode === null && a.proc.signalCode === null);
-
-async function leaderAddress(a: AgentProcess): Promise<string> {
-  const r = await http(`${a.url}/v1/status/leader`);
-  return r.status === 200 ? (JSON.parse(r.text) as string) : "";
-}
+const live = () => agents.filter((a) => isRunning(a.process));
 
 /** Waits until every live agent names the same leader; returns [leader, followers]. */
 async function settledLeader(): Promise<[AgentProcess, AgentProcess[]]> {
-  const address = await waitFor(
-    "a leader all servers agree on",
-    async () => {
-      const seen = await Promise.all(live().map(leaderAddress));
-      return seen[0] && seen.every((s) => s === seen[0]) ? seen[0] : undefined;
-    },
-    30_000,
-  );
-  const leader = live().find((a) => a.serverAddress === address)!;
-  return [leader, live().filter((a) => a !== leader)];
+  const running = live();
+  const leader = await awaitLeader(running, 30_000);
+  return [leader, running.filter((a) => a !== leader)];
 }
 
 const kvValue = (text: string) =>
@@ -65,13 +62,13 @@ beforeAll(async () => {
   const all = await freePorts(12);
   for (let i = 0; i < 4; i++)
     ports.push({ http: all[i * 3]!, server: all[i * 3 + 1]!, serfLan: all[i * 3 + 2]! });
-  for (let i = 0; i < 3; i++) start(i);
+  // A ring of retry-join targets: formation must spread what each server learns.
+  for (let i = 0; i < 3; i++) start(i, (i + 1) % 3);
 }, 30_000);
 
 afterAll(async () => {
-  for (const a of agents) killProcess(a, "SIGKILL");
-  await Promise.all(agents.map((a) => a.exited));
-  removeDir(root);
+  await Promise.all(agents.map((a) => kill(a.process)));
+  rmSync(root, { recursive: true, force: true });
 });
 
 describe("a three-server cluster of real processes", () => {
@@ -95,7 +92,7 @@ describe("a three-server cluster of real processes", () => {
     expect(peers.sort()).toEqual(
       agents
         .slice(0, 3)
-        .map((a) => a.serverAddress)
+        .map((a) => a.rpcAddress)
         .sort(),
     );
   }, 45_000);
@@ -227,8 +224,7 @@ describe("a three-server cluster of real processes", () => {
   it("serves a ?consistent read of the last acknowledged write after the leader is killed", async () => {
     const [leader, followers] = await settledLeader();
     expect((await http(`${leader.url}/v1/kv/durable`, "PUT", "acknowledged")).text).toBe("true");
-    killProcess(leader, "SIGKILL");
-    await leader.exited;
+    await kill(leader.process);
     killed = leader;
     const read = await waitFor(
       "a consistent read from a surviving server",
@@ -247,7 +243,7 @@ describe("a three-server cluster of real processes", () => {
     const [leader] = await settledLeader();
     expect((await http(`${leader.url}/v1/kv/while-down`, "PUT", "missed")).text).toBe("true");
     const old = killed!;
-    const again = spawnAgent(old.name, old.ports, old.dataDir, old.args);
+    const again = spawnAgent(old.options);
     agents.push(again);
     const r = await waitFor(
       "the restarted server to catch up",
@@ -265,11 +261,7 @@ describe("a three-server cluster of real processes", () => {
   }, 30_000);
 
   it("adds a fourth server started later as a non-voter and promotes it once caught up", async () => {
-    const p = ports[3]!;
-    const dataDir = `${root}/s4`;
-    const args = serverArgs("s4", p, dataDir, [`127.0.0.1:${ports[0]!.serfLan}`], ["-bootstrap-expect", "3"]);
-    const s4 = spawnAgent("s4", p, dataDir, args);
-    agents.push(s4);
+    const s4 = start(3, 0);
     let sawNonVoter = false;
     const [leader] = await settledLeader();
     await waitFor(
@@ -277,7 +269,7 @@ describe("a three-server cluster of real processes", () => {
       async () => {
         const r = await http(`${leader.url}/v1/operator/raft/configuration`);
         const conf = JSON.parse(r.text) as { Servers: { Node: string; Address: string; Voter: boolean }[] };
-        const s = conf.Servers.find((x) => x.Address === s4.serverAddress);
+        const s = conf.Servers.find((x) => x.Address === s4.rpcAddress);
         if (s && !s.Voter) sawNonVoter = true;
         return s?.Voter ? true : undefined;
       },
@@ -304,7 +296,7 @@ describe("a three-server cluster of real processes", () => {
     const [leader, followers] = await settledLeader();
     const target = followers.find((f) => f.name !== "s4")!;
     const conf = await configuration(leader);
-    const id = conf.Servers.find((s) => s.Address === target.serverAddress)!.ID;
+    const id = conf.Servers.find((s) => s.Address === target.rpcAddress)!.ID;
     const via = followers.find((f) => f !== target)!;
     const r = await http(`${via.url}/v1/operator/raft/transfer-leader?id=${id}`, "POST");
     expect(r.status).toBe(200);
@@ -337,11 +329,11 @@ describe("a three-server cluster of real processes", () => {
   it("removes a server from the Raft configuration by address", async () => {
     const [leader] = await settledLeader();
     const s4 = live().find((a) => a.name === "s4")!;
-    const r = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.serverAddress}`, "DELETE");
+    const r = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.rpcAddress}`, "DELETE");
     expect(r.status).toBe(200);
     const conf = await configuration(leader);
     expect(conf.Servers.map((s) => s.Node).sort()).toEqual(["s1", "s2", "s3"]);
-    const again = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.serverAddress}`, "DELETE");
+    const again = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.rpcAddress}`, "DELETE");
     expect(again.status).toBe(400);
     expect(again.text).toContain("was not found in the Raft configuration");
     const neither = await http(`${leader.url}/v1/operator/raft/peer`, "DELETE");
@@ -352,10 +344,9 @@ describe("a three-server cluster of real processes", () => {
     const [, followers] = await settledLeader();
     const survivor = followers.find((f) => f.name !== "s4")!;
     const doomed = live().filter((a) => a !== survivor);
-    for (const a of doomed) killProcess(a, "SIGKILL");
-    await Promise.all(doomed.map((a) => a.exited));
+    await Promise.all(doomed.map((a) => kill(a.process)));
     const started = Date.now();
-    const write = await http(`${survivor.url}/v1/kv/no-quorum`, "PUT", "x", 30_000);
+    const write = await http(`${survivor.url}/v1/kv/no-quorum`, "PUT", "x", { timeoutMs: 30_000 });
     expect(write.status).toBe(500);
     expect(write.text).toBe("No cluster leader");
     // Consul's rpc_hold_timeout is 7 s; the write also waited for the dead leader to be noticed.

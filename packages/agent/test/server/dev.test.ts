@@ -1,48 +1,41 @@
 // `cairn agent -dev`: one in-memory server a new user can use at once, and a clean exit on SIGTERM.
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
   freePorts,
   http,
-  killProcess,
-  removeDir,
+  kill,
+  leaderAddress,
+  signal,
+  sleep,
   spawnAgent,
-  tempRoot,
   waitFor,
-} from "./harness.js";
+} from "../../../../scripts/lib/index.js";
 
-const root = tempRoot();
+const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
 let agent: AgentProcess | undefined;
 
 afterAll(async () => {
-  if (agent) {
-    killProcess(agent, "SIGKILL");
-    await agent.exited;
-  }
-  removeDir(root);
+  if (agent) await kill(agent.process);
+  rmSync(root, { recursive: true, force: true });
 });
 
 describe("cairn agent -dev", () => {
   it("elects itself, answers status and a KV round trip, survives SIGHUP, and exits 0 on SIGTERM", async () => {
     const [httpPort, serverPort] = await freePorts(2);
-    const pidFile = `${root}/agent.pid`;
-    agent = spawnAgent("dev", { http: httpPort!, server: serverPort!, serfLan: -1 }, `${root}/dev`, [
-      "-dev",
-      "-http-port",
-      String(httpPort),
-      "-server-port",
-      String(serverPort),
-      "-pid-file",
-      pidFile,
-    ]);
+    const pidFile = join(root, "agent.pid");
+    agent = spawnAgent({
+      name: "dev",
+      ports: { http: httpPort!, server: serverPort! },
+      flags: ["-dev", "-pid-file", pidFile],
+      logFile: join(root, "dev.log"),
+    });
     const leader = await waitFor(
       "the dev server to lead",
-      async () => {
-        const r = await http(`${agent!.url}/v1/status/leader`);
-        const address = JSON.parse(r.text) as string;
-        return address !== "" ? address : undefined;
-      },
+      async () => (await leaderAddress(agent!.url)) || undefined,
       20_000,
     );
     expect(leader).toBe(`127.0.0.1:${serverPort}`);
@@ -63,12 +56,12 @@ describe("cairn agent -dev", () => {
     expect(existsSync(pidFile)).toBe(true);
 
     // SIGHUP (Consul's reload) does not stop the agent.
-    killProcess(agent, "SIGHUP");
-    await new Promise((ok) => setTimeout(ok, 300));
+    signal(agent.process, "SIGHUP");
+    await sleep(300);
     expect((await http(`${agent.url}/v1/kv/hello?raw`)).text).toBe("world");
 
-    killProcess(agent, "SIGTERM");
-    expect(await agent.exited).toBe(0);
+    signal(agent.process, "SIGTERM");
+    expect(await agent.process.exited).toBe(0);
     expect(existsSync(pidFile)).toBe(false);
   }, 30_000);
 });

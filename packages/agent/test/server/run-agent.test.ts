@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { freePorts } from "../../../../scripts/lib/ports.js";
 import { runAgent } from "../../src/run.js";
-import { freePorts } from "./harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "cairn-run-agent-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,0 +1,130 @@
+// `cairn agent` processes run from a source tree: the command line (with an optional wrapper such as
+// `ip netns exec NS`), the usual server flags, and spawning one with its addresses known.
+
+import { fileURLToPath } from "node:url";
+import { type Spawned, spawnTracked } from "./processes.js";
+
+/** This checkout. */
+export const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+export interface AgentPorts {
+  readonly http: number;
+  readonly server: number;
+  /** Absent for a -dev agent, which needs no LAN port. */
+  readonly serfLan?: number;
+}
+
+export interface AgentArgvOptions {
+  /** Without them, the flags must name the ports. */
+  readonly ports?: AgentPorts;
+  /** Further agent flags, after the ports (a later flag wins). */
+  readonly flags?: readonly string[];
+  /** Node's own flags (for example --cpu-prof). */
+  readonly nodeArgs?: readonly string[];
+  /** A command the node process runs under, for example ["ip", "netns", "exec", "ns1"]. */
+  readonly wrap?: readonly string[];
+  /** The source tree to run from (default: this checkout). */
+  readonly cwd?: string;
+}
+
+export interface AgentCommand {
+  readonly command: string;
+  readonly args: string[];
+  readonly cwd: string;
+}
+
+/** `node --conditions=source --import tsx packages/cli/src/main.ts agent <ports> <flags>`, maybe wrapped. */
+export function agentArgv(options: AgentArgvOptions): AgentCommand {
+  const { ports } = options;
+  const portFlags = ports
+    ? [
+        "-http-port",
+        String(ports.http),
+        "-server-port",
+        String(ports.server),
+        ...(ports.serfLan === undefined ? [] : ["-serf-lan-port", String(ports.serfLan)]),
+      ]
+    : [];
+  const node = [
+    process.execPath,
+    ...(options.nodeArgs ?? []),
+    "--conditions=source",
+    "--import",
+    "tsx",
+    "packages/cli/src/main.ts",
+    "agent",
+    ...portFlags,
+    ...(options.flags ?? []),
+  ];
+  const [command, ...args] = [...(options.wrap ?? []), ...node];
+  return { command: command!, args, cwd: options.cwd ?? REPO_ROOT };
+}
+
+export interface ServerFlagsOptions {
+  readonly name: string;
+  readonly dataDir: string;
+  /** Bind, client and advertised address (default 127.0.0.1). */
+  readonly host?: string;
+  /** host:serf-port of the servers to -retry-join. */
+  readonly join?: readonly string[];
+  readonly bootstrapExpect?: number;
+  /** Consul's raft_multiplier: 1 gives an election timeout of about a second. */
+  readonly raftMultiplier?: number;
+  readonly logLevel?: string;
+}
+
+/** The flags of one member of a server cluster (ports come from `agentArgv`). */
+export function serverFlags(options: ServerFlagsOptions): string[] {
+  const host = options.host ?? "127.0.0.1";
+  return [
+    "-server",
+    "-node",
+    options.name,
+    "-data-dir",
+    options.dataDir,
+    "-bind",
+    host,
+    "-client",
+    host,
+    ...(options.bootstrapExpect === undefined ? [] : ["-bootstrap-expect", String(options.bootstrapExpect)]),
+    ...(options.raftMultiplier === undefined
+      ? []
+      : ["-hcl", `performance { raft_multiplier = ${options.raftMultiplier} }`]),
+    ...(options.logLevel === undefined ? [] : ["-log-level", options.logLevel]),
+    ...(options.join ?? []).flatMap((target) => ["-retry-join", target]),
+  ];
+}
+
+export interface AgentOptions extends AgentArgvOptions {
+  readonly name: string;
+  readonly ports: AgentPorts;
+  /** Where its HTTP API and server RPC are reached (default 127.0.0.1). */
+  readonly host?: string;
+  readonly logFile?: string;
+}
+
+export interface AgentProcess {
+  readonly name: string;
+  /** What it was started with: `spawnAgent(a.options)` starts it again. */
+  readonly options: AgentOptions;
+  readonly http: { readonly host: string; readonly port: number };
+  /** Base URL of its HTTP API. */
+  readonly url: string;
+  /** host:port of its server RPC listener, as /v1/status/leader names it. */
+  readonly rpcAddress: string;
+  readonly process: Spawned;
+}
+
+export function spawnAgent(options: AgentOptions): AgentProcess {
+  const host = options.host ?? "127.0.0.1";
+  const { command, args, cwd } = agentArgv(options);
+  const spawnOptions = options.logFile === undefined ? { cwd } : { cwd, logFile: options.logFile };
+  return {
+    name: options.name,
+    options,
+    http: { host, port: options.ports.http },
+    url: `http://${host}:${options.ports.http}`,
+    rpcAddress: `${host}:${options.ports.server}`,
+    process: spawnTracked(options.name, command, args, spawnOptions),
+  };
+}
