@@ -297,3 +297,20 @@ describe("token errors", () => {
     }
   });
 });
+
+describe("expiry", () => {
+  it("a token is refused with ACL not found as soon as its ExpirationTime passes", async () => {
+    let now = Date.now();
+    const timed = await startAclServer({ now: () => now });
+    try {
+      const t = await timed.call<{ SecretID: string }>("PUT", "/v1/acl/token", ROOT, { ExpirationTTL: "1m" });
+      expect((await timed.call("GET", "/v1/acl/token/self", t.body.SecretID)).status).toBe(200);
+      now += 61_000;
+      const after = await timed.call("GET", "/v1/kv/x", t.body.SecretID);
+      expect(after.status).toBe(403);
+      expect(after.text).toBe("ACL not found");
+    } finally {
+      await timed.close();
+    }
+  });
+});
