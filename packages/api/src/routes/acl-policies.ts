@@ -9,13 +9,13 @@ import {
 } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
 import { aclRead, applyThenRead } from "../acl/io.js";
-import { isUuid, readBody, requireAclAccess, resolvePolicyLinks } from "../acl/request.js";
+import { readBody, requireAclAccess, resolvePolicyLinks } from "../acl/request.js";
 import { policyBody, roleBody } from "../acl/schemas.js";
 import { policyJson, roleJson } from "../acl/shapes.js";
 import { nodeIdentities, serviceIdentities } from "../acl/token-spec.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, notFound } from "../http/errors.js";
+import { badRequest, HttpError, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
@@ -64,12 +64,18 @@ function checkName(name: string | null | undefined, what: string): string {
 }
 
 /** Path ID and body ID must agree; update needs an existing record. */
-function targetId(pathId: string | undefined, bodyId: string | null | undefined, uuid: () => string): string {
+function targetId(
+  what: string,
+  pathId: string | undefined,
+  bodyId: string | null | undefined,
+  uuid: () => string,
+): string {
   if (pathId === undefined) {
-    if (bodyId && !isUuid(bodyId)) throw badRequest("ID must be a UUID");
-    return bodyId || uuid();
+    if (bodyId) throw badRequest(`ID: cannot specify the ID when creating a new ${what}`);
+    return uuid();
   }
-  if (bodyId && bodyId !== pathId) throw badRequest("ID: the ID in the URL and in the body do not match");
+  if (bodyId && bodyId !== pathId)
+    throw badRequest(`ID: the ${what} ID in the URL and in the body do not match`);
   return pathId;
 }
 
@@ -81,7 +87,7 @@ async function putPolicy(
   const body = await readBody(ctx, c, policyBody);
   const ns = singleNamespace(body.Namespace || c.var.namespace);
   requireAclAccess(ctx, c, ns, "write");
-  const id = targetId(pathId, body.ID, ctx.uuid);
+  const id = targetId("policy", pathId, body.ID, ctx.uuid);
   const acl = ctx.backend.store.view().acl();
   const existing = acl.policy(id);
   if (pathId !== undefined && (!existing || existing.Namespace !== ns)) {
@@ -118,7 +124,7 @@ async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | u
   const body = await readBody(ctx, c, roleBody);
   const ns = singleNamespace(body.Namespace || c.var.namespace);
   requireAclAccess(ctx, c, ns, "write");
-  const id = targetId(pathId, body.ID, ctx.uuid);
+  const id = targetId("role", pathId, body.ID, ctx.uuid);
   const acl = ctx.backend.store.view().acl();
   const existing = acl.role(id);
   if (pathId !== undefined && (!existing || existing.Namespace !== ns)) {
@@ -155,7 +161,8 @@ async function readOne<T extends { readonly Namespace: string }>(
     const r = read(acl, ns);
     return { ...r, value: r.value && r.value.Namespace === ns ? shape(acl, r.value) : undefined };
   });
-  if (out === undefined) throw notFound(`ACL ${what} not found`);
+  // Consul answers a missing policy or role as it does a missing token: 403 ACL not found.
+  if (out === undefined) throw new HttpError(403, "ACL not found");
   return jsonResponse(c, out);
 }
 

@@ -113,7 +113,8 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     const t = r.value && r.value.Namespace === ns ? r.value : undefined;
     return { ...r, value: t && tokenJson(acl, t, "hidden") };
   });
-  if (out === undefined) throw notFound(`ACL not found`);
+  // Consul answers a missing token as an unknown one: 403 ACL not found.
+  if (out === undefined) throw new HttpError(403, "ACL not found");
   return jsonResponse(c, out);
 }
 

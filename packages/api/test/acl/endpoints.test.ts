@@ -88,7 +88,7 @@ describe("tokens", () => {
     expect(c.Policies).toEqual(t.Policies);
     expect(c.Description).toBe("copy");
     expect((await s.call("DELETE", `/v1/acl/token/${c.AccessorID}`, ROOT)).body).toBe(true);
-    expect((await s.call("GET", `/v1/acl/token/${c.AccessorID}`, ROOT)).status).toBe(404);
+    expect((await s.call("GET", `/v1/acl/token/${c.AccessorID}`, ROOT)).text).toBe("ACL not found");
     expect((await s.call("GET", "/v1/acl/token/self", c.SecretID)).text).toBe("ACL not found");
   });
 
@@ -148,8 +148,14 @@ describe("tokens", () => {
       expect(r.text).not.toContain("\n");
     }
     expect((await s.call<Token[]>("GET", "/v1/acl/tokens", ROOT)).body.length).toBe(before);
-    expect((await s.call("GET", "/v1/acl/policy/name/bad-rules", ROOT)).status).toBe(404);
-    expect((await s.call("GET", "/v1/acl/role/name/r-bad", ROOT)).status).toBe(404);
+    expect((await s.call("GET", "/v1/acl/policy/name/bad-rules", ROOT)).status).toBe(403);
+    expect((await s.call("GET", "/v1/acl/role/name/r-bad", ROOT)).text).toBe("ACL not found");
+    const withId = await s.call("PUT", "/v1/acl/policy", ROOT, {
+      ID: "6f0f8c4c-0000-0000-0000-000000000009",
+      Name: "x",
+    });
+    expect(withId.status).toBe(400);
+    expect(withId.text).toContain("ID");
   });
 });
 
