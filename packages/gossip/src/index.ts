@@ -28,3 +28,7 @@ export type {
   PingDelegate,
   Tags,
 } from "./core/types.js";
+export { GossipNode, type GossipNodeEvents, type GossipNodeOptions, type GossipNodeStats } from "./node.js";
+export { type DecodeFailure, FRAME_VERSION, FrameCodec, parseKey } from "./transport/frames.js";
+export { isMessage } from "./transport/validate.js";
+export { type TransportOptions, type TransportStats, WsTransport } from "./transport/ws-transport.js";

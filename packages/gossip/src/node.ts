@@ -1,0 +1,216 @@
+import { EventEmitter } from "node:events";
+import { VivaldiClient } from "./coordinate/client.js";
+import type { Coordinate } from "./coordinate/coordinate.js";
+import { CoordinatePingDelegate } from "./coordinate/ping-delegate.js";
+import { type GossipConfig, lanConfig } from "./core/config.js";
+import { Membership } from "./core/membership.js";
+import type { Member, MemberEventType, Output, Tags } from "./core/types.js";
+import { parseKey } from "./transport/frames.js";
+import { type TransportStats, WsTransport } from "./transport/ws-transport.js";
+
+export interface GossipNodeOptions {
+  name: string;
+  bindHost?: string;
+  /** Gossip port (Consul: LAN 8301, WAN 8302); 0 picks a free one. */
+  port?: number;
+  advertiseHost?: string;
+  /** LAN by default; pass wanConfig() for a WAN pool. */
+  config?: GossipConfig;
+  tags?: Tags;
+  /** Base64 16/24/32-byte shared key, as Consul's -encrypt. */
+  encrypt?: string;
+  /** How long leave() waits for its broadcast to spread (ms). */
+  leaveTimeout?: number;
+}
+
+export interface GossipNodeStats {
+  members: number;
+  alive: number;
+  healthScore: number;
+  queuedBroadcasts: number;
+  transport: TransportStats;
+}
+
+export interface GossipNodeEvents {
+  "member-join": [Member];
+  "member-update": [Member];
+  "member-failed": [Member];
+  "member-leave": [Member];
+  "member-reap": [Member];
+  "user-message": [{ origin: string; payload: unknown }];
+}
+
+/** Runs the membership core with real timers and the ws transport. */
+export class GossipNode extends EventEmitter<GossipNodeEvents> {
+  private core: Membership | undefined;
+  private transport: WsTransport | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly coordinates = new CoordinatePingDelegate(new VivaldiClient());
+  private readonly joinWaiters = new Map<number, () => void>();
+  private readonly key: Buffer | undefined;
+
+  constructor(private readonly options: GossipNodeOptions) {
+    super();
+    this.key = options.encrypt === undefined ? undefined : parseKey(options.encrypt);
+  }
+
+  async start(): Promise<void> {
+    if (this.transport) return;
+    const bindHost = this.options.bindHost ?? "127.0.0.1";
+    const transport = await WsTransport.listen(
+      { bindHost, port: this.options.port ?? 0, advertiseHost: this.options.advertiseHost, key: this.key },
+      (from, packet) => this.apply(this.running().receive(from, packet, Date.now())),
+    );
+    this.transport = transport;
+    this.core = new Membership({
+      name: this.options.name,
+      address: transport.address,
+      config: this.options.config ?? lanConfig(),
+      random: Math.random,
+      now: Date.now(),
+      tags: this.options.tags,
+      pingDelegate: this.coordinates,
+    });
+    this.schedule();
+  }
+
+  get address(): string {
+    this.running();
+    return this.transport?.address ?? "";
+  }
+
+  /** Full-state syncs with each address; resolves with how many answered within `timeoutMs`. */
+  async join(addresses: readonly string[], timeoutMs = 5000): Promise<number> {
+    const result = this.running().join(addresses, Date.now());
+    const answered = result.seqs.map(
+      (seq) =>
+        new Promise<boolean>((resolve) => {
+          const timer = setTimeout(() => {
+            this.joinWaiters.delete(seq);
+            resolve(false);
+          }, timeoutMs);
+          this.joinWaiters.set(seq, () => {
+            clearTimeout(timer);
+            resolve(true);
+          });
+        }),
+    );
+    this.apply(result);
+    return (await Promise.all(answered)).filter(Boolean).length;
+  }
+
+  /** Graceful leave: broadcasts it, waits (bounded) for it to spread, then stops. */
+  async leave(): Promise<void> {
+    const core = this.running();
+    this.apply(core.leave(Date.now()));
+    const deadline = Date.now() + (this.options.leaveTimeout ?? 5000);
+    while (core.liveCount() > 0 && core.hasPendingBroadcast(core.name) && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await this.close();
+  }
+
+  /** Stops without telling anyone (others will detect the failure). */
+  async close(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const transport = this.transport;
+    this.transport = undefined;
+    await transport?.close();
+  }
+
+  members(): Member[] {
+    return this.running().memberList();
+  }
+
+  localMember(): Member {
+    return this.running().localMember();
+  }
+
+  setTags(tags: Tags): void {
+    this.apply(this.running().setTags(tags, Date.now()));
+  }
+
+  coordinate(): Coordinate {
+    return this.coordinates.client.coordinate();
+  }
+
+  coordinateOf(name: string): Coordinate | undefined {
+    if (name === this.options.name) return this.coordinate();
+    return this.coordinates.coordinateOf(name);
+  }
+
+  /** Consul's force-leave: true if a failed member was moved to left (and, with prune, forgotten). */
+  forceLeave(name: string, options: { prune?: boolean } = {}): boolean {
+    const result = this.running().forceLeave(name, options.prune ?? false, Date.now());
+    this.apply(result);
+    return result.changed;
+  }
+
+  /** Disseminates an application payload to every member (`user-message` there). */
+  broadcast(payload: unknown): void {
+    this.running().broadcast(payload);
+    this.schedule();
+  }
+
+  stats(): GossipNodeStats {
+    const core = this.running();
+    return {
+      members: core.memberList().length,
+      alive: core.liveCount(),
+      healthScore: core.healthScore(),
+      queuedBroadcasts: core.queuedBroadcasts(),
+      transport: this.transport?.stats() ?? emptyStats(),
+    };
+  }
+
+  private running(): Membership {
+    if (!this.core) throw new Error("gossip node is not started");
+    return this.core;
+  }
+
+  private apply(output: Output): void {
+    const transport = this.transport;
+    if (transport) for (const { to, packet } of output.send) transport.send(to, packet);
+    for (const event of output.events) {
+      if (event.type === "push-pull-complete") this.joinWaiters.get(event.seq)?.();
+      else if (event.type === "user-message")
+        this.emit("user-message", { origin: event.origin, payload: event.payload });
+      else {
+        if (event.type === "member-reap") this.coordinates.forget(event.member.name);
+        this.emit(event.type satisfies MemberEventType, event.member);
+      }
+    }
+    this.schedule();
+  }
+
+  private schedule(): void {
+    if (!this.transport || !this.core) return;
+    if (this.timer) clearTimeout(this.timer);
+    const delay = Math.max(0, this.core.nextDeadline() - Date.now());
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        if (this.core && this.transport) this.apply(this.core.tick(Date.now()));
+      },
+      Math.min(delay, 2 ** 31 - 1),
+    );
+  }
+}
+
+function emptyStats(): TransportStats {
+  return {
+    framesSent: 0,
+    framesReceived: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
+    dropped: {
+      malformed: 0,
+      "unknown-version": 0,
+      invalid: 0,
+      "wrong-key": 0,
+      "queue-full": 0,
+      unreachable: 0,
+    },
+  };
+}

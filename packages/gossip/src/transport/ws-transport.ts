@@ -1,0 +1,194 @@
+import type { AddressInfo } from "node:net";
+import { WebSocket, WebSocketServer } from "ws";
+import type { Message } from "../core/types.js";
+import { type DecodeFailure, FrameCodec } from "./frames.js";
+
+export interface TransportOptions {
+  bindHost: string;
+  /** 0 picks a free port. */
+  port: number;
+  /** Host others reach us at; defaults to bindHost. */
+  advertiseHost?: string;
+  /** Shared key (raw bytes) enabling AES-GCM on every frame. */
+  key?: Buffer;
+  /** Outbound connections unused this long are closed (ms). */
+  idleTimeout?: number;
+  /** Frames queued per peer while connecting; beyond it the oldest are dropped. */
+  maxQueuedFrames?: number;
+  /** Frames are dropped instead of buffered once a socket holds this many unsent bytes. */
+  maxBufferedBytes?: number;
+}
+
+export interface TransportStats {
+  framesSent: number;
+  framesReceived: number;
+  bytesSent: number;
+  bytesReceived: number;
+  dropped: Record<DecodeFailure | "queue-full" | "unreachable", number>;
+}
+
+type PacketHandler = (from: string, packet: Message[]) => void;
+
+interface Peer {
+  socket: WebSocket;
+  queue: Buffer[];
+  lastUsed: number;
+}
+
+const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+const PATH = "/gossip";
+
+/**
+ * Gossip over WebSockets: one listening server, and one reused outbound connection per peer address
+ * (closed when idle). Frames that fail to decode, carry an unknown version, claim impossible states or fail
+ * authentication are dropped and counted; the connection stays up.
+ */
+export class WsTransport {
+  readonly address: string;
+  private readonly codec: FrameCodec;
+  private readonly peers = new Map<string, Peer>();
+  private readonly idleTimer: NodeJS.Timeout;
+  private readonly counters: TransportStats = {
+    framesSent: 0,
+    framesReceived: 0,
+    bytesSent: 0,
+    bytesReceived: 0,
+    dropped: {
+      malformed: 0,
+      "unknown-version": 0,
+      invalid: 0,
+      "wrong-key": 0,
+      "queue-full": 0,
+      unreachable: 0,
+    },
+  };
+  private closed = false;
+
+  private constructor(
+    private readonly server: WebSocketServer,
+    private readonly options: TransportOptions,
+    private readonly onPacket: PacketHandler,
+  ) {
+    this.codec = new FrameCodec(options.key);
+    const { port } = server.address() as AddressInfo;
+    this.address = `${options.advertiseHost ?? options.bindHost}:${port}`;
+    server.on("connection", (socket) => this.accept(socket));
+    const idle = options.idleTimeout ?? 60_000;
+    this.idleTimer = setInterval(() => this.closeIdle(idle), Math.max(1000, idle / 2));
+    this.idleTimer.unref();
+  }
+
+  static listen(options: TransportOptions, onPacket: PacketHandler): Promise<WsTransport> {
+    return new Promise((resolve, reject) => {
+      const server = new WebSocketServer({
+        host: options.bindHost,
+        port: options.port,
+        path: PATH,
+        maxPayload: MAX_FRAME_BYTES,
+      });
+      server.once("error", reject);
+      server.once("listening", () => {
+        server.off("error", reject);
+        resolve(new WsTransport(server, options, onPacket));
+      });
+    });
+  }
+
+  send(to: string, packet: readonly Message[]): void {
+    if (this.closed) return;
+    const frame = this.codec.encode(this.address, packet);
+    let peer = this.peers.get(to);
+    if (!peer) peer = this.connect(to);
+    peer.lastUsed = Date.now();
+    if (peer.socket.readyState === WebSocket.OPEN) {
+      this.write(peer, frame);
+      return;
+    }
+    peer.queue.push(frame);
+    if (peer.queue.length > (this.options.maxQueuedFrames ?? 256)) {
+      peer.queue.shift();
+      this.counters.dropped["queue-full"]++;
+    }
+  }
+
+  stats(): TransportStats {
+    return { ...this.counters, dropped: { ...this.counters.dropped } };
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    clearInterval(this.idleTimer);
+    for (const peer of this.peers.values()) peer.socket.terminate();
+    this.peers.clear();
+    for (const client of this.server.clients) client.terminate();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private connect(to: string): Peer {
+    const socket = new WebSocket(`ws://${to}${PATH}`, {
+      maxPayload: MAX_FRAME_BYTES,
+      handshakeTimeout: 5000,
+    });
+    const peer: Peer = { socket, queue: [], lastUsed: Date.now() };
+    this.peers.set(to, peer);
+    socket.on("open", () => {
+      for (const frame of peer.queue) this.write(peer, frame);
+      peer.queue = [];
+    });
+    // Replies come back over our own listener, but a peer may also answer on this socket.
+    socket.on("message", (data, isBinary) => this.receive(data, isBinary));
+    socket.on("error", () => {
+      this.counters.dropped.unreachable += peer.queue.length;
+      peer.queue = [];
+    });
+    socket.on("close", () => {
+      if (this.peers.get(to) === peer) this.peers.delete(to);
+    });
+    return peer;
+  }
+
+  private write(peer: Peer, frame: Buffer): void {
+    if (peer.socket.bufferedAmount > (this.options.maxBufferedBytes ?? 4 * 1024 * 1024)) {
+      this.counters.dropped["queue-full"]++;
+      return;
+    }
+    peer.socket.send(frame);
+    this.counters.framesSent++;
+    this.counters.bytesSent += frame.length;
+  }
+
+  private accept(socket: WebSocket): void {
+    socket.on("message", (data, isBinary) => this.receive(data, isBinary));
+    socket.on("error", () => socket.terminate());
+  }
+
+  private receive(data: WebSocket.RawData, isBinary: boolean): void {
+    const frame = Array.isArray(data)
+      ? Buffer.concat(data)
+      : Buffer.isBuffer(data)
+        ? data
+        : Buffer.from(data);
+    this.counters.bytesReceived += frame.length;
+    if (!isBinary) {
+      this.counters.dropped.malformed++;
+      return;
+    }
+    const decoded = this.codec.decode(frame);
+    if (!decoded.ok) {
+      this.counters.dropped[decoded.reason]++;
+      return;
+    }
+    this.counters.framesReceived++;
+    this.onPacket(decoded.from, decoded.packet);
+  }
+
+  private closeIdle(idle: number): void {
+    const now = Date.now();
+    for (const [to, peer] of this.peers) {
+      if (now - peer.lastUsed < idle || peer.queue.length > 0) continue;
+      this.peers.delete(to);
+      peer.socket.close(1000, "idle");
+    }
+  }
+}
