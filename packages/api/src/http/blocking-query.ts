@@ -1,5 +1,6 @@
 import type { StateStore, StateView, WatchSet } from "@cairn/fsm";
 import type { ClientGone } from "./client-gone.js";
+import { Deadlines } from "./deadlines.js";
 import type { ReadMeta } from "./read-meta.js";
 import type { ReadOptions } from "./read-options.js";
 import type { RouteContext } from "./route-context.js";
@@ -20,6 +21,9 @@ export interface ReadAnswer<T> {
   /** The store view the result was read from (answers built from the same view are the same). */
   view: StateView;
 }
+
+/** The wait timeouts of every blocking query in the process. */
+const deadlines = new Deadlines();
 
 /**
  * Serves a read in the requested consistency mode, blocking when the client sent `index`: the read runs
@@ -44,7 +48,7 @@ export async function blockingRead<T>(
   });
   if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
 
-  // No AbortController or promise per wait round: one timer and one client-gone hook per held query,
+  // No AbortController or Node timer per held query: a deadline on the shared queue, one client-gone hook
   // and a watcher handle the registry wakes directly. Thousands of these are held at once.
   let timedOut = false;
   let watcher: ReturnType<StateStore["watches"]["listen"]>;
@@ -54,7 +58,7 @@ export async function blockingRead<T>(
     watcher?.cancel();
     wakeUp?.();
   };
-  const timer = setTimeout(expire, opts.waitMs);
+  const deadline = deadlines.after(opts.waitMs, expire);
   const unsubscribe = onClientGone(expire);
   try {
     while (!timedOut) {
@@ -74,7 +78,7 @@ export async function blockingRead<T>(
       if (!stillCurrent(run, opts.minIndex)) break;
     }
   } finally {
-    clearTimeout(timer);
+    deadline.cancel();
     unsubscribe();
   }
   return answer();
