@@ -300,13 +300,18 @@ export function deleteRole(tx: Tx, id: string): boolean {
   return true;
 }
 
-function ensureBuiltins(tx: Tx, policy: AclPolicySpec, anonymous?: AclTokenSpec): true | ApplyError {
+function ensureBuiltins(
+  tx: Tx,
+  now: number,
+  policy: AclPolicySpec,
+  anonymous?: AclTokenSpec,
+): true | ApplyError {
   const t = tx.tables;
   if (!t.aclPolicies.has(policy.ID)) {
     const done = putPolicy(tx, "create", policy);
     if (done !== true) return done;
   }
-  if (anonymous && !t.aclTokens.has(anonymous.AccessorID)) return putToken(tx, "create", anonymous, 0);
+  if (anonymous && !t.aclTokens.has(anonymous.AccessorID)) return putToken(tx, "create", anonymous, now);
   return true;
 }
 
@@ -387,7 +392,7 @@ export const aclHandlers: HandlerMap<AclCommand["type"]> = {
     apply(tx, c) {
       const at = bootstrapIndex(tx.tables);
       if (at !== undefined) return applyError(`ACL bootstrap no longer allowed (reset index: ${at})`);
-      const built = ensureBuiltins(tx, c.policy);
+      const built = ensureBuiltins(tx, c.now, c.policy);
       return built === true ? bootstrap(tx, c.token, c.now) : built;
     },
   },
@@ -405,7 +410,7 @@ export const aclHandlers: HandlerMap<AclCommand["type"]> = {
       };
     },
     apply(tx, c) {
-      const built = ensureBuiltins(tx, c.policy, c.anonymous);
+      const built = ensureBuiltins(tx, c.now, c.policy, c.anonymous);
       if (built !== true) return built;
       const initial = c.initialManagement;
       if (!initial || tx.tables.aclTokenSecrets.has(initial.SecretID)) return true;
