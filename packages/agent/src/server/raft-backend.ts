@@ -7,6 +7,7 @@ import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
 import { type Attempt, DEFAULT_HOLD_MS, holdForLeader } from "./leader-hold.js";
+import { stampForwardedEntry, stampLeaderTime } from "./leader-time.js";
 import { encodeRestoreEntry } from "./restore-entry.js";
 import { packValue, RPC, unpackValue } from "./rpc-codec.js";
 
@@ -24,6 +25,8 @@ export interface RaftBackendDeps {
   sessions: SessionTimers;
   log: Logger;
   holdMs?: number;
+  /** This server's clock (ms since the epoch); as leader it stamps the time of every command it proposes. */
+  now?: () => number;
 }
 
 /**
@@ -36,12 +39,14 @@ export class RaftBackend implements ClusterBackend {
   private node: RaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
+  private readonly now: () => number;
   /** Counts leadership changes; `readyLeadership` is the one in which this leader served a read index. */
   private leadership = 0;
   private readyLeadership = -1;
 
   constructor(private readonly deps: RaftBackendDeps) {
     this.holdMs = deps.holdMs ?? DEFAULT_HOLD_MS;
+    this.now = deps.now ?? Date.now;
   }
 
   get store(): StateStore {
@@ -57,7 +62,7 @@ export class RaftBackend implements ClusterBackend {
     });
     node.transport.handle(RPC.apply, async (payload) => {
       if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
-      return packValue(await node.propose(payload));
+      return packValue(await node.propose(stampForwardedEntry(payload, this.now())));
     });
     node.transport.handle(RPC.renewSession, (payload) => {
       const { id, ns } = payload as { id: unknown; ns: unknown };
@@ -67,8 +72,12 @@ export class RaftBackend implements ClusterBackend {
     });
   }
 
+  /** Stamped with the leader's clock where it is proposed (the leader re-stamps what a follower forwards). */
   apply(command: Command): Promise<ApplyResult> {
-    return this.applyEncoded(encodeCommand(command));
+    return this.proposeVia(
+      () => encodeCommand(stampLeaderTime(command, this.now())),
+      () => encodeCommand(command),
+    );
   }
 
   /**
@@ -83,13 +92,21 @@ export class RaftBackend implements ClusterBackend {
 
   /** Proposes encoded entry bytes through the leader and returns the state machine's result. */
   applyEncoded(entry: Uint8Array): Promise<ApplyResult> {
+    return this.proposeVia(
+      () => stampForwardedEntry(entry, this.now()),
+      () => entry,
+    );
+  }
+
+  /** `onLeader` for a write: the entry as the leader proposes it, or as a follower forwards it. */
+  private proposeVia(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
     return this.onLeader(
       false,
-      (node) => node.propose(entry),
+      (node) => node.propose(asLeader()),
       async (node, leader) => {
         let answer: unknown;
         try {
-          answer = await node.transport.request(leader, RPC.apply, entry, FORWARD_TIMEOUT_MS);
+          answer = await node.transport.request(leader, RPC.apply, asForwarded(), FORWARD_TIMEOUT_MS);
         } catch (err) {
           throw this.outcomeUnknown(err);
         }

@@ -91,7 +91,12 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       },
       log: log.child({ component: "leader" }),
     });
-    this.backend = new RaftBackend({ fsm: this.fsm, sessions, log: log.child({ component: "rpc" }) });
+    this.backend = new RaftBackend({
+      fsm: this.fsm,
+      sessions,
+      log: log.child({ component: "rpc" }),
+      now: this.now,
+    });
     this.admin = new RaftAdmin(this.backend, () => this.serverNames());
     const tombstones = new TombstoneGc(
       {
