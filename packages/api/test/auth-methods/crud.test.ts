@@ -243,6 +243,18 @@ describe("auth methods", () => {
     expect(oidc.status, oidc.text).toBe(200);
   });
 
+  it("the list is a blocking query woken by a change", async () => {
+    const marker = await put("/v1/acl/auth-method", { Name: "marker", Type: "jwt", Config: jwtConfig });
+    const index = Number(marker.body.ModifyIndex);
+    const started = Date.now();
+    const held = s.call<Array<{ Name: string }>>("GET", `/v1/acl/auth-methods?index=${index}&wait=5s`, ROOT);
+    setTimeout(() => void put("/v1/acl/auth-method", { Name: "woken", Type: "jwt", Config: jwtConfig }), 150);
+    const res = await held;
+    expect(res.body.some((m) => m.Name === "woken")).toBe(true);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(100);
+    expect(Date.now() - started).toBeLessThan(4000);
+  });
+
   it("needs acl:write to write and acl:read to read", async () => {
     const reader = await s.tokenWith('acl = "read"');
     expect(
