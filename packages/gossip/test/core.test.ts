@@ -95,3 +95,48 @@ describe("membership state rules", () => {
     expect(a.member("b")?.state).toBe("suspect");
   });
 });
+
+describe("Lifeguard local health awareness", () => {
+  function withPeers() {
+    const a = new Membership({ name: "a", address: "a", config: lanConfig(), random: () => 0.1, now: 0 });
+    for (const name of ["b", "c", "d", "e"]) {
+      a.receive(name, [{ t: "alive", node: name, address: name, incarnation: 1, tags: {} }], 0);
+    }
+    return a;
+  }
+
+  function failOneProbe(a: Membership, nack: boolean): void {
+    let now = 0;
+    let target: string | undefined;
+    let seq = 0;
+    for (; now < 5000 && target === undefined; now += 10) {
+      for (const { to, packet } of a.tick(now).send) {
+        const ping = packet.find((m) => m.t === "ping");
+        if (ping?.t === "ping") {
+          target = to;
+          seq = ping.seq;
+        }
+      }
+    }
+    const helpers: string[] = [];
+    for (; helpers.length === 0; now += 10) {
+      for (const { to, packet } of a.tick(now).send)
+        if (packet.some((m) => m.t === "ping-req")) helpers.push(to);
+    }
+    if (nack) for (const helper of helpers) a.receive(helper, [{ t: "nack", seq }], now);
+    a.tick(now + 2000);
+    expect(a.member(target ?? "")?.state).toBe("suspect");
+  }
+
+  it("raises the health score when helpers stay silent (the fault is probably ours)", () => {
+    const a = withPeers();
+    failOneProbe(a, false);
+    expect(a.healthScore()).toBe(3);
+  });
+
+  it("does not blame itself when helpers answer with nacks", () => {
+    const a = withPeers();
+    failOneProbe(a, true);
+    expect(a.healthScore()).toBe(0);
+  });
+});

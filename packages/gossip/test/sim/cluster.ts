@@ -1,4 +1,3 @@
-import { pack } from "msgpackr";
 import type { CoreEvent, Message, Output } from "../../src/index.js";
 import {
   CoordinatePingDelegate,
@@ -20,8 +19,8 @@ export interface SimOptions {
   spreadMs?: number;
   /** Relative jitter on each packet's latency. */
   jitter?: number;
-  /** Count encoded bytes of every packet (costs CPU; the benchmark wants it). */
-  countBytes?: boolean;
+  /** Wire size of a packet, counted per sender (costs CPU; the benchmark passes the frame encoder). */
+  measure?: (from: string, packet: readonly Message[]) => number;
 }
 
 interface SimMember {
@@ -59,7 +58,7 @@ export class SimCluster {
   private readonly loss: number;
   private readonly jitter: number;
   private readonly spreadMs: number;
-  private readonly countBytes: boolean;
+  private readonly measure: ((from: string, packet: readonly Message[]) => number) | undefined;
   private partition: Map<string, number> | undefined;
 
   constructor(readonly options: SimOptions) {
@@ -68,7 +67,7 @@ export class SimCluster {
     this.loss = options.loss ?? 0;
     this.jitter = options.jitter ?? 0.1;
     this.spreadMs = options.spreadMs ?? 20;
-    this.countBytes = options.countBytes ?? false;
+    this.measure = options.measure;
     for (let i = 0; i < options.members; i++) this.add(nameOf(i));
   }
 
@@ -212,7 +211,7 @@ export class SimCluster {
   private apply(member: SimMember, output: Output): void {
     for (const event of output.events) this.events.push({ at: this.now, observer: member.name, event });
     for (const { to, packet } of output.send) {
-      if (this.countBytes) member.bytesSent += pack(packet).length;
+      if (this.measure) member.bytesSent += this.measure(member.name, packet);
       // Push-pull rides a stream (TCP in memberlist, one ws connection here): it is not lost, only cut off.
       const isStream = packet[0]?.t === "push-pull";
       if (!isStream && this.random() < this.loss) continue;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { suspicionTimeout } from "../../src/index.js";
+import { suspicionTimeout, wanConfig } from "../../src/index.js";
 import { nameOf, type RecordedEvent, SimCluster } from "./cluster.js";
 
 function failuresOf(events: RecordedEvent[], subject: string, after = 0): RecordedEvent[] {
@@ -145,5 +145,17 @@ describe("simulated cluster", () => {
     const seen = sim.events.filter((e) => e.event.type === "user-message");
     expect(new Set(seen.map((e) => e.observer)).size).toBe(49);
     expect(seen.length).toBe(49);
+  });
+});
+
+describe("simulated WAN pool", () => {
+  it("detects a crashed server at memberlist's WAN profile", () => {
+    const n = 20;
+    const sim = new SimCluster({ members: n, seed: 5, config: wanConfig(), spreadMs: 150 });
+    sim.bootstrap(10_000);
+    settle(sim, 120_000);
+    sim.crash(nameOf(4));
+    sim.runFor(suspicionTimeout(6, n, 5000) + 25_000);
+    for (const observer of sim.live()) expect(sim.stateOf(observer.name, nameOf(4))).toBe("dead");
   });
 });
