@@ -267,6 +267,26 @@ describe("auth methods", () => {
   });
 });
 
+describe("with ACLs off", () => {
+  it("every auth-method, binding-rule and login endpoint answers 401 ACL support disabled", async () => {
+    const off = await startAclServer({ acl: false, initialize: false });
+    try {
+      for (const [method, path] of [
+        ["GET", "/v1/acl/auth-methods"],
+        ["PUT", "/v1/acl/auth-method"],
+        ["GET", "/v1/acl/binding-rules"],
+        ["POST", "/v1/acl/login"],
+        ["POST", "/v1/acl/logout"],
+      ] as const) {
+        const r = await off.call(method, path, undefined, method === "GET" ? undefined : {});
+        expect([r.status, r.text], `${method} ${path}`).toEqual([401, "ACL support disabled"]);
+      }
+    } finally {
+      await off.close();
+    }
+  });
+});
+
 describe("binding rules", () => {
   it("create, read, list by method, update and delete with Consul's validation", async () => {
     expect((await put("/v1/acl/auth-method", { Name: "br", Type: "jwt", Config: jwtConfig })).status).toBe(

@@ -60,9 +60,13 @@ const login = (method: string, bearer: string, meta?: Record<string, string>, ns
 beforeAll(async () => {
   s = await startAclServer({ now: () => NOW });
   const keys = await signer.jwks("k1");
-  jwks = await startHttp((req) =>
-    req.path === "/jwks" ? { status: 200, body: keys } : { status: 404, body: {} },
-  );
+  jwks = await startHttp((req) => {
+    if (req.path === "/jwks") return { status: 200, body: keys };
+    if (req.path === "/.well-known/openid-configuration") {
+      return { status: 200, body: { issuer: "https://issuer.test", jwks_uri: `${jwks.url}/jwks` } };
+    }
+    return { status: 404, body: {} };
+  });
   await ok(
     s.call("PUT", "/v1/acl/policy", ROOT, {
       Name: "p-blue",
@@ -164,6 +168,28 @@ describe("jwt login", () => {
     expect(forged.text).toMatch(/error verifying token/);
     const wrongAud = await login("jwks", await signer.sign(claims({ aud: "x" }), "k1"));
     expect(wrongAud.status).toBe(403);
+  });
+
+  it("with OIDC discovery: keys from the document's jwks_uri, issuer from the document", async () => {
+    await ok(
+      s.call("PUT", "/v1/acl/auth-method", ROOT, {
+        Name: "disco",
+        Type: "jwt",
+        Config: { ...config, BoundIssuer: undefined, OIDCDiscoveryURL: jwks.url },
+      }),
+    );
+    await ok(
+      s.call("PUT", "/v1/acl/binding-rule", ROOT, {
+        AuthMethod: "disco",
+        BindType: "service",
+        BindName: "web",
+      }),
+    );
+    const t = await ok(login("disco", await signer.sign(claims(), "k1")));
+    expect(t.ServiceIdentities).toEqual([{ ServiceName: "web" }]);
+    const other = await login("disco", await signer.sign(claims({ iss: "https://other" }), "k1"));
+    expect(other.status).toBe(403);
+    expect(other.text).toMatch(/issuer does not match the discovery document/);
   });
 
   it("an unknown method is ACL not found; a bad computed bind name is refused", async () => {
