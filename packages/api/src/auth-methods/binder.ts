@@ -73,7 +73,6 @@ export function bind(
     policies: [],
   };
   const seen = new Set<string>();
-  const once = (key: string) => !seen.has(key) && seen.add(key) !== undefined;
   for (const rule of rules) {
     if (!isBindType(rule.BindType) || !matches(rule.Selector, fields, identity)) continue;
     const name = fill(rule.BindName, identity, `"${rule.BindType}" bind name for bind target`);
@@ -82,7 +81,9 @@ export function bind(
         `computed "${rule.BindType}" bind name for bind target is invalid: "${name}"`,
       );
     }
-    if (!once(`${rule.BindType}\u0000${name}`)) continue;
+    const key = `${rule.BindType}\u0000${name}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     switch (rule.BindType) {
       case "service":
         out.serviceIdentities.push({ ServiceName: name });

@@ -277,10 +277,9 @@ const KUBERNETES_FIELDS: FieldKinds = new Map([
 /** The selectable fields of a method's identities (what selectors may name). */
 export function identityFields(type: AuthMethodType, config: Config): FieldKinds {
   if (type === "kubernetes") return KUBERNETES_FIELDS;
-  const sso = validateSsoConfig(type, config);
   const out = new Map<string, "value" | "list">();
-  for (const name of Object.values(sso.ClaimMappings)) out.set(`value.${name}`, "value");
-  for (const name of Object.values(sso.ListClaimMappings)) out.set(`list.${name}`, "list");
+  for (const name of Object.values(stringMap(config, "ClaimMappings"))) out.set(`value.${name}`, "value");
+  for (const name of Object.values(stringMap(config, "ListClaimMappings"))) out.set(`list.${name}`, "list");
   return out;
 }
 
