@@ -6,6 +6,7 @@ import { catalogCommand } from "./commands/catalog.js";
 import { configCommand } from "./commands/config.js";
 import { kvCommand } from "./commands/kv/index.js";
 import { lockCommand } from "./commands/lock.js";
+import { loginCommand, logoutCommand } from "./commands/login.js";
 import { maintCommand } from "./commands/maint.js";
 import { monitorCommand } from "./commands/monitor.js";
 import { namespaceCommand } from "./commands/namespace.js";
@@ -31,6 +32,8 @@ Usage: cairn [--version] [--help] <command> [<args>]
     config: configCommand,
     kv: kvCommand,
     lock: lockCommand,
+    login: loginCommand,
+    logout: logoutCommand,
     maint: maintCommand,
     monitor: monitorCommand,
     namespace: namespaceCommand,

@@ -1,5 +1,5 @@
 // `cairn acl auth-method`, `cairn acl binding-rule`, `cairn login` and `cairn logout` against a real API
-// server with ACLs on (the commands are driven directly: registering them in the dispatcher is one line).
+// server with ACLs on (through the cairn command tree).
 import { generateKeyPairSync, sign } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
@@ -9,10 +9,7 @@ import { AclEnforcer, createApi, GLOBAL_MANAGEMENT_POLICY, LocalBackend, managem
 import { ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, COMMAND_VERSION } from "@cairn/fsm";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Command } from "../src/command.js";
-import { aclAuthMethodCommand } from "../src/commands/auth-method.js";
-import { aclBindingRuleCommand } from "../src/commands/binding-rule.js";
-import { loginCommand, logoutCommand } from "../src/commands/login.js";
+import { runCli } from "../src/cli.js";
 
 const ROOT = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
 const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
@@ -27,10 +24,10 @@ function rs256(claims: Record<string, unknown>): string {
 let address = "";
 let dir = "";
 
-async function run(cmd: Command, args: string[], token = ROOT) {
+async function run(args: string[], token = ROOT) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await cmd.run(args, {
+  const code = await runCli(args, {
     out: (t) => void out.push(String(t)),
     err: (t) => void err.push(t),
     readStdin: async () => Buffer.from(""),
@@ -73,7 +70,9 @@ describe("cairn acl auth-method / binding-rule / login / logout", () => {
     const config = join(dir, "config.json");
     const pem = keys.publicKey.export({ type: "spki", format: "pem" }).toString();
     await writeFile(config, JSON.stringify({ JWTValidationPubKeys: [pem], ClaimMappings: { sub: "user" } }));
-    const created = await run(aclAuthMethodCommand, [
+    const created = await run([
+      "acl",
+      "auth-method",
       "create",
       "-type",
       "jwt",
@@ -89,7 +88,9 @@ describe("cairn acl auth-method / binding-rule / login / logout", () => {
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toContain("Name:          ci");
     expect(created.stdout).toContain("MaxTokenTTL:   10m0s");
-    const rule = await run(aclBindingRuleCommand, [
+    const rule = await run([
+      "acl",
+      "binding-rule",
       "create",
       "-method",
       "ci",
@@ -114,8 +115,8 @@ describe("cairn acl auth-method / binding-rule / login / logout", () => {
     const sink = join(dir, "sink");
     await writeFile(bearer, `${jwt}\n`);
     const login = await run(
-      loginCommand,
       [
+        "login",
         "-method",
         "ci",
         "-bearer-token-file",
@@ -141,40 +142,40 @@ describe("cairn acl auth-method / binding-rule / login / logout", () => {
     expect(self.ServiceIdentities).toEqual([{ ServiceName: "job-build7" }]);
     expect(self.Description).toBe('token created via login: {"job":"7","repo":"x"}');
 
-    expect((await run(logoutCommand, [], secret)).code).toBe(0);
-    const again = await run(logoutCommand, [], secret);
+    expect((await run(["logout"], secret)).code).toBe(0);
+    const again = await run(["logout"], secret);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("ACL not found");
 
-    const listed = await run(aclBindingRuleCommand, ["list", "-method", "ci"]);
+    const listed = await run(["acl", "binding-rule", "list", "-method", "ci"]);
     expect(listed.stdout).toContain(`ID:           ${ruleId}`);
-    const updated = await run(aclBindingRuleCommand, ["update", "-id", ruleId, "-description", "jobs"]);
+    const updated = await run(["acl", "binding-rule", "update", "-id", ruleId, "-description", "jobs"]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toContain("Description:  jobs");
     expect(updated.stdout).toContain("BindType:     service");
   });
 
   it("reads, updates (merged), lists and deletes methods; reports failures", async () => {
-    const read = await run(aclAuthMethodCommand, ["read", "-name", "ci", "-format", "json"]);
+    const read = await run(["acl", "auth-method", "read", "-name", "ci", "-format", "json"]);
     expect(JSON.parse(read.stdout)).toMatchObject({ Name: "ci", Type: "jwt", Description: "CI jobs" });
-    const updated = await run(aclAuthMethodCommand, ["update", "-name", "ci", "-display-name", "Builds"]);
+    const updated = await run(["acl", "auth-method", "update", "-name", "ci", "-display-name", "Builds"]);
     expect(updated.code, updated.stderr).toBe(0);
     expect(updated.stdout).toContain("DisplayName:   Builds");
     expect(updated.stdout).toContain("Description:   CI jobs");
-    const list = await run(aclAuthMethodCommand, ["list"]);
+    const list = await run(["acl", "auth-method", "list"]);
     expect(list.stdout).toContain("Name:          ci");
     expect(list.stdout).not.toContain("Config:");
-    const bad = await run(aclAuthMethodCommand, ["create", "-type", "jwt", "-name", "x", "-config", "{}"]);
+    const bad = await run(["acl", "auth-method", "create", "-type", "jwt", "-name", "x", "-config", "{}"]);
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("exactly one of");
-    expect((await run(aclAuthMethodCommand, ["create", "-name", "x"])).stderr).toContain(
+    expect((await run(["acl", "auth-method", "create", "-name", "x"])).stderr).toContain(
       "Missing required '-type' flag",
     );
-    const missing = await run(loginCommand, ["-method", "ci"]);
+    const missing = await run(["login", "-method", "ci"]);
     expect(missing.stderr).toContain("Missing required '-token-sink-file' flag");
-    const deleted = await run(aclAuthMethodCommand, ["delete", "-name", "ci"]);
+    const deleted = await run(["acl", "auth-method", "delete", "-name", "ci"]);
     expect(deleted.stdout).toBe('Auth-method "ci" deleted successfully');
-    const gone = await run(aclAuthMethodCommand, ["read", "-name", "ci"]);
+    const gone = await run(["acl", "auth-method", "read", "-name", "ci"]);
     expect([gone.code, gone.stderr]).toEqual([1, 'Auth method not found with name "ci"']);
   });
 });

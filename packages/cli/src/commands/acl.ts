@@ -3,6 +3,8 @@ import { type Command, commandGroup, defineCommand, errorText } from "../command
 import { formatFlag, prettyToken, show } from "./acl-format.js";
 import { aclPolicyCommand, aclRoleCommand } from "./acl-policy.js";
 import { aclTokenCommand } from "./acl-token.js";
+import { aclAuthMethodCommand } from "./auth-method.js";
+import { aclBindingRuleCommand } from "./binding-rule.js";
 
 const bootstrap: Command = defineCommand({
   synopsis: "Bootstrap Cairn's ACL system",
@@ -38,5 +40,12 @@ Usage: cairn acl <subcommand> [options] [args]
 
     $ cairn acl policy create -name "kv-read" -rules @rules.hcl
     $ cairn acl token create -description "app" -policy-name "kv-read"`,
-  { bootstrap, token: aclTokenCommand, policy: aclPolicyCommand, role: aclRoleCommand },
+  {
+    bootstrap,
+    token: aclTokenCommand,
+    policy: aclPolicyCommand,
+    role: aclRoleCommand,
+    "auth-method": aclAuthMethodCommand,
+    "binding-rule": aclBindingRuleCommand,
+  },
 );
