@@ -320,3 +320,21 @@ describe("expiry", () => {
     }
   });
 });
+
+describe("blocking reads", () => {
+  it("GET /acl/tokens waits for a change of the tokens table and reports its index", async () => {
+    const first = await fetch(`${s.url}/v1/acl/tokens`, { headers: { "X-Consul-Token": ROOT } });
+    const index = Number(first.headers.get("X-Consul-Index"));
+    expect(index).toBeGreaterThan(0);
+    const started = Date.now();
+    const waiting = fetch(`${s.url}/v1/acl/tokens?index=${index}&wait=5s`, {
+      headers: { "X-Consul-Token": ROOT },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await s.call("PUT", "/v1/acl/token", ROOT, { Description: "wakes" });
+    const woken = await waiting;
+    expect(Number(woken.headers.get("X-Service-Index"))).toBeGreaterThan(index);
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(await woken.text()).toContain("wakes");
+  });
+});

@@ -11,6 +11,7 @@ export const ROOT = "11111111-2222-3333-4444-555555555555";
 
 export interface AclServer {
   backend: LocalBackend;
+  url: string;
   close(): Promise<void>;
   /** A request with `token` (undefined: none); JSON bodies are stringified, text comes back parsed if JSON. */
   call<T = unknown>(
@@ -97,6 +98,7 @@ export async function startAclServer(options: AclServerOptions = {}): Promise<Ac
   };
   return {
     backend,
+    url,
     call,
     async tokenWith(rules, ns) {
       const name = `p${++counter}`;
