@@ -5,13 +5,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AclEnforcer, createApi, GLOBAL_MANAGEMENT_POLICY, LocalBackend, managementToken } from "@cairn/api";
-import { ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, COMMAND_VERSION } from "@cairn/fsm";
+import { AclEnforcer, createApi, LocalBackend } from "@cairn/api";
 import { serve } from "@hono/node-server";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../src/cli.js";
 
-const ROOT = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee";
+let ROOT = "";
 const keys = generateKeyPairSync("rsa", { modulusLength: 2048 });
 let server: ReturnType<typeof serve>;
 
@@ -38,17 +37,6 @@ async function run(args: string[], token = ROOT) {
 
 beforeAll(async () => {
   const backend = new LocalBackend();
-  await backend.apply({
-    v: COMMAND_VERSION,
-    type: "acl.init",
-    policy: GLOBAL_MANAGEMENT_POLICY,
-    anonymous: {
-      ...managementToken(ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, "Anonymous Token"),
-      Policies: [],
-    },
-    initialManagement: managementToken("00000000-0000-0000-0000-00000000000b", ROOT, "root"),
-    now: Date.now(),
-  });
   const acl = new AclEnforcer({ store: backend.store, datacenter: "dc1", defaultPolicy: "deny" });
   server = serve({
     fetch: createApi({ backend, nodeName: "cli", datacenter: "dc1", acl }).fetch,
@@ -57,6 +45,10 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => server.once("listening", () => resolve()));
   address = `127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const boot = (await (await fetch(`http://${address}/v1/acl/bootstrap`, { method: "PUT" })).json()) as {
+    SecretID: string;
+  };
+  ROOT = boot.SecretID;
   dir = await mkdtemp(join(tmpdir(), "cairn-auth-"));
 });
 
