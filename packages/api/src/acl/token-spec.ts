@@ -65,8 +65,14 @@ export interface TokenSpecInput {
   readonly acl: AclStateReads;
 }
 
+/** Consul keeps IDs with this prefix for its built-ins (global-management, anonymous). */
+const RESERVED_PREFIX = "00000000-0000-0000-0000-0000000000";
+
 function checkedId(value: string | null | undefined, field: string, uuid: () => string): string {
   if (!value) return uuid();
+  if (value.startsWith(RESERVED_PREFIX)) {
+    throw badRequest(`${field}: UUIDs with the prefix "${RESERVED_PREFIX}" are reserved`);
+  }
   if (!isUuid(value)) throw badRequest(`${field} must be a UUID`);
   return value;
 }
@@ -78,13 +84,17 @@ export function newTokenSpec({ body, ns, now, uuid, acl }: TokenSpecInput): AclT
   const secret = checkedId(body.SecretID, "SecretID", uuid);
   if (acl.token(accessor)) throw badRequest("AccessorID is already in use");
   if (acl.tokenBySecret(secret)) throw badRequest("SecretID is already in use");
+  const identities = serviceIdentities(body);
+  if (body.Local && identities.some((si) => si.Datacenters !== undefined)) {
+    throw badRequest("ServiceIdentities: a local token's service identities cannot name datacenters");
+  }
   return {
     AccessorID: accessor,
     SecretID: secret,
     Description: body.Description ?? "",
     Policies: resolvePolicyLinks(acl, body.Policies, ns),
     Roles: resolveRoleLinks(acl, body.Roles, ns),
-    ServiceIdentities: serviceIdentities(body),
+    ServiceIdentities: identities,
     NodeIdentities: nodeIdentities(body),
     Local: body.Local ?? false,
     AuthMethod: "",
