@@ -109,6 +109,22 @@ describe("fsm auth methods and binding rules", () => {
     expect(view.acl().token("t3")).toBeUndefined();
   });
 
+  it("purging a namespace removes its methods, their rules and tokens", () => {
+    const h = new Harness();
+    h.run("namespace.set", { op: "create", namespace: { Name: "team", Description: "" } });
+    h.run("acl.auth-method.set", { method: method({ Namespace: "team" }) });
+    h.run("acl.auth-method.set", { method: method() });
+    h.run("acl.binding-rule.set", { op: "create", rule: rule({ Namespace: "team" }) });
+    h.run("acl.binding-rule.set", { op: "create", rule: rule({ ID: "r2" }) });
+    h.run("namespace.delete", { name: "team", now: h.now });
+    h.run("namespace.purge", { name: "team", now: h.now });
+    const reads = h.store.view().authMethods();
+    expect(reads.method("team", "k8s")).toBeUndefined();
+    expect(reads.rule("r1")).toBeUndefined();
+    expect(reads.method("default", "k8s")).toBeDefined();
+    expect(reads.rule("r2")).toBeDefined();
+  });
+
   it("snapshots carry methods and rules", () => {
     const h = new Harness();
     h.run("acl.auth-method.set", {

@@ -157,6 +157,22 @@ function deleteMethod(tx: Tx, ns: string, name: string): boolean {
   return true;
 }
 
+/** A purged namespace's methods (with their rules and tokens) and any rules left in it. */
+export function purgeAuthMethods(tx: Tx, ns: string): void {
+  const t = tx.tables;
+  const names: string[] = [];
+  t.aclAuthMethods.forEach((m) => {
+    if (m.Namespace === ns) names.push(m.Name);
+  });
+  for (const name of names) deleteMethod(tx, ns, name);
+  const rules: string[] = [];
+  t.aclBindingRules.forEach((r) => {
+    if (r.Namespace === ns) rules.push(r.ID);
+  });
+  for (const id of rules) t.aclBindingRules.delete(id);
+  if (rules.length > 0) rulesChanged(tx);
+}
+
 function putRule(tx: Tx, op: "create" | "update", spec: BindingRuleSpec): true | ApplyError {
   const t = tx.tables;
   if (spec.ID === "") return applyError("Missing binding rule ID");

@@ -9,6 +9,7 @@ import { prefixEnd, SEP } from "../state/tables.js";
 import type { Tx } from "../state/tx.js";
 import { deletePolicy, deleteRole, deleteToken } from "./acl.js";
 import type { AclLinkRef } from "./acl-records.js";
+import { purgeAuthMethods } from "./auth-methods.js";
 import { configEntryChannel, configEntryKey, configKindChannel } from "./config-entries.js";
 
 /**
@@ -166,6 +167,7 @@ function purgeContents(tx: Tx, ns: string, now: number): void {
     if (r.Namespace === ns) roles.push(r.ID);
   });
   for (const id of roles) deleteRole(tx, id);
+  purgeAuthMethods(tx, ns);
 }
 
 const links = (r: Raw | undefined, field: string): AclLinkRef[] =>
