@@ -7,4 +7,5 @@ export * from "./http.js";
 export * from "./leader.js";
 export * from "./ports.js";
 export * from "./processes.js";
+export * from "./scratch.js";
 export * from "./wait.js";

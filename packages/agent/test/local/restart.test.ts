@@ -1,36 +1,28 @@
 // A real agent process restarted with the same data directory: maintenance mode, API registrations and
 // persisted agent tokens come back; config-file services are re-read by /agent/reload.
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentPorts,
-  type AgentProcess,
+  AgentScratch,
   freePorts,
   http,
-  kill,
   serverFlags,
-  spawnAgent,
   stop,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
-const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
-const running: AgentProcess[] = [];
-afterAll(async () => {
-  await Promise.all(running.map((a) => kill(a.process)));
-  rmSync(root, { recursive: true, force: true });
-});
+const scratch = new AgentScratch();
+afterAll(() => scratch.dispose());
 
 async function start(name: string, ports: AgentPorts, dataDir: string, config: string) {
-  const agent = spawnAgent({
+  const agent = scratch.spawn({
     name,
     ports,
     flags: [...serverFlags({ name, dataDir, raftMultiplier: 1 }), "-bootstrap", "-config-file", config],
     logFile: `${dataDir}.log`,
   });
-  running.push(agent);
   // Ready once the agent's own node is in the catalog (a leader exists and anti-entropy ran).
   await waitFor(
     "the agent's node in the catalog",
@@ -47,8 +39,8 @@ describe("agent restart with the same data directory", () => {
   it("keeps maintenance mode, API services and persisted tokens; reload re-reads config services", async () => {
     const [httpPort = 0, server = 0, serfLan = 0] = await freePorts(3);
     const ports = { http: httpPort, server, serfLan };
-    const dataDir = join(root, "a");
-    const config = join(root, "agent.json");
+    const dataDir = scratch.path("a");
+    const config = scratch.path("agent.json");
     const writeConfig = (services: unknown[]) =>
       writeFileSync(
         config,

@@ -1,26 +1,13 @@
 // A server agent with ACLs on: the leader creates the initial management token, every endpoint enforces,
 // and no secret shows in /v1/agent/self.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  type AgentProcess,
-  freePorts,
-  http,
-  kill,
-  spawnAgent,
-  waitFor,
-} from "../../../../scripts/lib/index.js";
+import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
 
 const ROOT = "4b3e6c55-1111-2222-3333-444455556666";
-const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
+const scratch = new AgentScratch();
 let agent: AgentProcess | undefined;
 
-afterAll(async () => {
-  if (agent) await kill(agent.process);
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => scratch.dispose());
 
 function call(method: string, path: string, token?: string, body?: string) {
   const headers: Record<string, string> = token ? { "X-Consul-Token": token } : {};
@@ -30,7 +17,7 @@ function call(method: string, path: string, token?: string, body?: string) {
 describe("cairn agent with ACLs on", () => {
   it("enforces tokens from the initial management token on, and keeps secrets out of /agent/self", async () => {
     const [httpPort, serverPort] = await freePorts(2);
-    agent = spawnAgent({
+    agent = scratch.spawn({
       name: "acl",
       ports: { http: httpPort!, server: serverPort! },
       flags: [
@@ -38,7 +25,7 @@ describe("cairn agent with ACLs on", () => {
         "-hcl",
         `acl { enabled = true\n default_policy = "deny"\n tokens { initial_management = "${ROOT}"\n agent = "${ROOT}" } }`,
       ],
-      logFile: join(root, "acl.log"),
+      logFile: scratch.path("acl.log"),
     });
     await waitFor(
       "the initial management token",

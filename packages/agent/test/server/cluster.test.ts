@@ -1,38 +1,35 @@
 // Three (then four) real `cairn agent -server` processes on loopback: formation by bootstrap_expect,
 // forwarding, read consistency headers, blocking queries, session TTL expiry, leader failure, restart and
 // a late server's promotion.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentPorts,
   type AgentProcess,
+  AgentScratch,
   awaitLeader,
   freePorts,
   http,
   isRunning,
   kill,
   serverFlags,
-  spawnAgent,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
-const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
-const agents: AgentProcess[] = [];
+const scratch = new AgentScratch();
+const agents = scratch.agents;
 const ports: AgentPorts[] = [];
 const names = ["s1", "s2", "s3", "s4"];
 
 /** Server `i`, joining `joinIndex`'s LAN port; a short autopilot stabilization keeps promotion quick. */
 function start(i: number, joinIndex: number): AgentProcess {
   const name = names[i]!;
-  const agent = spawnAgent({
+  return scratch.spawn({
     name,
     ports: ports[i]!,
     flags: [
       ...serverFlags({
         name,
-        dataDir: join(root, name),
+        dataDir: scratch.path(name),
         join: [`127.0.0.1:${ports[joinIndex]!.serfLan}`],
         bootstrapExpect: 3,
         raftMultiplier: 1,
@@ -40,10 +37,8 @@ function start(i: number, joinIndex: number): AgentProcess {
       "-hcl",
       'autopilot { server_stabilization_time = "2s" }',
     ],
-    logFile: join(root, `${name}.log`),
+    logFile: scratch.path(`${name}.log`),
   });
-  agents.push(agent);
-  return agent;
 }
 
 const live = () => agents.filter((a) => isRunning(a.process));
@@ -66,10 +61,7 @@ beforeAll(async () => {
   for (let i = 0; i < 3; i++) start(i, (i + 1) % 3);
 }, 30_000);
 
-afterAll(async () => {
-  await Promise.all(agents.map((a) => kill(a.process)));
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => scratch.dispose());
 
 describe("a three-server cluster of real processes", () => {
   let sessionId = "";
@@ -243,8 +235,7 @@ describe("a three-server cluster of real processes", () => {
     const [leader] = await settledLeader();
     expect((await http(`${leader.url}/v1/kv/while-down`, "PUT", "missed")).text).toBe("true");
     const old = killed!;
-    const again = spawnAgent(old.options);
-    agents.push(again);
+    const again = scratch.spawn(old.options);
     const r = await waitFor(
       "the restarted server to catch up",
       async () => {

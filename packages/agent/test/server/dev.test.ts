@@ -1,37 +1,31 @@
 // `cairn agent -dev`: one in-memory server a new user can use at once, and a clean exit on SIGTERM.
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
+  AgentScratch,
   freePorts,
   http,
-  kill,
   leaderAddress,
   signal,
   sleep,
-  spawnAgent,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
-const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
+const scratch = new AgentScratch();
 let agent: AgentProcess | undefined;
 
-afterAll(async () => {
-  if (agent) await kill(agent.process);
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => scratch.dispose());
 
 describe("cairn agent -dev", () => {
   it("elects itself, answers status and a KV round trip, survives SIGHUP, and exits 0 on SIGTERM", async () => {
     const [httpPort, serverPort] = await freePorts(2);
-    const pidFile = join(root, "agent.pid");
-    agent = spawnAgent({
+    const pidFile = scratch.path("agent.pid");
+    agent = scratch.spawn({
       name: "dev",
       ports: { http: httpPort!, server: serverPort! },
       flags: ["-dev", "-pid-file", pidFile],
-      logFile: join(root, "dev.log"),
+      logFile: scratch.path("dev.log"),
     });
     const leader = await waitFor(
       "the dev server to lead",

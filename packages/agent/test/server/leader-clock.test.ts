@@ -1,22 +1,18 @@
 // Time in commands comes from the leader's clock: one follower's clock runs an hour ahead (-clock-offset),
 // and a lock-delay started through it still ends 15 s later for every server.
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
+  AgentScratch,
   awaitLeader,
   freePorts,
   http,
-  kill,
   serverFlags,
-  spawnAgent,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
-const root = mkdtempSync(join(tmpdir(), "cairn-agent-test-"));
-const agents: AgentProcess[] = [];
+const scratch = new AgentScratch();
+const { agents } = scratch;
 const names = ["s1", "s2", "skewed"];
 const LOCK_DELAY_MS = 15_000;
 
@@ -24,30 +20,25 @@ beforeAll(async () => {
   const ports = await freePorts(9);
   const serf = (i: number) => ports[6 + i]!;
   for (const [i, name] of names.entries()) {
-    agents.push(
-      spawnAgent({
-        name,
-        ports: { http: ports[i]!, server: ports[3 + i]!, serfLan: serf(i) },
-        flags: [
-          ...serverFlags({
-            name,
-            dataDir: join(root, name),
-            join: [0, 1, 2].filter((j) => j !== i).map((j) => `127.0.0.1:${serf(j)}`),
-            bootstrapExpect: 3,
-            raftMultiplier: 1,
-          }),
-          ...(name === "skewed" ? ["-clock-offset", "1h"] : []),
-        ],
-        logFile: join(root, `${name}.log`),
-      }),
-    );
+    scratch.spawn({
+      name,
+      ports: { http: ports[i]!, server: ports[3 + i]!, serfLan: serf(i) },
+      flags: [
+        ...serverFlags({
+          name,
+          dataDir: scratch.path(name),
+          join: [0, 1, 2].filter((j) => j !== i).map((j) => `127.0.0.1:${serf(j)}`),
+          bootstrapExpect: 3,
+          raftMultiplier: 1,
+        }),
+        ...(name === "skewed" ? ["-clock-offset", "1h"] : []),
+      ],
+      logFile: scratch.path(`${name}.log`),
+    });
   }
 }, 30_000);
 
-afterAll(async () => {
-  await Promise.all(agents.map((a) => kill(a.process)));
-  rmSync(root, { recursive: true, force: true });
-});
+afterAll(() => scratch.dispose());
 
 /** The skewed server must be a follower: if it leads, leadership moves to s1. */
 async function skewedFollower(): Promise<{

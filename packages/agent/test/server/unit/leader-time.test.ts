@@ -16,29 +16,9 @@ const LEADER = 4_600_000;
 const value = new Uint8Array([1, 2]);
 const session = "7f5d0a4e-0000-4000-8000-000000000001";
 
-const token: AclTokenSpec = {
-  AccessorID: "a0000000-0000-4000-8000-000000000001",
-  SecretID: "s0000000-0000-4000-8000-000000000001",
-  Description: "",
-  Policies: [],
-  Roles: [],
-  ServiceIdentities: [],
-  NodeIdentities: [],
-  Local: false,
-  AuthMethod: "",
-  ExpirationTime: "",
-  Namespace: "default",
-  Type: "",
-  Rules: "",
-};
-const policy: AclPolicySpec = {
-  ID: "00000000-0000-0000-0000-000000000001",
-  Name: "global-management",
-  Description: "",
-  Rules: "",
-  Datacenters: [],
-  Namespace: "default",
-};
+// Stamping never looks inside a command's records: opaque stand-ins are enough.
+const token = { AccessorID: "a0000000-0000-4000-8000-000000000001" } as AclTokenSpec;
+const policy = { ID: "00000000-0000-0000-0000-000000000001" } as AclPolicySpec;
 
 /** One command of every kind that carries a time: the compiler insists on each. */
 const timed: { readonly [K in TimedCommand["type"]]: Extract<TimedCommand, { type: K }> } = {
