@@ -42,5 +42,38 @@ describe("cairn agent with ACLs on", () => {
     expect(self.text).not.toContain(ROOT);
     expect((await call("GET", "/v1/operator/raft/configuration")).status).toBe(403);
     expect((await call("GET", "/v1/operator/raft/configuration", ROOT)).status).toBe(200);
+
+    // The /v1/agent endpoints, each with a token holding exactly its cell and one holding nothing.
+    const tokenWith = async (rules: string) => {
+      const p = await call(
+        "PUT",
+        "/v1/acl/policy",
+        ROOT,
+        JSON.stringify({ Name: `p${Math.random()}`.replace(".", ""), Rules: rules }),
+      );
+      const id = (JSON.parse(p.text) as { ID: string }).ID;
+      const t = await call("PUT", "/v1/acl/token", ROOT, JSON.stringify({ Policies: [{ ID: id }] }));
+      return (JSON.parse(t.text) as { SecretID: string }).SecretID;
+    };
+    const none = await tokenWith('key "unrelated" { policy = "read" }');
+    const cells: Array<[string, string, string, string?]> = [
+      [
+        "PUT",
+        "/v1/agent/service/register",
+        'service "web" { policy = "write" }',
+        JSON.stringify({ Name: "web", Port: 80 }),
+      ],
+      ["PUT", "/v1/agent/reload", 'agent_prefix "" { policy = "write" }'],
+      ["PUT", "/v1/agent/maintenance?enable=false", 'node_prefix "" { policy = "write" }'],
+      ["GET", "/v1/agent/metrics", 'agent_prefix "" { policy = "read" }'],
+    ];
+    for (const [method, path, rules, body] of cells) {
+      expect((await call(method, path, none, body)).status, path).toBe(403);
+      const granted = await call(method, path, await tokenWith(rules), body);
+      expect(granted.status, `${path}: ${granted.text}`).toBe(200);
+    }
+    // Lists filter: the web service is left out for a token that may not read it.
+    expect(JSON.parse((await call("GET", "/v1/agent/services", none)).text)).toEqual({});
+    expect(Object.keys(JSON.parse((await call("GET", "/v1/agent/services", ROOT)).text))).toContain("web");
   }, 40_000);
 });
