@@ -1,6 +1,6 @@
 import { createPublicKey } from "node:crypto";
 import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
-import { type SsoConfig, SUPPORTED_ALGS } from "./config.js";
+import { looksLikeJwt, type SsoConfig, SUPPORTED_ALGS } from "./config.js";
 import { LoginRefusedError, type VerifiedIdentity } from "./identity.js";
 import { type AuthMethodIO, AuthMethodIOError } from "./io.js";
 
@@ -173,6 +173,8 @@ export async function jwtLogin(
   nowMs: number,
 ): Promise<VerifiedIdentity> {
   if (token === "") throw new LoginRefusedError("missing jwt");
+  // Garbage is refused before any key set is fetched.
+  if (!looksLikeJwt(token)) throw new LoginRefusedError("error parsing token: not a compact JWS");
   const claims = await verifiedClaims(io, config, token);
   checkTimes(config, claims, nowMs / 1000);
   checkIssuerAndAudience(config, claims);
