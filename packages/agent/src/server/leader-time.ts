@@ -17,12 +17,17 @@ export function stampLeaderTime(command: Command, now: number): Command {
   return "now" in command ? { ...command, now } : command;
 }
 
+/** The msgpack key "now" (a fixstr): a command without these bytes has no time to stamp. */
+const NOW_KEY = Buffer.from([0xa3, 0x6e, 0x6f, 0x77]);
+
 /**
- * The entry bytes a follower forwarded, re-stamped. Only timed commands are decoded and encoded again;
- * restore entries and anything undecodable go through unchanged (the state machine refuses the latter).
+ * The entry bytes a follower forwarded, re-stamped. Only timed commands are decoded and encoded again (a
+ * byte search spares untimed writes the decode); restore entries and anything undecodable go through
+ * unchanged (the state machine refuses the latter).
  */
 export function stampForwardedEntry(entry: Uint8Array, now: number): Uint8Array {
   if (isRestoreEntry(entry)) return entry;
+  if (Buffer.from(entry.buffer, entry.byteOffset, entry.byteLength).indexOf(NOW_KEY) < 0) return entry;
   let command: Command;
   try {
     command = decodeCommand(entry);

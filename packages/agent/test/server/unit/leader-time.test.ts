@@ -82,6 +82,9 @@ describe("stampForwardedEntry", () => {
   it("passes untimed commands, restore entries and undecodable bytes through unchanged", () => {
     const untimed = encodeCommand({ v, type: "kv.set", key: "k", value, flags: 2n ** 64n - 1n });
     expect(stampForwardedEntry(untimed, LEADER)).toBe(untimed);
+    // The key "now" in a value is not a time field: decoded, found untimed, passed through.
+    const nowKey = encodeCommand({ v, type: "kv.set", key: "now", value, flags: 0n });
+    expect(stampForwardedEntry(nowKey, LEADER)).toBe(nowKey);
     const restore = encodeRestoreEntry(new Uint8Array([0, 0, 0, 0]));
     expect(stampForwardedEntry(restore, LEADER)).toBe(restore);
     const garbage = new Uint8Array([0x92, 0x01]);
