@@ -3,7 +3,10 @@
 // broadcasts to drain, measure steady-state bytes per member per second over one scaled push-pull period
 // (bytes as encoded frames, AES-GCM on), then crash members one at a time and time their detection.
 //
-//   node --import tsx scripts/bench/gossip.ts [--sizes 100,1000] [--trials 20] [--seed 1]
+//   node --import tsx scripts/bench/gossip.ts [--sizes 100,1000] [--trials 20] [--seed 1] [--loss-seeds 30]
+//
+// Then a false-positive scan: --loss-seeds runs of 100 members for 120 s under 10% packet loss, counting
+// healthy members declared dead.
 //
 // "suspected" = first member marks the victim suspect (SWIM's detection); "dead (first)" = first member
 // declares it dead (after Lifeguard's suspicion timeout); "dead (all)" = every live member agrees.
@@ -19,6 +22,7 @@ const { values } = parseArgs({
     sizes: { type: "string", default: "100,1000" },
     trials: { type: "string", default: "20" },
     seed: { type: "string", default: "1" },
+    "loss-seeds": { type: "string", default: "30" },
   },
 });
 const sizes = values.sizes.split(",").map(Number);
@@ -105,5 +109,24 @@ console.log(
       "wall",
     ],
     rows,
+  ),
+);
+
+const lossSeeds = Number(values["loss-seeds"]);
+let falseDeaths = 0;
+let runsWithFalseDeaths = 0;
+for (let s = 1; s <= lossSeeds; s++) {
+  const sim = new SimCluster({ members: 100, seed: s, loss: 0.1 });
+  sim.bootstrap();
+  sim.runFor(120_000);
+  const deaths = sim.events.filter((e) => e.event.type === "member-failed").length;
+  falseDeaths += deaths;
+  if (deaths > 0) runsWithFalseDeaths++;
+}
+console.log(`\n10% packet loss, 100 members, 120 s, seeds 1..${lossSeeds}\n`);
+console.log(
+  markdownTable(
+    ["runs", "member-seconds", "runs with a false death", "false member-failed events (all observers)"],
+    [[String(lossSeeds), String(lossSeeds * 100 * 120), String(runsWithFalseDeaths), String(falseDeaths)]],
   ),
 );

@@ -166,12 +166,14 @@ export class SimCluster {
   }
 
   private create(name: string, x: number, y: number): SimMember {
-    const coordinates = new CoordinatePingDelegate(new VivaldiClient(this.random));
+    // Each member draws from its own stream, so network randomness (loss, jitter) does not steer its choices.
+    const random = seededRandom(Math.floor(this.random() * 2 ** 32));
+    const coordinates = new CoordinatePingDelegate(new VivaldiClient(random));
     const core = new Membership({
       name,
       address: name,
       config: this.config,
-      random: this.random,
+      random,
       now: this.now,
       tags: { role: "node", dc: "dc1" },
       pingDelegate: coordinates,
