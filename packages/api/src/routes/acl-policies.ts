@@ -30,27 +30,20 @@ export function aclPolicyRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
   route(app, "/policy", { PUT: (c) => putPolicy(ctx, c, undefined) });
   route(app, "/policy/name/:name", {
     GET: (c) =>
-      readOne(
-        ctx,
-        c,
-        "policy",
-        (acl, ns) => acl.readPolicyByName(c.req.param("name") ?? "", ns),
-        policyShape,
-      ),
+      readOne(ctx, c, (acl, ns) => acl.readPolicyByName(c.req.param("name") ?? "", ns), policyShape),
   });
   route(app, "/policy/:id", {
-    GET: (c) => readOne(ctx, c, "policy", (acl) => acl.readPolicy(c.req.param("id") ?? ""), policyShape),
+    GET: (c) => readOne(ctx, c, (acl) => acl.readPolicy(c.req.param("id") ?? ""), policyShape),
     PUT: (c) => putPolicy(ctx, c, c.req.param("id")),
     DELETE: (c) => del(ctx, c, "policy"),
   });
   route(app, "/policies", { GET: (c) => listPolicies(ctx, c) });
   route(app, "/role", { PUT: (c) => putRole(ctx, c, undefined) });
   route(app, "/role/name/:name", {
-    GET: (c) =>
-      readOne(ctx, c, "role", (acl, ns) => acl.readRoleByName(c.req.param("name") ?? "", ns), roleJson),
+    GET: (c) => readOne(ctx, c, (acl, ns) => acl.readRoleByName(c.req.param("name") ?? "", ns), roleJson),
   });
   route(app, "/role/:id", {
-    GET: (c) => readOne(ctx, c, "role", (acl) => acl.readRole(c.req.param("id") ?? ""), roleJson),
+    GET: (c) => readOne(ctx, c, (acl) => acl.readRole(c.req.param("id") ?? ""), roleJson),
     PUT: (c) => putRole(ctx, c, c.req.param("id")),
     DELETE: (c) => del(ctx, c, "role"),
   });
@@ -151,7 +144,6 @@ async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | u
 async function readOne<T extends { readonly Namespace: string }>(
   ctx: RouteContext,
   c: Context<ApiEnv>,
-  what: string,
   read: (acl: AclStateReads, ns: string) => Read<T | undefined>,
   shape: (acl: AclStateReads, record: T) => Record<string, unknown>,
 ): Promise<Response> {
