@@ -1,8 +1,8 @@
 import { createPublicKey } from "node:crypto";
-import { compactVerify, createLocalJWKSet, type JSONWebKeySet } from "jose";
+import { compactVerify, createLocalJWKSet } from "jose";
 import { looksLikeJwt, type SsoConfig, SUPPORTED_ALGS } from "./config.js";
 import { LoginRefusedError, type VerifiedIdentity } from "./identity.js";
-import { type AuthMethodIO, AuthMethodIOError } from "./io.js";
+import type { KeySetCache, KeySource } from "./key-sets.js";
 
 /**
  * JWT login, as Consul's go-sso `ClaimsFromJWT`: the signature is checked offline against the configured
@@ -22,38 +22,6 @@ function leewaySeconds(ms: number, fallback: number): number {
   return ms === 0 ? fallback : ms / 1000;
 }
 
-async function fetchJson(io: AuthMethodIO, url: string, caCert: string): Promise<unknown> {
-  const res = await io.requestJson({ url, method: "GET", ...(caCert ? { caCert } : {}) });
-  if (res.status < 200 || res.status > 299)
-    throw new AuthMethodIOError(`fetching ${url}: status ${res.status}`);
-  return res.body;
-}
-
-function isKeySet(value: unknown): value is JSONWebKeySet {
-  return typeof value === "object" && value !== null && Array.isArray((value as { keys?: unknown }).keys);
-}
-
-interface KeySource {
-  readonly jwks: JSONWebKeySet;
-  /** Set for OIDC discovery: the issuer tokens must carry. */
-  readonly issuer?: string;
-}
-
-async function remoteKeys(io: AuthMethodIO, config: SsoConfig): Promise<KeySource> {
-  if (config.JWKSURL !== "") {
-    const jwks = await fetchJson(io, config.JWKSURL, config.JWKSCACert);
-    if (!isKeySet(jwks)) throw new AuthMethodIOError(`${config.JWKSURL} did not return a JSON Web Key Set`);
-    return { jwks };
-  }
-  const base = config.OIDCDiscoveryURL.replace(/\/+$/, "");
-  const doc = await fetchJson(io, `${base}/.well-known/openid-configuration`, config.OIDCDiscoveryCACert);
-  const { jwks_uri: jwksUri, issuer } = (doc ?? {}) as { jwks_uri?: unknown; issuer?: unknown };
-  if (typeof jwksUri !== "string") throw new AuthMethodIOError(`${base}: discovery document has no jwks_uri`);
-  const jwks = await fetchJson(io, jwksUri, config.OIDCDiscoveryCACert);
-  if (!isKeySet(jwks)) throw new AuthMethodIOError(`${jwksUri} did not return a JSON Web Key Set`);
-  return typeof issuer === "string" ? { jwks, issuer } : { jwks };
-}
-
 function decodePayload(payload: Uint8Array): Claims {
   try {
     const claims: unknown = JSON.parse(new TextDecoder().decode(payload));
@@ -64,7 +32,25 @@ function decodePayload(payload: Uint8Array): Claims {
   throw new LoginRefusedError("failed to unmarshal claims");
 }
 
-async function verifiedClaims(io: AuthMethodIO, config: SsoConfig, token: string): Promise<Claims> {
+/** Codes of jose failures that a newer key set may cure (rotated keys). */
+const KEY_MISS = new Set(["ERR_JWKS_NO_MATCHING_KEY", "ERR_JWS_SIGNATURE_VERIFICATION_FAILED"]);
+
+async function verifyWith(source: KeySource, token: string, algorithms: string[]): Promise<Claims> {
+  const claims = decodePayload(
+    (await compactVerify(token, createLocalJWKSet(source.jwks), { algorithms })).payload,
+  );
+  if (source.issuer !== undefined && claims.iss !== source.issuer) {
+    throw new LoginRefusedError("error validating claims: issuer does not match the discovery document");
+  }
+  return claims;
+}
+
+async function verifiedClaims(
+  keys: KeySetCache,
+  config: SsoConfig,
+  token: string,
+  nowMs: number,
+): Promise<Claims> {
   const algorithms = [...(config.JWTSupportedAlgs.length > 0 ? config.JWTSupportedAlgs : SUPPORTED_ALGS)];
   if (config.JWTValidationPubKeys.length > 0) {
     for (const pem of config.JWTValidationPubKeys) {
@@ -76,20 +62,21 @@ async function verifiedClaims(io: AuthMethodIO, config: SsoConfig, token: string
     }
     throw new LoginRefusedError("no known key successfully validated the token signature");
   }
-  const source = await remoteKeys(io, config);
-  let claims: Claims;
+  const cached = await keys.get(config, nowMs);
   try {
-    claims = decodePayload(
-      (await compactVerify(token, createLocalJWKSet(source.jwks), { algorithms })).payload,
-    );
+    try {
+      return await verifyWith(cached.source, token, algorithms);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const refreshed =
+        typeof code === "string" && KEY_MISS.has(code) ? await keys.refresh(config, nowMs) : undefined;
+      if (refreshed === undefined) throw err;
+      return await verifyWith(refreshed, token, algorithms);
+    }
   } catch (err) {
     if (err instanceof LoginRefusedError) throw err;
     throw new LoginRefusedError(`error verifying token: ${(err as Error).message}`);
   }
-  if (source.issuer !== undefined && claims.iss !== source.issuer) {
-    throw new LoginRefusedError("error validating claims: issuer does not match the discovery document");
-  }
-  return claims;
 }
 
 const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
@@ -167,7 +154,7 @@ export function identityFromClaims(config: SsoConfig, claims: Claims): VerifiedI
 }
 
 export async function jwtLogin(
-  io: AuthMethodIO,
+  keys: KeySetCache,
   config: SsoConfig,
   token: string,
   nowMs: number,
@@ -175,7 +162,7 @@ export async function jwtLogin(
   if (token === "") throw new LoginRefusedError("missing jwt");
   // Garbage is refused before any key set is fetched.
   if (!looksLikeJwt(token)) throw new LoginRefusedError("error parsing token: not a compact JWS");
-  const claims = await verifiedClaims(io, config, token);
+  const claims = await verifiedClaims(keys, config, token, nowMs);
   checkTimes(config, claims, nowMs / 1000);
   checkIssuerAndAudience(config, claims);
   return identityFromClaims(config, claims);

@@ -9,6 +9,7 @@ import {
 import { LoginRefusedError, type VerifiedIdentity } from "./identity.js";
 import type { AuthMethodIO } from "./io.js";
 import { jwtLogin } from "./jwt.js";
+import type { KeySetCache } from "./key-sets.js";
 import { kubernetesLogin } from "./kubernetes.js";
 
 /**
@@ -24,6 +25,7 @@ export interface LoginRequest {
 
 export interface LoginContext {
   readonly io: AuthMethodIO;
+  readonly keySets: KeySetCache;
   readonly acl: AclStateReads;
   readonly methods: AuthMethodReads;
   readonly datacenter: string;
@@ -33,17 +35,12 @@ export interface LoginContext {
 
 export const OIDC_LOGIN_REFUSED = 'ClaimsFromJWT is incompatible with type "oidc"';
 
-async function verify(
-  io: AuthMethodIO,
-  method: AuthMethod,
-  bearer: string,
-  now: number,
-): Promise<VerifiedIdentity> {
+async function verify(ctx: LoginContext, method: AuthMethod, bearer: string): Promise<VerifiedIdentity> {
   switch (method.Type) {
     case "kubernetes":
-      return kubernetesLogin(io, validateKubernetesConfig(method.Config), bearer);
+      return kubernetesLogin(ctx.io, validateKubernetesConfig(method.Config), bearer);
     case "jwt":
-      return jwtLogin(io, validateSsoConfig("jwt", method.Config), bearer, now);
+      return jwtLogin(ctx.keySets, validateSsoConfig("jwt", method.Config), bearer, ctx.now);
     default:
       // OIDC logins go through the browser flow (/acl/oidc/*), which Cairn does not serve.
       throw new LoginRefusedError(OIDC_LOGIN_REFUSED);
@@ -59,7 +56,7 @@ export function loginDescription(meta: Readonly<Record<string, string>>): string
 /** The token a login creates; LoginRefusedError when the method refuses or no rule grants anything. */
 export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Promise<AclTokenSpec> {
   const { method } = req;
-  const identity = await verify(ctx.io, method, req.bearerToken, ctx.now);
+  const identity = await verify(ctx, method, req.bearerToken);
   const fields = identityFields(method.Type as AuthMethodType, method.Config);
   const bindings = bind(
     method,

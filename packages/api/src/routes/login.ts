@@ -5,6 +5,7 @@ import { readBody, requireAcls } from "../acl/request.js";
 import { tokenJson } from "../acl/shapes.js";
 import { LoginRefusedError } from "../auth-methods/identity.js";
 import { type AuthMethodIO, AuthMethodIOError } from "../auth-methods/io.js";
+import { KeySetCache } from "../auth-methods/key-sets.js";
 import { loginTokenSpec } from "../auth-methods/login.js";
 import { loginBody } from "../auth-methods/schemas.js";
 import { applyCommand } from "../http/apply.js";
@@ -19,11 +20,17 @@ const v = COMMAND_VERSION;
 
 /** POST /acl/login and POST /acl/logout. */
 export function loginRoutes(ctx: RouteContext, app: Hono<ApiEnv>, io: AuthMethodIO): void {
-  route(app, "/login", { POST: (c) => login(ctx, c, io) });
+  const keySets = new KeySetCache(io);
+  route(app, "/login", { POST: (c) => login(ctx, c, io, keySets) });
   route(app, "/logout", { POST: (c) => logout(ctx, c) });
 }
 
-async function login(ctx: RouteContext, c: Context<ApiEnv>, io: AuthMethodIO): Promise<Response> {
+async function login(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  io: AuthMethodIO,
+  keySets: KeySetCache,
+): Promise<Response> {
   requireAcls(ctx);
   const body = await readBody(ctx, c, loginBody);
   const ns = singleNamespace(body.Namespace || c.var.namespace);
@@ -37,7 +44,15 @@ async function login(ctx: RouteContext, c: Context<ApiEnv>, io: AuthMethodIO): P
   try {
     spec = await loginTokenSpec(
       { method, bearerToken: body.BearerToken ?? "", meta: body.Meta ?? {} },
-      { io, acl: view.acl(), methods: view.authMethods(), datacenter: ctx.datacenter, now, uuid: ctx.uuid },
+      {
+        io,
+        keySets,
+        acl: view.acl(),
+        methods: view.authMethods(),
+        datacenter: ctx.datacenter,
+        now,
+        uuid: ctx.uuid,
+      },
     );
   } catch (err) {
     if (err instanceof LoginRefusedError) {

@@ -5,12 +5,15 @@ import { rsaSigner, startHttp, type TestServer } from "./fixtures.js";
 /** A HIL `${name}` reference (kept out of string literals, which read like JS templates). */
 const hil = (name: string) => ["$", "{", name, "}"].join("");
 
-const NOW = Date.now();
+let clock = Date.now();
+const NOW = clock;
 const nowS = Math.floor(NOW / 1000);
 const signer = rsaSigner();
 const stranger = rsaSigner();
 let s: AclServer;
 let jwks: TestServer;
+/** What /rotating serves: changed by the key-rotation test. */
+let rotating: { keys: unknown[] } = { keys: [] };
 
 interface Token {
   AccessorID: string;
@@ -58,10 +61,11 @@ const login = (method: string, bearer: string, meta?: Record<string, string>, ns
   });
 
 beforeAll(async () => {
-  s = await startAclServer({ now: () => NOW });
+  s = await startAclServer({ now: () => clock });
   const keys = await signer.jwks("k1");
   jwks = await startHttp((req) => {
     if (req.path === "/jwks") return { status: 200, body: keys };
+    if (req.path === "/rotating") return { status: 200, body: rotating };
     if (req.path === "/.well-known/openid-configuration") {
       return { status: 200, body: { issuer: "https://issuer.test", jwks_uri: `${jwks.url}/jwks` } };
     }
@@ -283,5 +287,35 @@ describe("jwt login", () => {
     const r = await login("sso", await signer.sign(claims()));
     expect(r.status).toBe(403);
     expect(r.text).toContain('ClaimsFromJWT is incompatible with type "oidc"');
+  });
+
+  it("caches a remote key set and refetches it when a token names a rotated key", async () => {
+    const next = rsaSigner();
+    rotating = await signer.jwks("r1");
+    await ok(
+      s.call("PUT", "/v1/acl/auth-method", ROOT, {
+        Name: "rotating",
+        Type: "jwt",
+        Config: { ...config, JWKSURL: `${jwks.url}/rotating` },
+      }),
+    );
+    await ok(
+      s.call("PUT", "/v1/acl/binding-rule", ROOT, {
+        AuthMethod: "rotating",
+        BindType: "service",
+        BindName: "web",
+      }),
+    );
+    const fetches = () => jwks.requests.filter((r) => r.path === "/rotating").length;
+    await ok(login("rotating", await signer.sign(claims(), "r1")));
+    await ok(login("rotating", await signer.sign(claims(), "r1")));
+    expect(fetches()).toBe(1);
+    rotating = await next.jwks("r2");
+    // Within the minimum refresh interval a miss does not refetch.
+    expect((await login("rotating", await next.sign(claims(), "r2"))).status).toBe(403);
+    expect(fetches()).toBe(1);
+    clock += 20_000;
+    await ok(login("rotating", await next.sign(claims(), "r2")));
+    expect(fetches()).toBe(2);
   });
 });
