@@ -200,6 +200,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
 function emptyStats(): TransportStats {
   return {
+    outboundConnections: 0,
+    inboundConnections: 0,
     framesSent: 0,
     framesReceived: 0,
     bytesSent: 0,

@@ -98,6 +98,8 @@ describe("GossipNode over real ws on loopback", () => {
     const a = await node("a", { encrypt: key });
     const b = await node("b", { encrypt: key });
     expect(await b.join([a.address])).toBe(1);
+    // The push-pull reply, and a's later probes, travel back on the connection b opened.
+    expect(a.stats().transport).toMatchObject({ outboundConnections: 0, inboundConnections: 1 });
     const intruder = await node("x", { encrypt: randomBytes(16).toString("base64") });
     expect(await intruder.join([a.address], 500)).toBe(0);
     expect(a.stats().transport.dropped["wrong-key"]).toBeGreaterThan(0);

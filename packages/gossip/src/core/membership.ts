@@ -52,6 +52,8 @@ interface Relay {
 
 /** Room left in a packet for the probe message itself before piggybacked broadcasts. */
 const PROBE_OVERHEAD = 200;
+/** A push-pull reply later than this (ms) is ignored. */
+const PUSH_PULL_REPLY_WINDOW = 60_000;
 /** User broadcasts remembered for de-duplication. */
 const SEEN_USER_MESSAGES = 4096;
 
@@ -84,7 +86,8 @@ export class Membership {
   private readonly awareness: Awareness;
   private readonly suspicions = new Map<string, Suspicion>();
   private readonly relays = new Map<number, Relay>();
-  private readonly pendingPushPulls = new Map<number, boolean>();
+  /** Push-pulls awaiting a reply: seq → whether it was a join, and when it was sent. */
+  private readonly pendingPushPulls = new Map<number, { join: boolean; sentAt: number }>();
   private readonly seenUser = new Set<string>();
   private probeOrder: string[] = [];
   private probeIndex = 0;
@@ -436,7 +439,11 @@ export class Membership {
 
   private sendPushPull(address: string, join: boolean): number {
     const seq = ++this.seq;
-    this.pendingPushPulls.set(seq, join);
+    // A peer that never answers (it died, or the stream broke) must not leave its entry behind forever.
+    for (const [pending, { sentAt }] of this.pendingPushPulls) {
+      if (this.now - sentAt > PUSH_PULL_REPLY_WINDOW) this.pendingPushPulls.delete(pending);
+    }
+    this.pendingPushPulls.set(seq, { join, sentAt: this.now });
     this.out.send.push({
       to: address,
       packet: [{ t: "push-pull", seq, reply: false, join, states: this.snapshot() }],
@@ -522,11 +529,11 @@ export class Membership {
 
   private onPushPull(from: string, message: Extract<Message, { t: "push-pull" }>): void {
     if (message.reply) {
-      const join = this.pendingPushPulls.get(message.seq);
-      if (join === undefined) return;
+      const pending = this.pendingPushPulls.get(message.seq);
+      if (pending === undefined) return;
       this.pendingPushPulls.delete(message.seq);
       this.mergeRemoteState(message.states);
-      this.emit({ type: "push-pull-complete", seq: message.seq, join });
+      this.emit({ type: "push-pull-complete", seq: message.seq, join: pending.join });
       return;
     }
     this.out.send.push({

@@ -20,6 +20,9 @@ export interface TransportOptions {
 }
 
 export interface TransportStats {
+  /** Connections we opened, and connections peers opened to us. */
+  outboundConnections: number;
+  inboundConnections: number;
   framesSent: number;
   framesReceived: number;
   bytesSent: number;
@@ -39,16 +42,21 @@ const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 const PATH = "/gossip";
 
 /**
- * Gossip over WebSockets: one listening server, and one reused outbound connection per peer address
- * (closed when idle). Frames that fail to decode, carry an unknown version, claim impossible states or fail
+ * Gossip over WebSockets: one listening server, and one reused connection per peer address (closed when
+ * idle): our own outbound one, or else the one the peer opened to us, so a push-pull request and its reply
+ * travel on the same connection. Frames that fail to decode, carry an unknown version, claim impossible states or fail
  * authentication are dropped and counted; the connection stays up.
  */
 export class WsTransport {
   readonly address: string;
   private readonly codec: FrameCodec;
   private readonly peers = new Map<string, Peer>();
+  /** Inbound sockets by the sender's advertised address: replies (push-pull responses) go back on them. */
+  private readonly inbound = new Map<string, WebSocket>();
   private readonly idleTimer: NodeJS.Timeout;
   private readonly counters: TransportStats = {
+    outboundConnections: 0,
+    inboundConnections: 0,
     framesSent: 0,
     framesReceived: 0,
     bytesSent: 0,
@@ -97,6 +105,11 @@ export class WsTransport {
   send(to: string, packet: readonly Message[]): void {
     if (this.closed) return;
     const frame = this.codec.encode(this.address, packet);
+    const reverse = this.peers.has(to) ? undefined : this.inbound.get(to);
+    if (reverse?.readyState === WebSocket.OPEN) {
+      this.writeTo(reverse, frame);
+      return;
+    }
     let peer = this.peers.get(to);
     if (!peer) peer = this.connect(to);
     peer.lastUsed = Date.now();
@@ -112,7 +125,12 @@ export class WsTransport {
   }
 
   stats(): TransportStats {
-    return { ...this.counters, dropped: { ...this.counters.dropped } };
+    return {
+      ...this.counters,
+      outboundConnections: this.peers.size,
+      inboundConnections: this.server.clients.size,
+      dropped: { ...this.counters.dropped },
+    };
   }
 
   async close(): Promise<void> {
@@ -122,6 +140,7 @@ export class WsTransport {
     for (const peer of this.peers.values()) peer.socket.terminate();
     this.peers.clear();
     for (const client of this.server.clients) client.terminate();
+    this.inbound.clear();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 
@@ -136,7 +155,7 @@ export class WsTransport {
       for (const frame of peer.queue) this.write(peer, frame);
       peer.queue = [];
     });
-    // Replies come back over our own listener, but a peer may also answer on this socket.
+    // Peers answer (push-pull replies, acks) on the connection we opened to them.
     socket.on("message", (data, isBinary) => this.receive(data, isBinary));
     socket.on("error", () => {
       this.counters.dropped.unreachable += peer.queue.length;
@@ -149,21 +168,29 @@ export class WsTransport {
   }
 
   private write(peer: Peer, frame: Buffer): void {
-    if (peer.socket.bufferedAmount > (this.options.maxBufferedBytes ?? 4 * 1024 * 1024)) {
+    this.writeTo(peer.socket, frame);
+  }
+
+  private writeTo(socket: WebSocket, frame: Buffer): void {
+    if (socket.bufferedAmount > (this.options.maxBufferedBytes ?? 4 * 1024 * 1024)) {
       this.counters.dropped["queue-full"]++;
       return;
     }
-    peer.socket.send(frame);
+    socket.send(frame);
     this.counters.framesSent++;
     this.counters.bytesSent += frame.length;
   }
 
   private accept(socket: WebSocket): void {
-    socket.on("message", (data, isBinary) => this.receive(data, isBinary));
+    socket.on("message", (data, isBinary) => this.receive(data, isBinary, socket));
     socket.on("error", () => socket.terminate());
+    socket.on("close", () => {
+      for (const [from, s] of this.inbound) if (s === socket) this.inbound.delete(from);
+    });
   }
 
-  private receive(data: WebSocket.RawData, isBinary: boolean): void {
+  /** Decodes and delivers one frame; a valid frame on an inbound socket makes it the reply path to its sender. */
+  private receive(data: WebSocket.RawData, isBinary: boolean, inboundSocket?: WebSocket): void {
     const frame = Array.isArray(data)
       ? Buffer.concat(data)
       : Buffer.isBuffer(data)
@@ -180,6 +207,8 @@ export class WsTransport {
       return;
     }
     this.counters.framesReceived++;
+    if (inboundSocket && this.inbound.get(decoded.from) !== inboundSocket)
+      this.inbound.set(decoded.from, inboundSocket);
     this.onPacket(decoded.from, decoded.packet);
   }
 
