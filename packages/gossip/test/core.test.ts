@@ -140,3 +140,27 @@ describe("Lifeguard local health awareness", () => {
     expect(a.healthScore()).toBe(0);
   });
 });
+
+describe("reaping", () => {
+  it("forgets a failed member after reapFailedAfter and a left one after reapLeftAfter", () => {
+    const config = lanConfig({ reapFailedAfter: 3000, reapLeftAfter: 6000 });
+    const a = new Membership({ name: "a", address: "a", config, random: () => 0.3, now: 0 });
+    for (const name of ["b", "c", "d"]) {
+      a.receive(name, [{ t: "alive", node: name, address: name, incarnation: 1, tags: {} }], 0);
+    }
+    a.receive("d", [{ t: "dead", node: "b", incarnation: 1, from: "d" }], 0);
+    a.receive("c", [{ t: "dead", node: "c", incarnation: 1, from: "c" }], 0);
+    const reaped: { name: string; at: number }[] = [];
+    for (let now = 0; now <= 20_000; now += 100) {
+      for (const e of a.tick(now).events)
+        if (e.type === "member-reap") reaped.push({ name: e.member.name, at: now });
+    }
+    // d never answers probes here (no network), so it fails and is reaped too; b and c are what we check.
+    const at = (name: string) => reaped.find((r) => r.name === name)?.at ?? Number.NaN;
+    expect(at("b")).toBeGreaterThan(3000);
+    expect(at("b")).toBeLessThan(10_000);
+    expect(at("c")).toBeGreaterThan(6000);
+    expect(at("c")).toBeLessThan(13_000);
+    expect(a.memberList().map((m) => m.name)).toEqual(["a"]);
+  });
+});
