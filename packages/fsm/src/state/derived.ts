@@ -1,6 +1,7 @@
 import { indexPolicy, indexRole, indexToken } from "../areas/acl.js";
 import { linkConfigEntry } from "../areas/config-entries.js";
 import { indexPreparedQuery } from "../areas/prepared-queries.js";
+import { indexSession } from "./sessions.js";
 import { joinKey, SEP, type Tables } from "./tables.js";
 
 /** Rebuilds every secondary index from the primary tables (after a snapshot restore). */
@@ -8,10 +9,7 @@ export function rebuildDerived(t: Tables): void {
   t.kv.forEach((r, ck) => {
     if (r.session) t.kvBySession.set(joinKey(r.session, ck), true);
   });
-  t.sessions.forEach((s) => {
-    t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
-    for (const checkID of s.Checks) t.sessionsByCheck.set(joinKey(s.Node, s.Namespace, checkID, s.ID), true);
-  });
+  t.sessions.forEach((s) => void indexSession(t, s));
   t.services.forEach((s, key) => {
     t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
   });

@@ -1,6 +1,6 @@
 import { deleteSessionQueries } from "../areas/prepared-queries.js";
 import type { SessionSpec } from "../commands/types.js";
-import { DEFAULT_NAMESPACE, type Session } from "../types.js";
+import { DEFAULT_NAMESPACE, type HealthCheck, type Session } from "../types.js";
 import { Channels } from "../watch/keys.js";
 import { parseDurationNs } from "./duration.js";
 import { keysHeldBy, kvDelete, ZERO_FLAGS } from "./kv.js";
@@ -32,8 +32,9 @@ export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_
   if (t.sessions.has(spec.ID)) return `Session ID "${spec.ID}" is already in use`;
   if (!t.nodes.has(spec.Node)) return `Missing node registration`;
   const checks = spec.Checks ?? [];
+  const sessionNs = spec.Namespace ?? DEFAULT_NAMESPACE;
   for (const checkID of checks) {
-    const check = t.checks.get(joinKey(spec.Node, spec.Namespace ?? DEFAULT_NAMESPACE, checkID));
+    const check = findSessionCheck(t, spec.Node, sessionNs, checkID);
     if (!check) return `Missing check '${checkID}' registration`;
     if (check.Status === "critical") return `Check '${checkID}' is in critical state`;
   }
@@ -50,12 +51,37 @@ export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_
     ModifyIndex: tx.index,
   };
   t.sessions.set(session.ID, session);
-  t.sessionsByNode.set(joinKey(session.Node, session.ID), true);
-  for (const checkID of checks) {
-    t.sessionsByCheck.set(joinKey(session.Node, session.Namespace, checkID, session.ID), true);
-  }
+  indexSession(t, session);
   sessionsChanged(tx);
   return session;
+}
+
+/**
+ * Nodes are not namespaced: node-level checks (serfHealth) live in the default namespace, service checks in
+ * their service's. A session names checks by ID only, so one found in its own namespace wins, else a
+ * node-level check of the default namespace.
+ */
+function findSessionCheck(t: Tables, node: string, ns: string, checkID: string): HealthCheck | undefined {
+  const own = t.checks.get(joinKey(node, ns, checkID));
+  if (own || ns === DEFAULT_NAMESPACE) return own;
+  const nodeCheck = t.checks.get(joinKey(node, DEFAULT_NAMESPACE, checkID));
+  return nodeCheck?.ServiceID === "" ? nodeCheck : undefined;
+}
+
+/**
+ * The check-index keys of a session: under its own namespace and, outside the default one, under the
+ * default namespace too, so a node-level check going critical reaches sessions of every namespace. Keyed
+ * from the session alone (not from which check matched) so a snapshot restore rebuilds the same keys.
+ */
+function sessionCheckKeys(s: Session): string[] {
+  const spaces = s.Namespace === DEFAULT_NAMESPACE ? [s.Namespace] : [s.Namespace, DEFAULT_NAMESPACE];
+  return s.Checks.flatMap((checkID) => spaces.map((ns) => joinKey(s.Node, ns, checkID, s.ID)));
+}
+
+/** Adds a session to the by-node and by-check indexes (also used by the snapshot restore). */
+export function indexSession(t: Tables, s: Session): void {
+  t.sessionsByNode.set(joinKey(s.Node, s.ID), true);
+  for (const key of sessionCheckKeys(s)) t.sessionsByCheck.set(key, true);
 }
 
 function sessionsChanged(tx: Tx): void {
@@ -73,9 +99,7 @@ export function sessionInvalidate(tx: Tx, id: string, now: number, ns?: string):
   if (!session || (ns !== undefined && ns !== session.Namespace)) return;
   t.sessions.delete(id);
   t.sessionsByNode.delete(joinKey(session.Node, id));
-  for (const checkID of session.Checks) {
-    t.sessionsByCheck.delete(joinKey(session.Node, session.Namespace, checkID, id));
-  }
+  for (const key of sessionCheckKeys(session)) t.sessionsByCheck.delete(key);
   sessionsChanged(tx);
   deleteSessionQueries(tx, id);
 
