@@ -225,9 +225,9 @@ async function main(): Promise<void> {
   }
 
   const setup = values.dev ? "one -dev agent" : `${CLUSTER_SIZE} servers on loopback, fsync on`;
-  console.log(`### Catalog: ${NODES} nodes x ${PER_NODE} services, ${setup}\n`);
+  console.log(`### Catalog: ${NODES.toLocaleString("en-US")} nodes x ${PER_NODE} services, ${setup}\n`);
   console.log(
-    `${NAMES} service names (${(NODES * PER_NODE) / NAMES} instances each, half with env=prod, 10% of checks critical); ` +
+    `${NAMES} service names (${(NODES * PER_NODE) / NAMES} instances each, half with env=prod, about 10% with a critical check); ` +
       `${CLIENTS} closed-loop keep-alive clients to the leader; registration: every one once, reads: ${values.seconds} s ` +
       `after ${values.warmup} s warm-up, names in turn. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
