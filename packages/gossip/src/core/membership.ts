@@ -75,6 +75,8 @@ const SEEN_USER_MESSAGES = 4096;
  *   member's refutation, and claims about an older incarnation are ignored.
  * - push-pull merges: alive as alive, left as a leave, and dead as only suspect, so one peer's stale view
  *   cannot kill a member outright.
+ * Additions: a leave also moves a dead member to left (force-leave); a stale suspect/dead claim is answered
+ * with the newer alive (see correctStaleClaim); failed members are retried now and then (Serf's reconnect).
  */
 export class Membership {
   private readonly config: GossipConfig;
@@ -513,9 +515,11 @@ export class Membership {
         this.aliveNode(message);
         return;
       case "suspect":
+        this.correctStaleClaim(from, message);
         this.suspectNode(message);
         return;
       case "dead":
+        this.correctStaleClaim(from, message);
         this.deadNode(message);
         return;
       case "user":
@@ -525,6 +529,19 @@ export class Membership {
         this.onPushPull(from, message);
         return;
     }
+  }
+
+  /**
+   * A suspect or dead claim about an incarnation older than the alive one we know means the sender missed
+   * the refutation (rumours are probabilistic, and under loss one member occasionally misses one). Tell it
+   * directly, so its stale suspicion cannot expire into a false death. An addition to memberlist, which
+   * only has the periodic push-pull for this.
+   */
+  private correctStaleClaim(from: string, claim: { node: string; incarnation: number }): void {
+    const member = this.members.get(claim.node);
+    if (member?.state !== "alive" || claim.incarnation >= member.incarnation) return;
+    const { name, address, incarnation, tags } = member;
+    this.out.send.push({ to: from, packet: [{ t: "alive", node: name, address, incarnation, tags }] });
   }
 
   private onPushPull(from: string, message: Extract<Message, { t: "push-pull" }>): void {
