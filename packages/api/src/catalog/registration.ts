@@ -19,6 +19,8 @@ const ANY_ADDRESS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"]);
 export interface RegistrationContext {
   /** The namespace the request named (?ns or a namespace header); undefined when it named none. */
   requestNamespace: string | undefined;
+  /** Used when neither the request nor the body names one: the token's namespace, else the default. */
+  fallbackNamespace: string;
   datacenter: string;
 }
 
@@ -35,11 +37,15 @@ export function toRegistration(body: RegisterBody, rc: RegistrationContext): Reg
   requireNoNul(node, "node name");
 
   const checks = [...(body.Check ? [body.Check] : []), ...(body.Checks ?? [])];
-  const namespace = agreedNamespace(rc.requestNamespace, [
-    ["the body", body.Namespace],
-    ["Service", body.Service?.Namespace],
-    ...checks.map((c, i): [string, string | null | undefined] => [`Checks[${i}]`, c.Namespace]),
-  ]);
+  const namespace = agreedNamespace(
+    rc.requestNamespace,
+    [
+      ["the body", body.Namespace],
+      ["Service", body.Service?.Namespace],
+      ...checks.map((c, i): [string, string | null | undefined] => [`Checks[${i}]`, c.Namespace]),
+    ],
+    rc.fallbackNamespace,
+  );
 
   return {
     namespace,
@@ -59,11 +65,12 @@ export function toRegistration(body: RegisterBody, rc: RegistrationContext): Reg
 
 /**
  * The namespace a write applies to: the request's (query or header) and every Namespace inside the body
- * must agree; the first one given wins, else the default. A wildcard is refused.
+ * must agree; the first one given wins, else `fallback`. A wildcard is refused.
  */
 export function agreedNamespace(
   requestNamespace: string | undefined,
   inBody: readonly (readonly [string, string | null | undefined])[],
+  fallback: string,
 ): string {
   let agreed = requestNamespace;
   let from = "the request";
@@ -79,7 +86,7 @@ export function agreedNamespace(
     }
   }
   requireNoNul(agreed, "namespace");
-  return singleNamespace(agreed ?? "default");
+  return singleNamespace(agreed ?? fallback);
 }
 
 function toServiceSpec(s: ServiceBody, namespace: string): ServiceSpec {

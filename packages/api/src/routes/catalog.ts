@@ -6,6 +6,7 @@ import { filterAllowed } from "../authorizer.js";
 import { serveList } from "../catalog/list-read.js";
 import { metaMatches, parseFilterParam, parseNear, parseNodeMeta, searchParams } from "../catalog/query.js";
 import { servicesByNodeMeta } from "../catalog/reads.js";
+import { registerPrivileges } from "../catalog/register-acl.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
 import { agreedNamespace, toRegistration } from "../catalog/registration.js";
 import { readAccess, requestedNamespace, requireNoNul, requireParam } from "../catalog/request.js";
@@ -66,14 +67,14 @@ async function register(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response
   requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
   const { spec, namespace } = toRegistration(body, {
     requestNamespace: requestedNamespace(c),
+    fallbackNamespace: c.var.namespace,
     datacenter: ctx.datacenter,
   });
   const may = (type: "node" | "service", name: string) =>
     ctx.authorizer.authorize(c.var.token, namespace, type, name, "write") === "allow";
-  if (!may("node", spec.Node)) throw permissionDenied();
-  if (spec.Service && !may("service", spec.Service.Service)) throw permissionDenied();
-  for (const check of spec.Checks ?? []) {
-    if (check.Node && check.Node !== spec.Node && !may("node", check.Node)) throw permissionDenied();
+  const stored = ctx.backend.store.view().node(spec.Node, namespace).value;
+  for (const need of registerPrivileges(spec, stored)) {
+    if (!may(need.type, need.name)) throw permissionDenied();
   }
   await applyCommand(ctx, {
     v: COMMAND_VERSION,
@@ -89,7 +90,7 @@ async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respon
   requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
   const node = requireParam(body.Node ?? "", "Must provide node");
   requireNoNul(node, "node name");
-  const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]]);
+  const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]], c.var.namespace);
   const serviceID = body.ServiceID || undefined;
   const checkID = body.CheckID || undefined;
   const local = serviceID ? ctx.backend.store.view().node(node, ns).value : undefined;
