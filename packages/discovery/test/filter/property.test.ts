@@ -201,7 +201,9 @@ function chooser(seed: number): (n: number) => number {
 }
 
 function printString(value: string, pick: (n: number) => number): string {
-  const bare = /^[A-Za-z][A-Za-z0-9_/]*$/.test(value);
+  // A bare `not` value is ambiguous after the unary `not`: go-bexpr's PEG reads `not not not in X` as
+  // not(not("not" in X)), so that spelling does not print the tree `not("not" not in X)`; quote it instead.
+  const bare = /^[A-Za-z][A-Za-z0-9_/]*$/.test(value) && value !== "not";
   const choice = pick(3);
   if (choice === 0 && bare) return value;
   if (choice === 1 && !value.includes("`") && !value.includes("\r")) return `\`${value}\``;
