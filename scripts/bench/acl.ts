@@ -8,10 +8,11 @@
 //   node --conditions=source --import tsx scripts/bench/acl.ts [--seconds 10] [--clients 16,64]
 //        [--keys 1000] [--rounds 2] [--batches 40] [--processes false]
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer } from "node:net";
-import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { spawnAgent } from "../lib/agent.js";
+import { freePort } from "../lib/ports.js";
+import { stop, stopAll } from "../lib/processes.js";
+import { waitFor } from "../lib/wait.js";
 import { type HttpTarget, httpOk, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
@@ -35,38 +36,6 @@ const rounds = Number(values.rounds);
 const value = Buffer.alloc(100, "v");
 const ROOT = "b0b0b0b0-0000-4000-8000-000000000001";
 
-const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
-const children = new Set<ChildProcess>();
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
-
-function stopChild(child: ChildProcess): Promise<void> {
-  children.delete(child);
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.kill("SIGTERM");
-  return exited;
-}
-
 interface Agent {
   http: HttpTarget;
   token: string;
@@ -76,27 +45,18 @@ interface Agent {
 async function startAgent(acl: boolean): Promise<Agent> {
   const httpPort = await freePort();
   const serverPort = await freePort();
-  const args = [
-    "-dev",
-    "-http-port",
-    String(httpPort),
-    "-server-port",
-    String(serverPort),
-    "-log-level",
-    "warn",
-  ];
+  const args = ["-dev", "-log-level", "warn"];
   if (acl) {
     args.push(
       "-hcl",
       `acl { enabled = true\n default_policy = "deny"\n tokens { initial_management = "${ROOT}" } }`,
     );
   }
-  const child = spawn(
-    process.execPath,
-    ["--conditions=source", "--import", "tsx", "packages/cli/src/main.ts", "agent", ...args],
-    { cwd: REPO_ROOT, stdio: "ignore" },
-  );
-  children.add(child);
+  const child = spawnAgent({
+    name: acl ? "acl-on" : "acl-off",
+    ports: { http: httpPort, server: serverPort },
+    flags: args,
+  });
   const http = { host: "127.0.0.1", port: httpPort };
   const pool = keepAliveAgent(1);
   const headers: Record<string, string> = acl ? { "X-Consul-Token": ROOT } : {};
@@ -106,7 +66,7 @@ async function startAgent(acl: boolean): Promise<Agent> {
   });
   const token = acl ? await benchToken(pool, http) : "";
   pool.destroy();
-  return { http, token, stop: () => stopChild(child) };
+  return { http, token, stop: () => stop(child.process) };
 }
 
 /** The benchmark token, linking the ten policies. */
@@ -320,4 +280,4 @@ main()
     console.error(err instanceof Error ? err.message : err);
     process.exitCode = 1;
   })
-  .finally(() => Promise.all([...children].map(stopChild)));
+  .finally(() => stopAll());
