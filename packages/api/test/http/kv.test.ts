@@ -98,6 +98,9 @@ describe("KV read", () => {
     expect((await get("nsx/a")).status).toBe(404);
     expect((await get("nsx/a", "?ns=team")).status).toBe(200);
     expect((await get("nsx/", "?recurse&ns=*")).body.map((e) => e.Key)).toEqual(["nsx/a"]);
+    expect((await get("nsx/a", "?ns=team")).body[0]).toMatchObject({ Key: "nsx/a", Namespace: "team" });
+    await put("nsx/d", "1");
+    expect((await get("nsx/d")).body[0]).not.toHaveProperty("Namespace");
     const res = await s.req("GET", "/v1/kv/nsx/a?ns=*");
     expect(res.status).toBe(400);
     expect((await put("nsx/b", "1", "?ns=*")).status).toBe(400);
