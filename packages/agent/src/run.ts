@@ -76,7 +76,7 @@ export async function runAgent(
           datacenter: config.datacenter,
           primaryDatacenter: config.primaryDatacenter,
           defaultPolicy: config.acl.defaultPolicy,
-          defaultToken: config.acl.tokens.default,
+          defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
           clock: now,
         })
       : undefined;

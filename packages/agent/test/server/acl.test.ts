@@ -75,5 +75,13 @@ describe("cairn agent with ACLs on", () => {
     // Lists filter: the web service is left out for a token that may not read it.
     expect(JSON.parse((await call("GET", "/v1/agent/services", none)).text)).toEqual({});
     expect(Object.keys(JSON.parse((await call("GET", "/v1/agent/services", ROOT)).text))).toContain("web");
+
+    // A default token set through /v1/agent/token/default is what token-less requests act with, at once.
+    expect((await call("GET", "/v1/kv/app")).status).toBe(403);
+    const reader = await tokenWith('key_prefix "app" { policy = "read" }');
+    const set = await call("PUT", "/v1/agent/token/default", ROOT, JSON.stringify({ Token: reader }));
+    expect(set.status).toBe(200);
+    expect((await call("GET", "/v1/kv/app")).status).toBe(200);
+    expect((await call("PUT", "/v1/kv/app", undefined, "y")).status).toBe(403);
   }, 40_000);
 });

@@ -17,8 +17,12 @@ export interface AclEnforcerOptions {
   /** `primary_datacenter` (defaults to `datacenter`): the replication status's SourceDatacenter. */
   readonly primaryDatacenter?: string;
   readonly defaultPolicy: DefaultPolicy;
-  /** `acl.tokens.default`: used for requests that carry no token, instead of anonymous (as Consul). */
-  readonly defaultToken?: string;
+  /**
+   * The agent's `default` token (`acl.tokens.default`, or as `/v1/agent/token/default` last set it): used for
+   * requests that carry no token, instead of anonymous (as Consul). Read per request, so a new one applies
+   * at once.
+   */
+  readonly defaultToken?: () => string;
   /** Milliseconds since the epoch. */
   readonly clock?: () => number;
 }
@@ -30,7 +34,7 @@ export interface AclEnforcerOptions {
 export class AclEnforcer implements Authorizer {
   readonly #tokens: TokenAuthorizer;
   readonly #store: StateStore;
-  readonly #defaultToken: string;
+  readonly #defaultToken: () => string;
   readonly primaryDatacenter: string;
   readonly #namespaces = new Map<string, string | undefined>();
   #namespacesAt = -1;
@@ -39,7 +43,7 @@ export class AclEnforcer implements Authorizer {
     this.primaryDatacenter = options.primaryDatacenter || options.datacenter;
     const store = options.store;
     this.#store = store;
-    this.#defaultToken = options.defaultToken || ANONYMOUS_TOKEN_SECRET;
+    this.#defaultToken = options.defaultToken ?? (() => "");
     // Resolution reads the newest view; the cache key (the ACL index) is read from the same store.
     const lookups: AclSecretLookups = {
       tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
@@ -56,14 +60,14 @@ export class AclEnforcer implements Authorizer {
       aclIndex: () => store.aclIndex,
       datacenter: options.datacenter,
       defaultPolicy: options.defaultPolicy,
-      anonymousSecret: this.#defaultToken,
+      anonymousSecret: ANONYMOUS_TOKEN_SECRET,
     });
   }
 
   /** The resolved authorizer of a request's secret ("" = the default or anonymous token). */
   forToken(secret: string): AclAuthorizer {
     try {
-      return this.#tokens.forToken(secret);
+      return this.#tokens.forToken(this.effectiveSecret(secret));
     } catch (err) {
       if (err instanceof AclNotFoundError) throw new HttpError(403, "ACL not found");
       throw err;
@@ -76,7 +80,7 @@ export class AclEnforcer implements Authorizer {
 
   /** The secret a request without a token acts with. */
   effectiveSecret(secret: string): string {
-    return secret === "" ? this.#defaultToken : secret;
+    return secret === "" ? this.#defaultToken() || ANONYMOUS_TOKEN_SECRET : secret;
   }
 
   /**

@@ -64,7 +64,7 @@ export async function startAclServer(options: AclServerOptions = {}): Promise<Ac
           store: backend.store,
           datacenter: "dc1",
           defaultPolicy: aclMode,
-          ...(options.defaultToken ? { defaultToken: options.defaultToken } : {}),
+          ...(options.defaultToken ? { defaultToken: () => options.defaultToken ?? "" } : {}),
           ...(options.now ? { clock: options.now } : {}),
         });
   const app = createApi({
