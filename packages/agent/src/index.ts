@@ -14,7 +14,6 @@ export {
   configSourceSchema,
   DEV_MODE_SOURCE,
   type DnsSettings,
-  formatGoDuration,
   type LoadedAgentConfig,
   type LogLevel,
   loadAgentConfig,

@@ -1,3 +1,4 @@
+export { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "@cairn/duration";
 export { AclEnforcer, type AclEnforcerOptions } from "./acl/enforcer.js";
 export type {
   AgentBackend,
@@ -41,7 +42,6 @@ export {
   type ReadMode,
   type SnapshotArchive,
 } from "./backend.js";
-export { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "./duration.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
 export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";

@@ -1,7 +1,7 @@
 // One flag parser for every command, with Go's `flag` package semantics (what the consul CLI uses):
 // `-name`, `--name`, `-name=value`, `-name value` (not for booleans), parsing stops at the first
 // positional argument, at a lone `-`, and after `--`.
-import { parseDuration } from "./duration.js";
+import { parseDurationMs } from "@cairn/duration";
 
 export class UsageError extends Error {}
 
@@ -59,7 +59,7 @@ export function intFlag(usage: string, initial = 0): Flag<number> {
 
 /** A Go duration (`15s`, `1m30s`), as milliseconds. */
 export function durationFlag(usage: string, initialMs = 0): Flag<number> {
-  return { kind: "duration", usage, initial: initialMs, parse: parseDuration };
+  return { kind: "duration", usage, initial: initialMs, parse: parseDurationMs };
 }
 
 export function parseBool(raw: string): boolean {

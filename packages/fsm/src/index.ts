@@ -113,7 +113,6 @@ export {
   type TxnServiceOp,
 } from "./commands/types.js";
 export { SnapshotFormatError } from "./snapshot/format.js";
-export { parseDurationNs } from "./state/duration.js";
 export {
   DEFAULT_LOCK_DELAY_NS,
   MAX_LOCK_DELAY_NS,

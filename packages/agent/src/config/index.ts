@@ -1,5 +1,5 @@
 export { buildAgentConfig, DEV_MODE_SOURCE } from "./build.js";
-export { formatGoDuration, nanosToMillis, parseGoDuration } from "./duration.js";
+export { nanosToMillis, parseGoDuration } from "./duration.js";
 export { readConfigPaths } from "./files.js";
 export { type AgentFlags, parseAgentFlags } from "./flags.js";
 export { type LoadedAgentConfig, loadAgentConfig, resolveAgentConfig } from "./load.js";

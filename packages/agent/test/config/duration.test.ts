@@ -1,6 +1,7 @@
+import { formatDuration as formatGoDuration } from "@cairn/duration";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { formatGoDuration, nanosToMillis, parseGoDuration } from "../../src/config/duration.js";
+import { nanosToMillis, parseGoDuration } from "../../src/config/duration.js";
 
 describe("parseGoDuration", () => {
   it.each([

@@ -1,6 +1,6 @@
 import { AclIdentityError, validateServiceIdentity } from "@cairn/acl";
+import { DurationError, parseDurationMs } from "@cairn/duration";
 import type { AclStateReads, AclToken, AclTokenSpec, StoredServiceIdentity } from "@cairn/fsm";
-import { DurationError, parseDurationMs } from "../duration.js";
 import { badRequest } from "../http/errors.js";
 import { isUuid, resolvePolicyLinks, resolveRoleLinks } from "./request.js";
 import type { RoleBody, TokenBody } from "./schemas.js";

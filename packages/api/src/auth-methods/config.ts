@@ -1,5 +1,5 @@
 import { createPublicKey, X509Certificate } from "node:crypto";
-import { DurationError, parseDurationMs } from "../duration.js";
+import { DurationError, parseDurationMs } from "@cairn/duration";
 import type { FieldKinds } from "./selector.js";
 
 /**

@@ -1,5 +1,5 @@
+import { DurationError, formatDuration, parseDurationMs } from "@cairn/duration";
 import type { AuthMethod, AuthMethodSpec, NamespaceRule } from "@cairn/fsm";
-import { DurationError, formatDuration, parseDurationMs } from "../duration.js";
 import { badRequest } from "../http/errors.js";
 import {
   AUTH_METHOD_TYPES,

@@ -1,3 +1,4 @@
+import { formatDuration } from "@cairn/duration";
 import {
   type CatalogNode,
   type CoordinateEntry,
@@ -6,7 +7,6 @@ import {
   type NodeService,
   type ServiceInstance,
 } from "@cairn/fsm";
-import { formatDuration } from "../duration.js";
 import { writeJson } from "../json/write.js";
 
 /**

@@ -1,5 +1,5 @@
+import { DurationError, formatDuration, parseDurationNs } from "@cairn/duration";
 import { z } from "zod";
-import { DurationError, formatDuration, parseDurationNs } from "../duration.js";
 
 /** Building blocks shared by the kinds' schemas. Every field is optional: Go leaves an absent field at zero. */
 

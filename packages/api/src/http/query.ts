@@ -1,4 +1,4 @@
-import { DurationError, parseDurationNs } from "../duration.js";
+import { DurationError, parseDurationNs } from "@cairn/duration";
 import { badRequest } from "./errors.js";
 
 const UINT64_MAX = (1n << 64n) - 1n;

@@ -1,6 +1,6 @@
 import type { ChainOverrides } from "@cairn/discovery";
+import { DurationError, formatDuration, parseDurationNs } from "@cairn/duration";
 import { z } from "zod";
-import { DurationError, formatDuration, parseDurationNs } from "../duration.js";
 import { badRequest, HttpError } from "../http/errors.js";
 import { decodeBody } from "../json/decode-body.js";
 

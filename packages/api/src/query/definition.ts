@@ -4,8 +4,8 @@ import {
   type ServiceQuery,
   TemplateError,
 } from "@cairn/discovery";
+import { DurationError, parseDurationNs } from "@cairn/duration";
 import type { PreparedQuery, PreparedQuerySpec } from "@cairn/fsm";
-import { DurationError, parseDurationNs } from "../duration.js";
 import { badRequest } from "../http/errors.js";
 import type { PreparedQueryBody } from "./body.js";
 

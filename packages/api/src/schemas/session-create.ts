@@ -1,5 +1,5 @@
+import { DurationError, parseDurationNs } from "@cairn/duration";
 import { z } from "zod";
-import { DurationError, parseDurationNs } from "../duration.js";
 import { stringList } from "./scalars.js";
 
 /**

@@ -1,5 +1,5 @@
+import { formatDuration, parseDurationNs } from "@cairn/duration";
 import { DEFAULT_LOCK_DELAY_NS, SESSION_TTL_MAX_NS, type SessionSpec } from "@cairn/fsm";
-import { formatDuration, parseDurationNs } from "../duration.js";
 import { badRequest } from "../http/errors.js";
 import type { SessionCreateBody } from "../schemas/session-create.js";
 

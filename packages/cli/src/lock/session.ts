@@ -1,7 +1,7 @@
 // A session kept alive for as long as a lock may be held: renewed every half TTL (at the TTL the server
 // granted, which may be longer than asked), destroyed on stop. A renewal answered 404 means the session
 // is gone, and so is any lock it held.
-import { parseDuration } from "../duration.js";
+import { parseDurationMs } from "@cairn/duration";
 import type { SessionSpec } from "../session-api.js";
 
 /** The session calls a keeper makes (SessionApi over HTTP). */
@@ -26,7 +26,7 @@ export class SessionKeeper {
 
   static async start(api: SessionCalls, spec: SessionSpec): Promise<SessionKeeper> {
     const id = await api.create(spec);
-    return new SessionKeeper(api, id, parseDuration(spec.ttl));
+    return new SessionKeeper(api, id, parseDurationMs(spec.ttl));
   }
 
   /** Aborted when the server says the session no longer exists. */
@@ -53,7 +53,7 @@ export class SessionKeeper {
       return;
     }
     try {
-      if (granted !== "") this.ttlMs = parseDuration(granted);
+      if (granted !== "") this.ttlMs = parseDurationMs(granted);
     } catch {
       // Keep the TTL we asked for if the server's is unreadable.
     }

@@ -1,8 +1,8 @@
+import { DurationError, parseDurationNs } from "@cairn/duration";
 import { deleteSessionQueries } from "../areas/prepared-queries.js";
 import type { SessionSpec } from "../commands/types.js";
 import { DEFAULT_NAMESPACE, type HealthCheck, type Session } from "../types.js";
 import { Channels } from "../watch/keys.js";
-import { parseDurationNs } from "./duration.js";
 import { keysHeldBy, kvDelete, ZERO_FLAGS } from "./kv.js";
 import { joinKey, KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
 import type { Tx } from "./tx.js";
@@ -20,7 +20,7 @@ export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_
   if (behavior !== "release" && behavior !== "delete") return `Invalid session behavior: ${String(behavior)}`;
   const ttl = spec.TTL ?? "";
   if (ttl !== "") {
-    const ns = parseDurationNs(ttl);
+    const ns = ttlNs(ttl);
     if (ns === undefined) return `Session TTL '${ttl}' is not a valid duration`;
     if (ns !== 0 && (ns < ttlMinNs || ns > SESSION_TTL_MAX_NS)) {
       return `Invalid Session TTL '${ttl}', must be between [${ttlMinNs / 1e9}s=24h0m0s]`;
@@ -154,4 +154,14 @@ export function sessionIdsOnNode(t: Tables, node: string): string[] {
 
 export function sessionIdsForCheck(t: Tables, node: string, ns: string, checkID: string): string[] {
   return idsUnder(t.sessionsByCheck, joinKey(node, ns, checkID) + SEP);
+}
+
+/** A session TTL in nanoseconds (a double: exact to the nanosecond up to ~104 days), or undefined. */
+function ttlNs(ttl: string): number | undefined {
+  try {
+    return Number(parseDurationNs(ttl));
+  } catch (err) {
+    if (err instanceof DurationError) return undefined;
+    throw err;
+  }
 }

@@ -1,4 +1,5 @@
-import { type ApplyResult, type Command, parseDurationNs, type Session, type StateStore } from "@cairn/fsm";
+import { parseDurationMs } from "@cairn/duration";
+import type { ApplyResult, Command, Session, StateStore } from "@cairn/fsm";
 import type { Logger } from "pino";
 
 /** Consul's leader waits twice the TTL before invalidating: the spec's "reaping may take up to twice the TTL". */
@@ -118,6 +119,7 @@ export class SessionTimers {
 
 function ttlMs(ttl: string): number | undefined {
   if (ttl === "") return undefined;
-  const ns = parseDurationNs(ttl);
-  return ns === undefined || ns <= 0 ? undefined : ns / 1e6;
+  // The fsm refused malformed TTLs at create; a stored one always parses.
+  const ms = parseDurationMs(ttl);
+  return ms <= 0 ? undefined : ms;
 }

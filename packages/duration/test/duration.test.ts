@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "../src/duration.js";
+import { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "../src/index.js";
 
 describe("Go durations", () => {
   it.each([
