@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { rsaSigner } from "../auth-methods/fixtures.js";
 import { type AclServer, ROOT, startAclServer } from "./harness.js";
 
 /**
@@ -18,6 +19,8 @@ interface Row {
   /** HCL rules granting exactly the cell's privilege. */
   readonly rules: string;
   readonly denied: Denied;
+  /** `login`: the granted token is one a fresh login made (logout needs the token itself, no rule). */
+  readonly granted?: "login";
 }
 
 const KEY_READ = 'key_prefix "app/" { policy = "read" }';
@@ -28,6 +31,15 @@ const SESSION_READ = 'session_prefix "" { policy = "read" }';
 const SESSION_WRITE = 'session "n1" { policy = "write" }';
 const QUERY_READ = 'query_prefix "" { policy = "read" }';
 const QUERY_WRITE = 'query_prefix "q" { policy = "write" }';
+const signer = rsaSigner();
+const jwtMethod = (name: string) => ({
+  Name: name,
+  Type: "jwt",
+  Config: { JWTValidationPubKeys: [signer.publicPem] },
+});
+const rule = { AuthMethod: "m-jwt", BindType: "service", BindName: "svc" };
+/** The bearer token is signed in beforeAll. */
+const loginBody = { AuthMethod: "m-jwt", BearerToken: "" };
 const coord = { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 };
 
 const MATRIX: readonly Row[] = [
@@ -158,6 +170,37 @@ const MATRIX: readonly Row[] = [
   { method: "PUT", path: "/v1/acl/create", body: { Name: "l" }, rules: 'acl = "write"', denied: 403 },
   { method: "GET", path: "/v1/acl/list", rules: 'acl = "write"', denied: 403 },
   { method: "GET", path: "/v1/acl/replication", rules: "", denied: { status: 200, body: undefined } },
+  // Auth methods, binding rules, login and logout (spec 1)
+  {
+    method: "PUT",
+    path: "/v1/acl/auth-method",
+    body: jwtMethod("m-new"),
+    rules: 'acl = "write"',
+    denied: 403,
+  },
+  { method: "GET", path: "/v1/acl/auth-method/m-jwt", rules: 'acl = "read"', denied: 403 },
+  {
+    method: "PUT",
+    path: "/v1/acl/auth-method/m-jwt",
+    body: { ...jwtMethod("m-jwt"), Description: "d" },
+    rules: 'acl = "write"',
+    denied: 403,
+  },
+  { method: "DELETE", path: "/v1/acl/auth-method/m-gone", rules: 'acl = "write"', denied: 403 },
+  { method: "GET", path: "/v1/acl/auth-methods", rules: 'acl = "read"', denied: 403 },
+  { method: "PUT", path: "/v1/acl/binding-rule", body: rule, rules: 'acl = "write"', denied: 403 },
+  { method: "GET", path: "/v1/acl/binding-rule/{rule}", rules: 'acl = "read"', denied: 403 },
+  { method: "PUT", path: "/v1/acl/binding-rule/{rule}", body: rule, rules: 'acl = "write"', denied: 403 },
+  { method: "DELETE", path: "/v1/acl/binding-rule/{rule2}", rules: 'acl = "write"', denied: 403 },
+  { method: "GET", path: "/v1/acl/binding-rules", rules: 'acl = "read"', denied: 403 },
+  {
+    method: "POST",
+    path: "/v1/acl/login",
+    body: loginBody,
+    rules: "",
+    denied: { status: 200, body: undefined },
+  },
+  { method: "POST", path: "/v1/acl/logout", rules: "", granted: "login", denied: 403 },
   // Namespaces (spec 1)
   { method: "PUT", path: "/v1/namespace", body: { Name: "made" }, rules: 'operator = "write"', denied: 403 },
   { method: "GET", path: "/v1/namespace/team", rules: 'operator = "read"', denied: 403 },
@@ -212,11 +255,22 @@ beforeAll(async () => {
   await put("/v1/config", { Kind: "service-defaults", Name: "web", Protocol: "http" });
   await put("/v1/namespace", { Name: "team" });
   await put("/v1/namespace", { Name: "doomed" });
+  await put("/v1/acl/auth-method", jwtMethod("m-jwt"));
+  await put("/v1/acl/auth-method", jwtMethod("m-gone"));
+  ids.rule = (await put("/v1/acl/binding-rule", rule)).ID ?? "";
+  ids.rule2 = (await put("/v1/acl/binding-rule", rule)).ID ?? "";
+  loginBody.BearerToken = await signer.sign({ sub: "alice", iat: Math.floor(Date.now() / 1000) });
   unrelated = await s.tokenWith('key "unrelated" { policy = "read" }');
 });
 afterAll(() => s.close());
 
 const fill = (path: string) => path.replace(/\{(\w+)\}/g, (_, k: string) => ids[k] ?? "");
+
+async function loggedIn(): Promise<string> {
+  const r = await s.call<{ SecretID: string }>("POST", "/v1/acl/login", undefined, loginBody);
+  if (r.status !== 200) throw new Error(`login: ${r.status} ${r.text}`);
+  return r.body.SecretID;
+}
 
 /** How many records a list read returned (null: none). */
 function size(body: unknown): number {
@@ -230,7 +284,12 @@ describe("authorization matrix", () => {
   for (const row of MATRIX) {
     it(`${row.method} ${row.path}`, async () => {
       const path = fill(row.path);
-      const granted = row.rules === "" ? unrelated : await s.tokenWith(row.rules);
+      const granted =
+        row.granted === "login"
+          ? await loggedIn()
+          : row.rules === ""
+            ? unrelated
+            : await s.tokenWith(row.rules);
       const denied = await s.call(row.method, path, unrelated, row.body);
       if (row.denied === 403) {
         expect(denied.status, denied.text).toBe(403);
