@@ -6,6 +6,7 @@ import type { Logger } from "pino";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
 import { HttpListeners } from "./http-listener.js";
 import { type LocalAgentRuntime, startLocalAgent } from "./local/start.js";
+import { meterRaft } from "./metrics/raft-timing.js";
 import { LogHub } from "./monitor/log-hub.js";
 import { writePidFile } from "./pid-file.js";
 import { CairnServer } from "./server/server.js";
@@ -69,7 +70,6 @@ export async function runAgent(
     const now = () => Date.now() + config.clockOffsetMs;
     server = await CairnServer.start({ config, dataDir, log, now });
     const fatal = new Promise<Error>((resolve) => server?.once("fatal", resolve));
-    const raft = server.raft;
     const acl = config.acl.enabled
       ? new AclEnforcer({
           store: server.backend.store,
@@ -88,9 +88,10 @@ export async function runAgent(
       logs,
       now,
       reread: () => loadAgentConfig(argv, env).config,
-      onLeadership: (listener) => raft?.on("leader", (_id, role) => listener(role === "leader")),
+      onLeadership: (listener) => server?.on("leadership", listener),
       ...(acl ? { authorizer: acl } : {}),
     });
+    meterRaft(server, local.metrics);
     const app = createApi({
       backend: local.backend,
       nodeName: config.nodeName,

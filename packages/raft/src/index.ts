@@ -1,6 +1,7 @@
 export { applyConfChange, type ConfEntry, decodeConfEntry, encodeConfEntry } from "./core/conf.js";
 export { RaftCore } from "./core/raft.js";
 export type * from "./core/types.js";
+export type { RaftObserver } from "./node/commit-timer.js";
 export {
   NodeStoppedError,
   NotLeaderError,

@@ -14,6 +14,7 @@ import type {
   Rejected,
   Role,
 } from "./core/types.js";
+import { CommitTimer, type RaftObserver } from "./node/commit-timer.js";
 import {
   NodeStoppedError,
   NotLeaderError,
@@ -76,6 +77,8 @@ export interface RaftNodeOptions<R> {
   maxInflight?: number;
   maxAppendBytes?: number;
   timers?: Timers;
+  /** Told of commit latencies and fsync times (metrics); measured with `timers.now()`. */
+  observer?: RaftObserver;
   random?: () => number;
   transportLimits?: Partial<TransportLimits>;
 }
@@ -124,6 +127,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly tickHandle: unknown;
   private readonly log: Logger;
   private readonly timers: Timers;
+  private readonly commitTimer: CommitTimer | undefined;
   private readonly tickMs: number;
   /** Monotonic time of the last tick period the core was ticked for. */
   private tickedUntil: number;
@@ -150,6 +154,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     };
     this.tickMs = options.tickMs ?? 100;
     this.tickedUntil = this.timers.now();
+    const observer = options.observer;
+    this.commitTimer = observer && new CommitTimer(observer, () => this.timers.now());
     this.syncPeers(core.status().conf);
     this.tickHandle = this.timers.setInterval(() => this.tick(), this.tickMs);
     this.scheduleDrive();
@@ -261,6 +267,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     if (this.stopped) throw new NodeStoppedError();
     this.catchUpTicks();
     const accepted = this.accepted(this.core.propose(data));
+    this.commitTimer?.proposed(accepted.index);
     this.scheduleDrive();
     return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
   }
@@ -484,6 +491,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     if (rd.softState) this.noteSoftState(rd.softState.leader, rd.softState.role);
     for (const m of rd.messages) this.send(m);
     for (const e of rd.committed) this.apply(e);
+    this.commitTimer?.committed(rd.committed);
     this.core.advance(rd);
     this.reads.applied(this.applied);
     for (const rs of rd.readStates) {
@@ -495,11 +503,13 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   /** A Ready's write: one fsynced batch; then what waited for it. */
   private async write(rd: Ready): Promise<void> {
+    const started = this.timers.now();
     await this.storage.save({
       entries: rd.entries,
       ...(rd.hardState ? { hardState: rd.hardState } : {}),
       ...(rd.snapshot ? { snapshot: rd.snapshot } : {}),
     });
+    this.options.observer?.fsynced?.(this.timers.now() - started);
     if (rd.snapshot) await this.installSnapshot(rd.snapshot.index, rd.snapshot.term, rd.snapshot.conf);
     if (this.stopped) return;
     for (const m of rd.persistedMessages) this.send(m);

@@ -11,8 +11,8 @@ const AREA_SAMPLES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The cluster backend with its write path timed: every apply as `consul.raft.apply` (a counter) and
- * `consul.raft.commitTime`-like latency `consul.raft.apply.time`, plus the per-area samples Consul keeps
+ * The cluster backend with its write path timed: every apply as `consul.raft.apply` (a counter) and its
+ * latency as seen by the caller, `consul.raft.apply.time` (Raft's own commit time is `meterRaft`'s), plus the per-area samples Consul keeps
  * (`consul.kvs.apply`, `consul.txn.apply`, ...). Reads pass straight through.
  */
 export function meterBackend(

@@ -49,6 +49,12 @@ export interface ServerOptions {
 interface ServerEvents {
   /** Raft stopped on an error it cannot continue after. */
   fatal: [error: Error];
+  /** The known Raft leader or this server's role changed, however its Raft started (bootstrap, join, restart). */
+  leadership: [isLeader: boolean];
+  /** Entries proposed here committed, the oldest after `latencyMs` (Consul's `consul.raft.commitTime`). */
+  raftCommitted: [entries: number, latencyMs: number];
+  /** One fsynced Raft log write. */
+  raftFsynced: [ms: number];
 }
 
 /**
@@ -287,6 +293,10 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionTicks: ELECTION_TICKS * multiplier,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
+        observer: {
+          committed: (entries, latencyMs) => this.emit("raftCommitted", entries, latencyMs),
+          fsynced: (ms) => this.emit("raftFsynced", ms),
+        },
       });
     let node: RaftNode<ApplyResult>;
     try {
@@ -314,6 +324,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     this.backend.attach(node, this.contact);
     this.admin.attach(node);
     node.on("leader", (_leader, role) => {
+      this.emit("leadership", role === "leader");
       this.duties.leadership(role === "leader");
       this.checkRegistration();
     });

@@ -3,6 +3,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import type { RaftObserver } from "../../src/node/commit-timer.js";
 import { NotLeaderError, ProposalDroppedError, RaftTimeoutError } from "../../src/node/errors.js";
 import { RaftNode } from "../../src/node.js";
 import { KvMachine, putCommand } from "./kv-machine.js";
@@ -25,6 +26,8 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 
 export interface ClusterOptions {
   snapshotThreshold?: number;
+  /** Observers by node id. */
+  observers?: Record<string, RaftObserver>;
 }
 
 /** Real RaftNodes with LevelDB in temporary directories, talking ws over loopback. */
@@ -78,6 +81,7 @@ export class TestCluster {
       electionTicks: 10,
       heartbeatTicks: 2,
       timers,
+      ...(this.options.observers?.[id] ? { observer: this.options.observers[id] } : {}),
       ...(this.options.snapshotThreshold ? { snapshotThreshold: this.options.snapshotThreshold } : {}),
       transportLimits: { backoff: { initialMs: 20, maxMs: 200 } },
     });
