@@ -86,6 +86,44 @@ describe("fsm acl tables", () => {
     expect(err(dup)).toBe("Invalid Token: SecretID is already in use");
   });
 
+  it("resolves an ExpirationTTL against the command's now at apply, keeping explicit times as given", () => {
+    const h = new Harness();
+    const leaderNow = h.now + 5_000;
+    const ttl = 10 * 60_000;
+    const r = h.run("acl.token.set", {
+      op: "create",
+      token: token({ ExpirationTTL: ttl }),
+      now: leaderNow,
+    });
+    expect(r).toBe(true);
+    const stored = h.store.view().acl().token("a1");
+    expect(stored?.ExpirationTime).toBe(new Date(leaderNow + ttl).toISOString());
+    expect(stored).not.toHaveProperty("ExpirationTTL");
+    expect(
+      h.store
+        .view()
+        .acl()
+        .expiredTokens(leaderNow + ttl, 10),
+    ).toEqual([]);
+    expect(
+      h.store
+        .view()
+        .acl()
+        .expiredTokens(leaderNow + ttl + 1, 10),
+    ).toEqual(["a1"]);
+
+    const explicit = "2030-01-01T00:00:00.000Z";
+    const t2 = token({ AccessorID: "a2", SecretID: "s2", ExpirationTime: explicit });
+    expect(h.run("acl.token.set", { op: "create", token: t2, now: leaderNow })).toBe(true);
+    expect(h.store.view().acl().token("a2")?.ExpirationTime).toBe(explicit);
+
+    const both = token({ AccessorID: "a3", SecretID: "s3", ExpirationTime: explicit, ExpirationTTL: ttl });
+    expect(err(h.run("acl.token.set", { op: "create", token: both, now: leaderNow }))).toBe(
+      "ExpirationTTL and ExpirationTime cannot both be set",
+    );
+    expect(h.store.view().acl().token("a3")).toBeUndefined();
+  });
+
   it("keeps name indexes unique per namespace, and filters tokens by link", () => {
     const h = new Harness();
     expect(h.run("acl.policy.set", { op: "create", policy: policy("p1", "Reader") })).toBe(true);

@@ -32,8 +32,11 @@ export function nodeIdentities(body: Pick<TokenBody | RoleBody, "NodeIdentities"
   });
 }
 
-/** ExpirationTime from the body's time or TTL, checked against spec 1's 1 minute..24 hours; "" for none. */
-function expiration(body: TokenBody, now: number): string {
+/**
+ * The token's expiry from the body, checked against spec 1's 1 minute..24 hours: a TTL travels as
+ * `ExpirationTTL` (ms) for the state machine to add to the leader's `now`; an explicit time is kept as given.
+ */
+function expiration(body: TokenBody, now: number): Pick<AclTokenSpec, "ExpirationTime" | "ExpirationTTL"> {
   const ttlRaw = body.ExpirationTTL;
   const hasTtl = ttlRaw != null && ttlRaw !== "" && ttlRaw !== 0 && ttlRaw !== "0s";
   if (hasTtl && body.ExpirationTime) throw badRequest("ExpirationTTL and ExpirationTime cannot both be set");
@@ -46,15 +49,15 @@ function expiration(body: TokenBody, now: number): string {
       throw err;
     }
     if (ms < MINUTE || ms > DAY) throw badRequest("ExpirationTTL must be between 1m0s and 24h0m0s");
-    return new Date(now + ms).toISOString();
+    return { ExpirationTime: "", ExpirationTTL: Math.round(ms) };
   }
-  if (!body.ExpirationTime || body.ExpirationTime.startsWith("0001-01-01")) return "";
+  if (!body.ExpirationTime || body.ExpirationTime.startsWith("0001-01-01")) return { ExpirationTime: "" };
   const at = Date.parse(body.ExpirationTime);
   if (Number.isNaN(at)) throw badRequest(`ExpirationTime: invalid time "${body.ExpirationTime}"`);
   if (at < now + MINUTE || at > now + DAY) {
     throw badRequest("ExpirationTime must be between 1m0s and 24h0m0s in the future");
   }
-  return new Date(at).toISOString();
+  return { ExpirationTime: new Date(at).toISOString() };
 }
 
 export interface TokenSpecInput {
@@ -98,7 +101,7 @@ export function newTokenSpec({ body, ns, now, uuid, acl }: TokenSpecInput): AclT
     NodeIdentities: nodeIdentities(body),
     Local: body.Local ?? false,
     AuthMethod: "",
-    ExpirationTime: expiration(body, now),
+    ...expiration(body, now),
     Namespace: ns,
     Type: "",
     Rules: "",

@@ -84,7 +84,9 @@ export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Prom
     NodeIdentities: bindings.nodeIdentities,
     Local: method.TokenLocality !== "global",
     AuthMethod: method.Name,
-    ExpirationTime: method.MaxTokenTTL > 0 ? new Date(ctx.now + method.MaxTokenTTL).toISOString() : "",
+    // The state machine adds the TTL to the leader's clock.
+    ExpirationTime: "",
+    ...(method.MaxTokenTTL > 0 ? { ExpirationTTL: Math.round(method.MaxTokenTTL) } : {}),
     Namespace: bindings.namespace,
     Type: "",
     Rules: "",

@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { CommandDecodeError } from "../commands/errors.js";
 import {
+  int,
   isRaw,
   list,
   optBool,
@@ -44,6 +45,12 @@ export interface AclTokenSpec {
   readonly AuthMethod: string;
   /** RFC 3339; "" never expires. */
   readonly ExpirationTime: string;
+  /**
+   * Milliseconds after the command's `now` the token expires, when the client gave a TTL (ExpirationTime
+   * then ""): the state machine resolves it at apply, so every server stores the time from the leader's
+   * clock. Never stored.
+   */
+  readonly ExpirationTTL?: number;
   readonly Namespace: string;
   /** ID-based (legacy) tokens: `client` or `management`; "" for new-style tokens. */
   readonly Type: string;
@@ -158,6 +165,7 @@ export function decodeTokenSpec(raw: unknown): AclTokenSpec {
     Local: optBool(raw, "Local") ?? false,
     AuthMethod: optStr(raw, "AuthMethod") ?? "",
     ExpirationTime: optStr(raw, "ExpirationTime") ?? "",
+    ...(raw.ExpirationTTL == null ? {} : { ExpirationTTL: int(raw, "ExpirationTTL") }),
     Namespace: optStr(raw, "Namespace") || "default",
     Type: optStr(raw, "Type") ?? "",
     Rules: optStr(raw, "Rules") ?? "",

@@ -184,10 +184,15 @@ const iso = (ms: number) => new Date(ms).toISOString();
 export function putToken(
   tx: Tx,
   op: "create" | "update",
-  spec: AclTokenSpec,
+  { ExpirationTTL, ...given }: AclTokenSpec,
   now: number,
 ): true | ApplyError {
   const t = tx.tables;
+  if (ExpirationTTL !== undefined && given.ExpirationTime !== "") {
+    return applyError("ExpirationTTL and ExpirationTime cannot both be set");
+  }
+  const spec: AclTokenSpec =
+    ExpirationTTL === undefined ? given : { ...given, ExpirationTime: iso(now + ExpirationTTL) };
   if (spec.AccessorID === "" || spec.SecretID === "")
     return applyError("Missing token AccessorID or SecretID");
   const existing = t.aclTokens.get(spec.AccessorID);
