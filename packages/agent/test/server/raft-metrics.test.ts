@@ -19,12 +19,12 @@ interface Summary {
 }
 
 describe("raft metrics of a -dev agent", () => {
-  it("lists consul.raft.commitTime, commitNumLogs and fsync samples after a write", async () => {
+  it("lists consul.raft.commitTime, commitNumLogs and fsync samples after a write, and the leadership counters", async () => {
     const [httpPort, serverPort] = await freePorts(2);
     agent = scratch.spawn({
       name: "dev-metrics",
       ports: { http: httpPort!, server: serverPort! },
-      flags: ["-dev"],
+      flags: ["-dev", "-hcl", 'telemetry { prometheus_retention_time = "60s" }'],
       logFile: scratch.path("dev-metrics.log"),
     });
     // Samples live in 10-second intervals: write and read again until both land in the same one.
@@ -45,6 +45,10 @@ describe("raft metrics of a -dev agent", () => {
     expect(commit.Min).toBeGreaterThanOrEqual(0);
     expect(commit.Max).toBeLessThan(5_000);
     expect(samples.get("consul.raft.commitNumLogs")!.Min).toBeGreaterThanOrEqual(1);
+    // Leadership is counted from the server's events (cumulative, so the Prometheus view shows it).
+    const prom = (await http(`${agent.url}/v1/agent/metrics?format=prometheus`)).text;
+    expect(prom).toMatch(/^consul_raft_state_leader 1$/m);
+    expect(prom).toMatch(/^consul_raft_leader_changes \d+$/m);
     signal(agent.process, "SIGTERM");
     expect(await agent.process.exited).toBe(0);
   }, 30_000);
