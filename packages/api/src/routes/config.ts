@@ -2,6 +2,7 @@ import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { configEntryPrivilege } from "../config-entries/acl.js";
+import { type ProposedChange, validateInGraph } from "../config-entries/graph-check.js";
 import { parseConfigEntry, requireConfigEntryKind } from "../config-entries/parse.js";
 import { applyCommand } from "../http/apply.js";
 import { blockingRead } from "../http/blocking-query.js";
@@ -16,6 +17,7 @@ import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { JsonSyntaxError, readJson } from "../json/read.js";
 import { DEFAULT_NAMESPACE, singleNamespace } from "../middleware/namespace.js";
+import { trustDomainFor } from "../query/trust-domain.js";
 import { toRaftIndex } from "../schemas/scalars.js";
 
 /** /v1/config: PUT applies an entry; /v1/config/:kind lists; /v1/config/:kind/:name reads and deletes. */
@@ -74,6 +76,7 @@ async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = entryNamespace(entry.Kind, entry.Namespace || c.var.namespace);
   if (!mayAccess(ctx, c, ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
   const { Namespace: _, ...body } = entry;
+  checkGraph(ctx, { kind: entry.Kind, name: entry.Name, ns, entry: body });
   const result = await applyCommand(ctx, {
     v: COMMAND_VERSION,
     type: "config-entry.set",
@@ -82,6 +85,14 @@ async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     ...(cas === undefined ? {} : { cas }),
   });
   return jsonResponse(c, result);
+}
+
+/** Refuses, before it is applied, a change that would leave a discovery chain uncompilable. */
+function checkGraph(ctx: RouteContext, change: ProposedChange): void {
+  validateInGraph(ctx.backend.store.view(), change, {
+    datacenter: ctx.datacenter,
+    trustDomain: trustDomainFor(ctx.datacenter),
+  });
 }
 
 async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -129,6 +140,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = entryNamespace(kind, c.var.namespace);
   const cas = casParam(c);
   if (!mayAccess(ctx, c, ns, kind, name, "write")) throw permissionDenied();
+  checkGraph(ctx, { kind, name, ns, entry: undefined });
   const result = await applyCommand(ctx, {
     v: COMMAND_VERSION,
     type: "config-entry.delete",
