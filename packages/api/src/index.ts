@@ -1,4 +1,5 @@
 export { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "@cairn/duration";
+export { JsonSyntaxError, type JsonValue, readJson, writeJson } from "@cairn/json";
 export { AclEnforcer, type AclEnforcerOptions } from "./acl/enforcer.js";
 export type {
   AgentBackend,
@@ -44,8 +45,6 @@ export {
 } from "./backend.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
-export { JsonSyntaxError, type JsonValue, readJson } from "./json/read.js";
-export { writeJson } from "./json/write.js";
 export { LocalBackend } from "./local-backend.js";
 export { GLOBAL_MANAGEMENT_POLICY, managementToken } from "./routes/acl.js";
 export { type AgentRoutesOptions, agentRoutes } from "./routes/agent.js";

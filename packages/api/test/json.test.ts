@@ -1,9 +1,8 @@
+import { JsonSyntaxError, readJson, writeJson } from "@cairn/json";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { canonicalizeKeys } from "../src/json/canonical-keys.js";
-import { JsonSyntaxError, readJson } from "../src/json/read.js";
-import { writeJson } from "../src/json/write.js";
 
 describe("JSON reader", () => {
   it("keeps integers above 2^53 exact as bigint", () => {

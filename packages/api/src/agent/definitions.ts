@@ -1,7 +1,7 @@
 import type { HealthStatus, ServiceAddress } from "@cairn/fsm";
+import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
 import { canonicalizeKeys } from "../json/canonical-keys.js";
-import type { JsonValue } from "../json/read.js";
 import {
   type CheckDefinitionBody,
   checkDefinitionBody,

@@ -1,6 +1,6 @@
+import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import type { ApiEnv } from "../http/env.js";
-import { writeJson } from "../json/write.js";
 import type { LocalCheck } from "./backend.js";
 
 /** A service's local health as `/v1/agent/health/service/*` reports it. */

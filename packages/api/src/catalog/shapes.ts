@@ -7,7 +7,7 @@ import {
   type NodeService,
   type ServiceInstance,
 } from "@cairn/fsm";
-import { writeJson } from "../json/write.js";
+import { writeJson } from "@cairn/json";
 
 /**
  * Consul's JSON output records as plain objects, built once per response: the filter engine evaluates them

@@ -1,6 +1,6 @@
+import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
 import { badRequest } from "../http/errors.js";
-import type { JsonValue } from "../json/read.js";
 import { decodeWeakly } from "./decode.js";
 import { CONFIG_ENTRY_KINDS } from "./kinds.js";
 

@@ -1,5 +1,5 @@
+import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
-import { writeJson } from "../json/write.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 

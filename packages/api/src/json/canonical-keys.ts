@@ -1,5 +1,5 @@
+import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
-import type { JsonValue } from "./read.js";
 
 /**
  * Go's encoding/json (and mapstructure) match body fields to struct fields case-insensitively, so Consul

@@ -1,7 +1,7 @@
+import { JsonSyntaxError, readJson } from "@cairn/json";
 import type { z } from "zod";
 import { badRequest } from "../http/errors.js";
 import { canonicalizeKeys } from "./canonical-keys.js";
-import { JsonSyntaxError, readJson } from "./read.js";
 
 /**
  * Decodes a request body the way Consul's Go server does (case-insensitive field names, exact uint64s)

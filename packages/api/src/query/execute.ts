@@ -5,9 +5,9 @@ import {
   selectQueryNodes,
 } from "@cairn/discovery";
 import type { ServiceHealth, StateView } from "@cairn/fsm";
+import { writeJson } from "@cairn/json";
 import { connectHealth } from "../catalog/reads.js";
 import { encodeCheckServiceNode } from "../catalog/shapes.js";
-import { writeJson } from "../json/write.js";
 
 export interface ExecuteRequest {
   /** `?near`, with `_agent` still unresolved; "" when absent (the query's own Near applies). */

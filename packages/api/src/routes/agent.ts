@@ -1,5 +1,6 @@
 import { filterSchemas } from "@cairn/discovery";
 import type { HealthStatus } from "@cairn/fsm";
+import { JsonSyntaxError, readJson } from "@cairn/json";
 import { type Context, Hono } from "hono";
 import type { AgentBackend, LocalService, MonitorLevel } from "../agent/backend.js";
 import { checkUpdateBody, tokenBody } from "../agent/definition-schema.js";
@@ -21,7 +22,6 @@ import type { ApiEnv } from "../http/env.js";
 import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
-import { JsonSyntaxError, readJson } from "../json/read.js";
 
 export interface AgentRoutesOptions {
   nodeName: string;

@@ -1,4 +1,5 @@
 import { COMMAND_VERSION } from "@cairn/fsm";
+import { JsonSyntaxError, readJson } from "@cairn/json";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { configEntryPrivilege } from "../config-entries/acl.js";
@@ -15,7 +16,6 @@ import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
-import { JsonSyntaxError, readJson } from "../json/read.js";
 import { DEFAULT_NAMESPACE, singleNamespace } from "../middleware/namespace.js";
 import { trustDomainFor } from "../query/trust-domain.js";
 import { toRaftIndex } from "../schemas/scalars.js";

@@ -1,4 +1,5 @@
 import { COMMAND_VERSION, type KVEntry } from "@cairn/fsm";
+import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
@@ -15,7 +16,6 @@ import { type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
-import { writeJson } from "../json/write.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { singleNamespace } from "../middleware/namespace.js";

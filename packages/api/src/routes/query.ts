@@ -1,4 +1,5 @@
 import { COMMAND_VERSION, type PreparedQuery } from "@cairn/fsm";
+import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { applyCommand } from "../http/apply.js";
@@ -11,7 +12,6 @@ import { parseReadOptions } from "../http/read-options.js";
 import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
-import { writeJson } from "../json/write.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { queryAccess, requireWrite, visibleQuery } from "../query/access.js";
 import { preparedQueryBody } from "../query/body.js";

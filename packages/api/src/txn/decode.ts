@@ -1,8 +1,8 @@
 import type { TxnOp } from "@cairn/fsm";
+import { JsonSyntaxError, readJson } from "@cairn/json";
 import { badRequest, tooLarge } from "../http/errors.js";
 import { printable } from "../http/query.js";
 import { canonicalizeKeys } from "../json/canonical-keys.js";
-import { JsonSyntaxError, readJson } from "../json/read.js";
 import { toTxnOp, txnBodySchema } from "../schemas/txn.js";
 import { isWriteOp } from "./verbs.js";
 

@@ -1,7 +1,7 @@
+import { readJson } from "@cairn/json";
 import { describe, expect, it } from "vitest";
 import { parseConfigEntry } from "../../src/config-entries/parse.js";
 import { HttpError } from "../../src/http/errors.js";
-import { readJson } from "../../src/json/read.js";
 
 const parse = (body: unknown) => parseConfigEntry(readJson(JSON.stringify(body)));
 
