@@ -78,6 +78,7 @@ export {
   type TxnResult,
 } from "./commands/results.js";
 export {
+  CATALOG_VERBS,
   type CatalogDeregisterCommand,
   type CatalogRegisterCommand,
   type CatalogVerb,
@@ -89,6 +90,7 @@ export {
   type ConfigEntrySetCommand,
   type CoordinateBatchUpdateCommand,
   type CoordinateUpdate,
+  KV_VERBS,
   type KVCasCommand,
   type KVDeleteCasCommand,
   type KVDeleteCommand,

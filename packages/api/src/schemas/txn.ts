@@ -1,24 +1,6 @@
-import type { TxnOp } from "@cairn/fsm";
+import { CATALOG_VERBS, KV_VERBS, type KVVerb, type TxnOp } from "@cairn/fsm";
 import { z } from "zod";
 import { raftIndex, stringList, stringMap, uint64 } from "./scalars.js";
-
-const KV_VERBS = [
-  "set",
-  "cas",
-  "lock",
-  "unlock",
-  "get",
-  "get-tree",
-  "check-index",
-  "check-session",
-  "check-not-exists",
-  "delete",
-  "delete-tree",
-  "delete-cas",
-] as const;
-const CATALOG_VERBS = ["set", "cas", "get", "delete", "delete-cas"] as const;
-
-type KVVerb = (typeof KV_VERBS)[number];
 
 /** Which optional KV fields each verb requires (spec 2, transaction verb table). */
 const KV_REQUIRES: Record<KVVerb, { value?: true; index?: true; session?: true; tree?: true }> = {

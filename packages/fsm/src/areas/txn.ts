@@ -14,25 +14,9 @@ import {
 } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
 import { applyError } from "../commands/results.js";
-import { COMMAND_VERSION, type KVVerb, type TxnOp } from "../commands/types.js";
+import { CATALOG_VERBS, COMMAND_VERSION, KV_VERBS, type TxnOp } from "../commands/types.js";
 import { runTxn, txnLimitError } from "../state/txn.js";
 import { decodeCheckSpec, decodeNodeSpec, decodeServiceSpec } from "./catalog-specs.js";
-
-const KV_VERBS: readonly KVVerb[] = [
-  "set",
-  "cas",
-  "lock",
-  "unlock",
-  "get",
-  "get-tree",
-  "check-index",
-  "check-session",
-  "check-not-exists",
-  "delete",
-  "delete-tree",
-  "delete-cas",
-];
-const CATALOG_VERBS = ["set", "cas", "get", "delete", "delete-cas"] as const;
 
 export function decodeTxnOp(r: Raw): TxnOp {
   const keys = Object.keys(r);

@@ -204,21 +204,26 @@ export interface TombstoneReapCommand extends Versioned {
   readonly index: number;
 }
 
-export type KVVerb =
-  | "set"
-  | "cas"
-  | "lock"
-  | "unlock"
-  | "get"
-  | "get-tree"
-  | "check-index"
-  | "check-session"
-  | "check-not-exists"
-  | "delete"
-  | "delete-tree"
-  | "delete-cas";
+/** The KV verbs of a transaction (spec 2's verb table), shared by the command decoder and the HTTP schema. */
+export const KV_VERBS = [
+  "set",
+  "cas",
+  "lock",
+  "unlock",
+  "get",
+  "get-tree",
+  "check-index",
+  "check-session",
+  "check-not-exists",
+  "delete",
+  "delete-tree",
+  "delete-cas",
+] as const;
+export type KVVerb = (typeof KV_VERBS)[number];
 
-export type CatalogVerb = "set" | "cas" | "get" | "delete" | "delete-cas";
+/** The Node, Service and Check verbs of a transaction. */
+export const CATALOG_VERBS = ["set", "cas", "get", "delete", "delete-cas"] as const;
+export type CatalogVerb = (typeof CATALOG_VERBS)[number];
 
 export interface TxnKVOp {
   readonly Verb: KVVerb;
