@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { defOf } from "../json/zod-def.js";
 
 /**
  * Consul decodes a config entry body with mapstructure rather than encoding/json (see json/canonical-keys.ts
@@ -64,21 +65,6 @@ export function decodeWeakly(schema: z.ZodType, value: unknown, path: string, un
     default:
       return plain(value);
   }
-}
-
-interface ZodDef {
-  type: string;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  getter?: () => z.ZodType;
-  element?: z.ZodType;
-  valueType?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  options?: z.ZodType[];
-}
-
-function defOf(schema: z.ZodType): ZodDef {
-  return (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -1,5 +1,6 @@
 import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
+import { defOf } from "./zod-def.js";
 
 /**
  * Go's encoding/json (and mapstructure) match body fields to struct fields case-insensitively, so Consul
@@ -8,7 +9,7 @@ import type { z } from "zod";
  * overwrite earlier ones, as in Go. Keys of free-form maps (records) are left exactly as sent.
  */
 export function canonicalizeKeys(schema: z.ZodType, value: JsonValue): JsonValue {
-  const def = (schema as unknown as { _zod: { def: ZodDef } })._zod.def;
+  const def = defOf(schema);
   switch (def.type) {
     case "optional":
     case "nullable":
@@ -34,7 +35,7 @@ export function canonicalizeKeys(schema: z.ZodType, value: JsonValue): JsonValue
       // The first object member is the canonical spelling; unions here are scalar alternatives
       // (number or string) in all but rare cases, where leaving the value alone is correct.
       for (const option of def.options ?? []) {
-        if ((option as unknown as { _zod: { def: ZodDef } })._zod.def.type === "object") {
+        if (defOf(option).type === "object") {
           return canonicalizeKeys(option, value);
         }
       }
@@ -42,17 +43,6 @@ export function canonicalizeKeys(schema: z.ZodType, value: JsonValue): JsonValue
     default:
       return value;
   }
-}
-
-interface ZodDef {
-  type: string;
-  innerType?: z.ZodType;
-  in?: z.ZodType;
-  getter?: () => z.ZodType;
-  element?: z.ZodType;
-  valueType?: z.ZodType;
-  shape?: Record<string, z.ZodType>;
-  options?: z.ZodType[];
 }
 
 type JsonObject = { [key: string]: JsonValue };
