@@ -1,6 +1,6 @@
 // `cairn acl policy ...` and `cairn acl role ...`, as `consul acl policy` and `consul acl role`.
 import { stringFlag } from "../args.js";
-import { type Command, commandGroup, defineCommand, errorText } from "../command.js";
+import { type Command, commandGroup, defineCommand, errorText, type Io } from "../command.js";
 import type { HttpClient } from "../http.js";
 import { field, isObject, type JsonValue } from "../json.js";
 import {
@@ -112,116 +112,120 @@ Usage: cairn acl ${kind.noun} list [options]`,
   });
 }
 
-/** create (no -id) or update (-id or -name of an existing policy; -name on update is the new name). */
-function policyWrite(update: boolean): Command {
-  return withRepeatedFlags(["valid-datacenter"], [], (repeated) =>
-    defineCommand({
-      synopsis: update ? "Update an ACL policy" : "Create an ACL policy",
-      usage: update
-        ? `
-Usage: cairn acl policy update [options] -id ID
+/** What sets a policy apart from a role when writing one: its list flags and the body fields they fill. */
+interface WriteSpec {
+  readonly kind: Kind;
+  readonly repeated: readonly string[];
+  readonly flags: Record<string, ReturnType<typeof stringFlag>>;
+  readonly createUsage: string;
+  readonly updateUsage: string;
+  /** Body fields from the flags; an undefined field keeps the current record's value (or null). */
+  fields(
+    repeated: Readonly<Record<string, readonly string[]>>,
+    values: Record<string, string>,
+    given: ReadonlySet<string>,
+    io: Io,
+  ): Promise<Record<string, JsonValue | undefined>>;
+}
 
-  Updates a policy; options not given keep their values.`
-        : `
+const POLICY_WRITE: WriteSpec = {
+  kind: POLICY,
+  repeated: ["valid-datacenter"],
+  flags: {
+    rules: stringFlag(
+      "The policy rules. May be prefixed with '@' to indicate that the value is a file path to load the rules from. '-' may also be given to indicate that the rules are available on stdin",
+    ),
+    "valid-datacenter": stringFlag(
+      "Datacenter that the policy should be valid within. May be specified multiple times.",
+    ),
+  },
+  createUsage: `
 Usage: cairn acl policy create -name NAME [options]
 
       $ cairn acl policy create -name "kv-read" -rules @rules.hcl`,
-      http: true,
-      flags: {
-        ...(update ? { id: stringFlag("The ID of the policy to update.") } : {}),
-        name: stringFlag(
-          update ? "The new name of the policy." : "The new policy's name. This flag is required.",
-        ),
-        description: stringFlag("A description of the policy"),
-        rules: stringFlag(
-          "The policy rules. May be prefixed with '@' to indicate that the value is a file path to load the rules from. '-' may also be given to indicate that the rules are available on stdin",
-        ),
-        "valid-datacenter": stringFlag(
-          "Datacenter that the policy should be valid within. May be specified multiple times.",
-        ),
-        format: formatFlag,
-      },
-      async run({ values: f, given }, { io, client }) {
-        const id = (f as { id?: string }).id ?? "";
-        if (update ? id === "" : f.name === "") {
-          io.err(
-            update
-              ? "Cannot update a policy without specifying the -id parameter"
-              : "Missing required '-name' flag",
-          );
-          return 1;
-        }
-        try {
-          const current = update ? await lookup(client(), POLICY, id, "") : {};
-          const base = isObject(current) ? current : {};
-          const dcs = repeated["valid-datacenter"] ?? [];
-          const body: Record<string, JsonValue> = {
-            Name: given.has("name") ? f.name : (field(base, "Name") ?? ""),
-            Description: given.has("description") ? f.description : (field(base, "Description") ?? ""),
-            Rules: given.has("rules") ? await readRules(io, f.rules) : (field(base, "Rules") ?? ""),
-            Datacenters: dcs.length > 0 ? [...dcs] : (field(base, "Datacenters") ?? null),
-          };
-          const path = update ? `/v1/acl/policy/${encodeURIComponent(id)}` : "/v1/acl/policy";
-          const out = await client().json("PUT", path, { body: JSON.stringify(body) });
-          if (update) io.out("Policy updated successfully");
-          return show(io, f.format, out, prettyPolicy);
-        } catch (err) {
-          io.err(`Failed to ${update ? "update" : "create new"} policy: ${errorText(err)}`);
-          return 1;
-        }
-      },
-    }),
-  );
-}
+  updateUsage: `
+Usage: cairn acl policy update [options] -id ID
 
-function roleWrite(update: boolean): Command {
-  return withRepeatedFlags(["policy-id", "policy-name", "service-identity"], [], (repeated) =>
+  Updates a policy; options not given keep their values.`,
+  async fields(repeated, values, given, io) {
+    const dcs = repeated["valid-datacenter"] ?? [];
+    return {
+      Rules: given.has("rules") ? await readRules(io, values.rules ?? "") : undefined,
+      Datacenters: dcs.length > 0 ? [...dcs] : undefined,
+    };
+  },
+};
+
+const ROLE_WRITE: WriteSpec = {
+  kind: ROLE,
+  repeated: ["policy-id", "policy-name", "service-identity"],
+  flags: {
+    "policy-id": stringFlag("ID of a policy to use for this role. May be specified multiple times."),
+    "policy-name": stringFlag("Name of a policy to use for this role. May be specified multiple times."),
+    "service-identity": stringFlag(
+      "Name of a service identity to use for this role. May be specified multiple times.",
+    ),
+  },
+  createUsage: `
+Usage: cairn acl role create -name NAME [options]`,
+  updateUsage: `
+Usage: cairn acl role update -id ID [options]`,
+  async fields(repeated) {
+    const policies = linkFlags(repeated["policy-id"] ?? [], repeated["policy-name"] ?? []);
+    const identities = (repeated["service-identity"] ?? []).map(serviceIdentity);
+    return {
+      Policies: policies.length > 0 ? policies : undefined,
+      ServiceIdentities: identities.length > 0 ? identities : undefined,
+    };
+  },
+};
+
+/** create (no -id) or update (-id of an existing record; -name on update is the new name). */
+function writeCommand(spec: WriteSpec, update: boolean): Command {
+  const { noun } = spec.kind;
+  const label = noun[0]!.toUpperCase() + noun.slice(1);
+  return withRepeatedFlags(spec.repeated, [], (repeated) =>
     defineCommand({
-      synopsis: update ? "Update an ACL role" : "Create an ACL role",
-      usage: `
-Usage: cairn acl role ${update ? "update -id ID" : "create -name NAME"} [options]`,
+      synopsis: `${update ? "Update" : "Create"} an ACL ${noun}`,
+      usage: update ? spec.updateUsage : spec.createUsage,
       http: true,
       flags: {
-        ...(update ? { id: stringFlag("The ID of the role to update.") } : {}),
+        ...(update ? { id: stringFlag(`The ID of the ${noun} to update.`) } : {}),
         name: stringFlag(
-          update ? "The new name of the role." : "The new role's name. This flag is required.",
+          update ? `The new name of the ${noun}.` : `The new ${noun}'s name. This flag is required.`,
         ),
-        description: stringFlag("A description of the role"),
-        "policy-id": stringFlag("ID of a policy to use for this role. May be specified multiple times."),
-        "policy-name": stringFlag("Name of a policy to use for this role. May be specified multiple times."),
-        "service-identity": stringFlag(
-          "Name of a service identity to use for this role. May be specified multiple times.",
-        ),
+        description: stringFlag(`A description of the ${noun}`),
+        ...spec.flags,
         format: formatFlag,
       },
       async run({ values: f, given }, { io, client }) {
-        const id = (f as { id?: string }).id ?? "";
+        const values = f as unknown as Record<string, string>;
+        const id = values.id ?? "";
         if (update ? id === "" : f.name === "") {
           io.err(
             update
-              ? "Cannot update a role without specifying the -id parameter"
+              ? `Cannot update a ${noun} without specifying the -id parameter`
               : "Missing required '-name' flag",
           );
           return 1;
         }
         try {
-          const current = update ? await lookup(client(), ROLE, id, "") : {};
+          const current = update ? await lookup(client(), spec.kind, id, "") : {};
           const base = isObject(current) ? current : {};
-          const policies = linkFlags(repeated["policy-id"] ?? [], repeated["policy-name"] ?? []);
-          const identities = (repeated["service-identity"] ?? []).map(serviceIdentity);
+          const fields = await spec.fields(repeated, values, given, io);
           const body: Record<string, JsonValue> = {
             Name: given.has("name") ? f.name : (field(base, "Name") ?? ""),
             Description: given.has("description") ? f.description : (field(base, "Description") ?? ""),
-            Policies: policies.length > 0 ? policies : (field(base, "Policies") ?? null),
-            ServiceIdentities:
-              identities.length > 0 ? identities : (field(base, "ServiceIdentities") ?? null),
           };
-          const path = update ? `/v1/acl/role/${encodeURIComponent(id)}` : "/v1/acl/role";
+          for (const [key, value] of Object.entries(fields)) {
+            body[key] = value ?? field(base, key) ?? (key === "Rules" ? "" : null);
+          }
+          const path = update ? `/v1/acl/${noun}/${encodeURIComponent(id)}` : `/v1/acl/${noun}`;
           const out = await client().json("PUT", path, { body: JSON.stringify(body) });
-          if (update) io.out("Role updated successfully");
-          return show(io, f.format, out, prettyRole);
+          if (update) io.out(`${label} updated successfully`);
+          return show(io, f.format, out, spec.kind.pretty);
         } catch (err) {
-          io.err(`Failed to ${update ? "update" : "create new"} role: ${errorText(err)}`);
+          io.err(`Failed to ${update ? "update" : "create new"} ${noun}: ${errorText(err)}`);
           return 1;
         }
       },
@@ -236,9 +240,9 @@ Usage: cairn acl policy <subcommand> [options] [args]
 
   Create, read, update, delete and list ACL policies.`,
   {
-    create: policyWrite(false),
+    create: writeCommand(POLICY_WRITE, false),
     read: readCommand(POLICY),
-    update: policyWrite(true),
+    update: writeCommand(POLICY_WRITE, true),
     delete: deleteCommand(POLICY),
     list: listCommand(POLICY),
   },
@@ -251,9 +255,9 @@ Usage: cairn acl role <subcommand> [options] [args]
 
   Create, read, update, delete and list ACL roles.`,
   {
-    create: roleWrite(false),
+    create: writeCommand(ROLE_WRITE, false),
     read: readCommand(ROLE),
-    update: roleWrite(true),
+    update: writeCommand(ROLE_WRITE, true),
     delete: deleteCommand(ROLE),
     list: listCommand(ROLE),
   },
