@@ -12,6 +12,8 @@ export interface AgentPorts {
   readonly server: number;
   /** Absent for a -dev agent, which needs no LAN port. */
   readonly serfLan?: number;
+  /** WAN gossip port of a server; absent: any free one (0), so that servers on one host do not collide. */
+  readonly serfWan?: number;
 }
 
 export interface AgentArgvOptions {
@@ -42,7 +44,9 @@ export function agentArgv(options: AgentArgvOptions): AgentCommand {
         String(ports.http),
         "-server-port",
         String(ports.server),
-        ...(ports.serfLan === undefined ? [] : ["-serf-lan-port", String(ports.serfLan)]),
+        ...(ports.serfLan === undefined
+          ? []
+          : ["-serf-lan-port", String(ports.serfLan), "-serf-wan-port", String(ports.serfWan ?? 0)]),
       ]
     : [];
   const node = [
