@@ -27,7 +27,7 @@ import type { StateMachine } from "./node/state-machine.js";
 import { RaftStorage } from "./storage/raft-storage.js";
 import type { SnapshotFileInfo } from "./storage/snapshot-files.js";
 import { isRaftMessage } from "./transport/message-shape.js";
-import type { SnapshotSink, TransportLimits } from "./transport/options.js";
+import type { SnapshotSink, TransportLimits, TransportRoute } from "./transport/options.js";
 import { ServerTransport } from "./transport/server-transport.js";
 
 /**
@@ -81,6 +81,8 @@ export interface RaftNodeOptions<R> {
   observer?: RaftObserver;
   random?: () => number;
   transportLimits?: Partial<TransportLimits>;
+  /** Other websocket endpoints served on the Raft port, by URL path (see `TransportOptions.routes`). */
+  routes?: Readonly<Record<string, TransportRoute>>;
 }
 
 export interface RaftNodeEvents {
@@ -208,6 +210,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         isMessage: isRaftMessage,
         ...(options.random ? { random: options.random } : {}),
         ...(options.transportLimits ? { limits: options.transportLimits } : {}),
+        ...(options.routes ? { routes: options.routes } : {}),
         handlers: {
           onMessages: (from, messages) => node?.receive(from, messages),
           onUnreachable: (peer) => node?.markUnreachable(peer),

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
+import type { WebSocket } from "ws";
 import type { BackoffOptions } from "./backoff.js";
 
 /** Where a received snapshot is written. `commit` makes it durable and hands it over; only then is it acked. */
@@ -63,7 +65,12 @@ export interface TransportOptions<M> {
   handlers: TransportHandlers<M>;
   limits?: Partial<TransportLimits>;
   random?: () => number;
+  /** Other websocket endpoints served on the same port, by URL path; any other path is refused. */
+  routes?: Readonly<Record<string, TransportRoute>>;
 }
+
+/** Takes over a websocket accepted on a path other than `SERVER_PATH`. */
+export type TransportRoute = (ws: WebSocket, req: IncomingMessage) => void;
 
 /** The URL path server connections use, so the listener can later share a port with other endpoints. */
 export const SERVER_PATH = "/cairn/server";

@@ -42,6 +42,8 @@ export class ServerTransport<M> {
       rpcHandlers: this.rpcHandlers,
     };
     server.on("connection", (ws, req) => {
+      const route = options.routes?.[pathOf(req.url)];
+      if (route !== undefined) return route(ws, req);
       const conn = new InboundConnection<M>(
         ws,
         inboundContext,
@@ -58,10 +60,12 @@ export class ServerTransport<M> {
     const server = new WebSocketServer({
       host: options.host,
       port: options.port,
-      path: SERVER_PATH,
       perMessageDeflate: false,
       maxPayload: limits.maxFrameBytes,
     });
+    const paths = new Set([SERVER_PATH, ...Object.keys(options.routes ?? {})]);
+    // ws's documented hook for custom path matching: anything else is refused at the handshake.
+    server.shouldHandle = (req) => paths.has(pathOf(req.url));
     await new Promise<void>((resolve, reject) => {
       server.once("listening", resolve);
       server.once("error", reject);
@@ -140,4 +144,9 @@ export class ServerTransport<M> {
     for (const conn of this.inbound) conn.close();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+function pathOf(url: string | undefined): string {
+  const query = url?.indexOf("?") ?? -1;
+  return url === undefined ? "" : query < 0 ? url : url.slice(0, query);
 }
