@@ -18,7 +18,8 @@ import type { AgentTokenName, AgentTokens } from "./tokens.js";
 export interface AgentEndpointsOptions {
   local: LocalAgent;
   metrics: MetricsRegistry;
-  store: StateStore;
+  /** A server's state store, for its gauges (blocked queries, sessions); a client agent has none. */
+  store?: StateStore;
   logs: LogHub;
   tokens: AgentTokens;
   /** `/v1/agent/self`, built fresh on each call. */

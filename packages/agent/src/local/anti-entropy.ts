@@ -1,11 +1,11 @@
-import type { ClusterBackend } from "@cairn/api";
 import { COMMAND_VERSION, type Command, isApplyError } from "@cairn/fsm";
 import type { Logger } from "pino";
+import type { AgentCatalog } from "./catalog.js";
 import type { Clock } from "./clock.js";
 import { type CatalogSnapshot, type LocalSnapshot, planSync, type SyncOp } from "./sync-plan.js";
 
 export interface AntiEntropyOptions {
-  backend: ClusterBackend;
+  catalog: AgentCatalog;
   clock: Clock;
   log: Logger;
   /** The agent's local state at the moment of a sync. */
@@ -66,13 +66,13 @@ export class AntiEntropy {
     if (this.stopped) return;
     try {
       let local = this.o.local();
-      const catalog = this.catalogFor(local.node.name);
+      const { catalog, nodes } = await this.o.catalog.read(local.node.name);
       if (this.adoptCatalogTags(local, catalog)) local = this.o.local();
       const ops = planSync(local, catalog);
       for (const op of ops) await this.apply(op, local.node.name);
       if (local.changed !== undefined) this.o.synced(local.changed);
       if (ops.length > 0) this.o.log.debug({ writes: ops.length }, "anti-entropy synced the catalog");
-      this.schedule(this.fullSyncInterval());
+      this.schedule(this.fullSyncInterval(nodes));
     } catch (err) {
       this.o.log.warn({ err: (err as Error).message }, "anti-entropy sync failed; retrying");
       this.schedule(this.o.retryMs);
@@ -93,16 +93,6 @@ export class AntiEntropy {
     return adopted;
   }
 
-  private catalogFor(node: string): CatalogSnapshot {
-    const view = this.o.backend.store.view();
-    const entry = view.node(node).value;
-    return {
-      node: entry?.node,
-      services: entry?.services ?? [],
-      checks: entry ? view.checksForNode(node).value : [],
-    };
-  }
-
   private async apply(op: SyncOp, node: string): Promise<void> {
     const now = this.o.clock.now();
     let command: Command;
@@ -120,13 +110,12 @@ export class AntiEntropy {
     } else {
       command = { v: COMMAND_VERSION, type: "catalog.deregister", ns: op.ns, node, checkID: op.checkID, now };
     }
-    const result = await this.o.backend.apply(command);
+    const result = await this.o.catalog.apply(command);
     if (isApplyError(result)) throw new Error(`catalog refused the ${op.kind}: ${result.error}`);
   }
 
   /** Consul's scaling: the interval grows with log2 of the node count beyond 128, plus up to 1/16 jitter. */
-  private fullSyncInterval(): number {
-    const nodes = this.o.backend.store.view().nodes().value.length;
+  private fullSyncInterval(nodes: number): number {
     const scale = nodes <= 128 ? 1 : Math.ceil(Math.log2(nodes) - Math.log2(128) + 1);
     const interval = this.o.intervalMs * scale;
     return interval + Math.floor(this.o.random() * (interval / 16));

@@ -1,6 +1,5 @@
 import {
   type CheckDefinition,
-  type ClusterBackend,
   DefinitionError,
   HttpError,
   type LocalCheck,
@@ -10,6 +9,7 @@ import {
 import type { HealthStatus } from "@cairn/fsm";
 import type { Logger } from "pino";
 import { AntiEntropy } from "./anti-entropy.js";
+import type { AgentCatalog } from "./catalog.js";
 import {
   checkRecord,
   NODE_MAINTENANCE_CHECK,
@@ -26,7 +26,8 @@ import type { LocalSnapshot, NodeIdentity } from "./sync-plan.js";
 
 export interface LocalAgentOptions {
   node: NodeIdentity;
-  backend: ClusterBackend;
+  /** Where anti-entropy reads and writes this node's catalog entries. */
+  catalog: AgentCatalog;
   log: Logger;
   /** Where API registrations persist; undefined keeps them in memory (dev mode). */
   dataDir: string | undefined;
@@ -100,7 +101,7 @@ export class LocalAgent {
     this.log = o.log;
     this.persistence = new LocalPersistence(o.dataDir);
     this.sync = new AntiEntropy({
-      backend: o.backend,
+      catalog: o.catalog,
       clock: this.clock,
       log: o.log,
       local: () => this.snapshot(),

@@ -1,4 +1,4 @@
-import type { StateStore } from "@cairn/fsm";
+import type { Coord, StateStore } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
 import type { NodeIdentity } from "./sync-plan.js";
 
@@ -14,9 +14,8 @@ const ORIGIN = { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Heigh
 export function agentSelf(
   config: AgentConfig,
   node: NodeIdentity,
-  store: StateStore,
+  coordinate: Coord | undefined,
 ): Record<string, unknown> {
-  const coordinate = store.view().coordinates(node.name).value[0]?.Coord;
   return {
     Config: {
       Datacenter: config.datacenter,
@@ -62,6 +61,11 @@ export function agentSelf(
     },
     Meta: { ...config.nodeMeta },
   };
+}
+
+/** A server's network coordinate as its catalog replica holds it (a client's comes from gossip). */
+export function storeCoordinate(store: StateStore, node: string): Coord | undefined {
+  return store.view().coordinates(node).value[0]?.Coord;
 }
 
 /** A service or check definition with its ACL token (if any) hidden. */

@@ -1,20 +1,26 @@
 import type { ApiEnv } from "@cairn/api";
 import { type AgentBackend, type Authorizer, agentRoutes, type ClusterBackend } from "@cairn/api";
+import type { Coord, StateStore } from "@cairn/fsm";
 import type { Hono } from "hono";
 import type { AgentConfig } from "../config/index.js";
 import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
 import { MetricsRegistry } from "../metrics/registry.js";
 import type { LogHub } from "../monitor/log-hub.js";
 import { AgentEndpoints } from "./agent-endpoints.js";
+import { type AgentCatalog, storeCatalog } from "./catalog.js";
 import { systemClock } from "./clock.js";
 import { LocalAgent } from "./local-agent.js";
-import { agentSelf } from "./self.js";
+import { agentSelf, storeCoordinate } from "./self.js";
 import type { NodeIdentity } from "./sync-plan.js";
 import { AgentTokens } from "./tokens.js";
 
-export interface LocalAgentRuntime {
+export interface LocalAgentRuntime extends ClientLocalAgentRuntime {
   /** The cluster backend with its writes metered: what the HTTP API should use. */
   backend: ClusterBackend;
+}
+
+/** A client agent's local agent: as a server's, without a cluster backend of its own. */
+export interface ClientLocalAgentRuntime {
   /** /v1/agent routes, to mount at `/v1/agent`. */
   routes: Hono<ApiEnv>;
   endpoints: AgentBackend;
@@ -26,11 +32,23 @@ export interface LocalAgentRuntime {
   stop(): void;
 }
 
-export interface LocalAgentStart {
-  config: AgentConfig;
-  /** The server's identity in the catalog. */
-  self: { id: string; name: string; datacenter: string; address: string };
+export interface LocalAgentStart extends CommonStart {
   backend: ClusterBackend;
+  /** Raft leadership changes, for the leader-change counter. */
+  onLeadership?: (listener: (isLeader: boolean) => void) => void;
+}
+
+export interface ClientLocalAgentStart extends CommonStart {
+  /** The catalog reached through a server. */
+  catalog: AgentCatalog;
+  /** The agent's network coordinate, from gossip. */
+  coordinate: () => Coord | undefined;
+}
+
+interface CommonStart {
+  config: AgentConfig;
+  /** The agent's identity in the catalog. */
+  self: { id: string; name: string; datacenter: string; address: string };
   /** Persistent data directory; undefined in dev mode. */
   dataDir: string | undefined;
   logs: LogHub;
@@ -40,18 +58,41 @@ export interface LocalAgentStart {
   now: () => number;
   /** With ACLs on, the enforcer of the HTTP API (the /v1/agent routes ask it too). */
   authorizer?: Authorizer;
-  /** Raft leadership changes, for the leader-change counter. */
-  onLeadership?: (listener: (isLeader: boolean) => void) => void;
 }
 
 /**
- * Builds and starts the local agent of the process: metrics registry, local services and checks with
- * anti-entropy, tokens, and the endpoints object behind the /v1/agent routes.
+ * Builds and starts the local agent of a server: metrics registry, local services and checks with
+ * anti-entropy over the server's own catalog, tokens, and the endpoints object behind the /v1/agent routes.
  */
 export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
-  const { config } = s;
-  const metrics = new MetricsRegistry({ prometheusRetentionMs: config.telemetry.prometheusRetentionMs });
+  const metrics = newRegistry(s.config);
   const backend = meterBackend(s.backend, metrics);
+  const store = s.backend.store;
+  s.onLeadership?.((isLeader) => {
+    metrics.incrCounter("consul.raft.leader.changes");
+    if (isLeader) metrics.incrCounter("consul.raft.state.leader");
+  });
+  const coordinate = () => storeCoordinate(store, s.self.name);
+  return { backend, ...startAgent(s, metrics, storeCatalog(backend), coordinate, store) };
+}
+
+/** The local agent of a client agent: its catalog and coordinate come from elsewhere. */
+export function startClientLocalAgent(s: ClientLocalAgentStart): ClientLocalAgentRuntime {
+  return startAgent(s, newRegistry(s.config), s.catalog, s.coordinate, undefined);
+}
+
+function newRegistry(config: AgentConfig): MetricsRegistry {
+  return new MetricsRegistry({ prometheusRetentionMs: config.telemetry.prometheusRetentionMs });
+}
+
+function startAgent(
+  s: CommonStart,
+  metrics: MetricsRegistry,
+  catalog: AgentCatalog,
+  coordinate: () => Coord | undefined,
+  store: StateStore | undefined,
+): ClientLocalAgentRuntime {
+  const { config } = s;
   const node: NodeIdentity = {
     id: s.self.id,
     name: s.self.name,
@@ -68,7 +109,7 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
   };
   const local = new LocalAgent({
     node,
-    backend,
+    catalog,
     log: s.logs.logger.child({ component: "agent" }),
     clock: { ...systemClock, now: s.now },
     dataDir: s.dataDir,
@@ -76,10 +117,6 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
     enableLocalScriptChecks: config.enableLocalScriptChecks,
   });
   local.start({ services: config.services, checks: config.checks });
-  s.onLeadership?.((isLeader) => {
-    metrics.incrCounter("consul.raft.leader.changes");
-    if (isLeader) metrics.incrCounter("consul.raft.state.leader");
-  });
   const tokens = new AgentTokens(s.dataDir, config.acl.enableTokenPersistence, {
     default: config.acl.tokens.default,
     agent: config.acl.tokens.agent,
@@ -89,10 +126,10 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
   const endpoints = new AgentEndpoints({
     local,
     metrics,
-    store: s.backend.store,
+    ...(store ? { store } : {}),
     logs: s.logs,
     tokens,
-    self: () => agentSelf(config, node, s.backend.store),
+    self: () => agentSelf(config, node, coordinate()),
     reload: async () => {
       const next = s.reread();
       local.reloadConfig({ services: next.services, checks: next.checks });
@@ -100,7 +137,6 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
     },
   });
   return {
-    backend,
     endpoints,
     metrics,
     tokens,

@@ -94,12 +94,13 @@ export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performan
   };
 }
 
-/** Gauges read when metrics are read: heap, blocked queries waiting, sessions. */
-export function sampleGauges(metrics: Metrics, store: StateStore): void {
+/** Gauges read when metrics are read: heap, and on a server blocked queries waiting and sessions. */
+export function sampleGauges(metrics: Metrics, store: StateStore | undefined): void {
   const memory = process.memoryUsage();
   metrics.setGauge("consul.runtime.alloc_bytes", memory.heapUsed);
   metrics.setGauge("consul.runtime.sys_bytes", memory.rss);
   metrics.setGauge("consul.runtime.heap_total_bytes", memory.heapTotal);
+  if (store === undefined) return;
   metrics.setGauge("consul.rpc.queries_blocking", store.watches.waiting);
   metrics.setGauge("consul.session_ttl.active", store.view().sessionList().value.length);
 }

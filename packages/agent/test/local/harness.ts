@@ -5,8 +5,9 @@ import { agentRoutes, createApi, LocalBackend } from "@cairn/api";
 import { serve } from "@hono/node-server";
 import { buildAgentConfig } from "../../src/config/index.js";
 import { AgentEndpoints } from "../../src/local/agent-endpoints.js";
+import { storeCatalog } from "../../src/local/catalog.js";
 import { LocalAgent, type LocalAgentOptions } from "../../src/local/local-agent.js";
-import { agentSelf } from "../../src/local/self.js";
+import { agentSelf, storeCoordinate } from "../../src/local/self.js";
 import type { NodeIdentity } from "../../src/local/sync-plan.js";
 import { AgentTokens } from "../../src/local/tokens.js";
 import { meterBackend, meterFetch } from "../../src/metrics/instrument.js";
@@ -48,7 +49,7 @@ export async function startTestAgent(
   const metered = meterBackend(backend, metrics);
   const local = new LocalAgent({
     node: NODE,
-    backend: metered,
+    catalog: storeCatalog(metered),
     log: logs.logger.child({ component: "agent" }),
     dataDir: options.dataDir,
     enableScriptChecks: false,
@@ -71,7 +72,7 @@ export async function startTestAgent(
     store: backend.store,
     logs,
     tokens: new AgentTokens(options.dataDir, options.persistTokens ?? false, {}),
-    self: () => agentSelf(config, NODE, backend.store),
+    self: () => agentSelf(config, NODE, storeCoordinate(backend.store, NODE.name)),
     reload: async () => {
       throw new Error("no configuration files to re-read");
     },

@@ -1,4 +1,3 @@
-import { StateStore } from "@cairn/fsm";
 import { describe, expect, it } from "vitest";
 import { buildAgentConfig } from "../../src/config/index.js";
 import { agentSelf } from "../../src/local/self.js";
@@ -17,7 +16,7 @@ describe("/agent/self", () => {
       },
       { dev: false, hostname: NODE.name, clockOffsetMs: 0, configFiles: [] },
     );
-    const self = agentSelf(config, NODE, new StateStore());
+    const self = agentSelf(config, NODE, undefined);
     const text = JSON.stringify(self);
     for (const secret of ["root-secret", "agent-secret", "service-secret", "pUqJrVyVRj5jsiYEkM"]) {
       expect(text).not.toContain(secret);
