@@ -18,6 +18,11 @@ export {
   type RaftNodeStatus,
   type Timers,
 } from "./node.js";
+export {
+  type RecoveryMember,
+  type RecoveryOutcome,
+  recoverCluster,
+} from "./recovery/recover-cluster.js";
 export { StorageCorruptionError, StorageVersionError } from "./storage/errors.js";
 export type { TransportLimits } from "./transport/options.js";
 export { RpcError, type RpcFailure, type RpcHandler } from "./transport/rpc.js";

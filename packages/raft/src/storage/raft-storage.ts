@@ -2,7 +2,8 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Level } from "level";
 import type { Logger } from "pino";
-import type { Entry, HardState, RestoreState, SnapshotMeta } from "../core/types.js";
+import type { ConfState, Entry, HardState, RestoreState, SnapshotMeta } from "../core/types.js";
+import { type ConfigurationRewrite, planConfigurationRewrite } from "./configuration-rewrite.js";
 import { StorageCorruptionError, StorageVersionError } from "./errors.js";
 import {
   decodeEntry,
@@ -205,6 +206,30 @@ export class RaftStorage {
 
   async saveAddresses(addresses: Record<string, string>): Promise<void> {
     await this.db.put(KEY_ADDRESSES, encodeRecord(addresses), { sync: true });
+  }
+
+  /**
+   * Quorum-loss recovery, done offline before a node starts on this store: makes `conf` the configuration
+   * everywhere the log records one (see `planConfigurationRewrite`) and merges `addresses` into the address
+   * book, in one fsynced batch, so a crash leaves either the old state or the new one. `restored` keeps
+   * describing what `open` read; close the store afterwards and open it again to start.
+   */
+  async replaceConfiguration(
+    conf: ConfState,
+    addresses: Record<string, string>,
+  ): Promise<ConfigurationRewrite> {
+    const plan = planConfigurationRewrite(this.restored, conf);
+    const batch = this.db.batch();
+    for (const e of plan.entries) batch.put(entryKey(e.index), encodeEntry(e));
+    const installed = plan.snapshot && this.current && { meta: plan.snapshot, file: this.current.file };
+    if (installed) batch.put(KEY_SNAPSHOT, encodeRecord(installed));
+    if (plan.hardState) batch.put(KEY_HARD_STATE, encodeRecord(plan.hardState));
+    batch.put(KEY_ADDRESSES, encodeRecord({ ...this.addresses, ...addresses }));
+    await batch.write({ sync: true });
+    if (installed) this.current = installed;
+    if (plan.hardState) this.durable = plan.hardState;
+    this.last = Math.max(this.last, plan.entries.at(-1)?.index ?? 0);
+    return plan;
   }
 
   async close(): Promise<void> {
