@@ -21,6 +21,7 @@ import { LeaderContact } from "./leader-contact.js";
 import { resolveNodeId } from "./node-identity.js";
 import { RaftAdmin } from "./raft-admin.js";
 import { RaftBackend } from "./raft-backend.js";
+import { recoverFromPeersFile } from "./recovery/recover-from-peers-file.js";
 import { isRegistered, type SelfIdentity, selfRegistration } from "./self-registration.js";
 
 const TICK_MS = 100;
@@ -233,6 +234,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     }
     const raftDir = join(this.options.dataDir, "raft");
     if (existsSync(raftDir)) {
+      await recoverFromPeersFile(raftDir, this.self.id, log.child({ component: "recovery" }));
       await this.startRaft(undefined, {});
     } else if (config.bootstrap) {
       log.info("bootstrapping a new cluster with this server as its only voter (-bootstrap)");
