@@ -11,6 +11,7 @@ import { catalogRoutes } from "./routes/catalog.js";
 import { configRoutes } from "./routes/config.js";
 import { coordinateRoutes } from "./routes/coordinate.js";
 import { discoveryChainRoutes } from "./routes/discovery-chain.js";
+import { eventRoutes } from "./routes/event.js";
 import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
 import { namespaceListRoutes, namespaceRoutes } from "./routes/namespace.js";
@@ -49,6 +50,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/namespaces", namespaceListRoutes(ctx));
   app.route("/v1/query", queryRoutes(ctx));
   app.route("/v1/discovery-chain", discoveryChainRoutes(ctx));
+  app.route("/v1/event", eventRoutes(ctx, deps.events));
 
   app.onError(handleError);
   app.notFound(handleNotFound);

@@ -3,6 +3,7 @@ import type { Logger } from "pino";
 import type { AclEnforcer } from "./acl/enforcer.js";
 import type { AuthMethodIO } from "./auth-methods/io.js";
 import type { Authorizer } from "./authorizer.js";
+import type { EventBackend } from "./events.js";
 
 /**
  * The seam between the HTTP layer and the cluster. The server implements it with Raft (forwarding writes
@@ -107,4 +108,23 @@ export interface ApiDeps {
   logger?: Logger;
   /** The network auth-method logins use (Kubernetes TokenReview, JWKS); defaults to real HTTP(S). */
   authMethodIO?: AuthMethodIO;
+  /** This agent's user-event log (gossip); absent, /v1/event/list is empty and a fire answers 500. */
+  events?: EventBackend;
+  /**
+   * Known datacenters, nearest first (this one first): the WAN pool's view on servers. Absent: only this
+   * datacenter (`/v1/catalog/datacenters`).
+   */
+  datacenters?: () => string[];
+  /**
+   * The servers' WAN coordinates per datacenter for `/v1/coordinate/datacenters`; absent, or undefined when
+   * there is no WAN pool: this datacenter's servers with their LAN coordinates from the catalog.
+   */
+  coordinateDatacenters?: () => DatacenterCoordinatesJson[] | undefined;
+}
+
+/** One datacenter of `/v1/coordinate/datacenters`. */
+export interface DatacenterCoordinatesJson {
+  Datacenter: string;
+  AreaID: string;
+  Coordinates: { Node: string; Coord: { Vec: number[]; Error: number; Adjustment: number; Height: number } }[];
 }

@@ -43,6 +43,13 @@ export {
   type ReadMode,
   type SnapshotArchive,
 } from "./backend.js";
+export {
+  type EventBackend,
+  eventIndex,
+  type UserEvent,
+  UserEventError,
+  type UserEventRequest,
+} from "./events.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
 export { LocalBackend } from "./local-backend.js";
