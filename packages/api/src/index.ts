@@ -17,6 +17,13 @@ export {
   parseServiceDefinition,
   type ServiceDefinition,
 } from "./agent/definitions.js";
+export {
+  type AgentMemberJson,
+  type MembershipBackend,
+  MembershipRequestError,
+  type MembershipRoutesOptions,
+  membershipRoutes,
+} from "./agent/membership-routes.js";
 export { createApi } from "./app.js";
 export {
   type AuthMethodIO,
@@ -36,6 +43,7 @@ export {
   type ApiConfig,
   type ApiDeps,
   type ClusterBackend,
+  type DatacenterCoordinatesJson,
   DEFAULT_API_CONFIG,
   type LeaderContact,
   NoClusterLeaderError,

@@ -31,4 +31,9 @@ export type {
 export { GossipNode, type GossipNodeEvents, type GossipNodeOptions, type GossipNodeStats } from "./node.js";
 export { type DecodeFailure, FRAME_VERSION, FrameCodec, parseKey } from "./transport/frames.js";
 export { isMessage } from "./transport/validate.js";
-export { type TransportOptions, type TransportStats, WsTransport } from "./transport/ws-transport.js";
+export {
+  type TransportOptions,
+  type TransportStats,
+  type WebSocketRoute,
+  WsTransport,
+} from "./transport/ws-transport.js";

@@ -6,7 +6,7 @@ import { type GossipConfig, lanConfig } from "./core/config.js";
 import { Membership } from "./core/membership.js";
 import type { Member, MemberEventType, Output, Tags } from "./core/types.js";
 import { parseKey } from "./transport/frames.js";
-import { type TransportStats, WsTransport } from "./transport/ws-transport.js";
+import { type TransportStats, type WebSocketRoute, WsTransport } from "./transport/ws-transport.js";
 
 export interface GossipNodeOptions {
   name: string;
@@ -21,6 +21,8 @@ export interface GossipNodeOptions {
   encrypt?: string;
   /** How long leave() waits for its broadcast to spread (ms). */
   leaveTimeout?: number;
+  /** Other WebSocket services served on the gossip port, by request path (`/gossip` stays gossip's). */
+  routes?: Readonly<Record<string, WebSocketRoute>>;
 }
 
 export interface GossipNodeStats {
@@ -46,7 +48,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   private transport: WsTransport | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly coordinates = new CoordinatePingDelegate(new VivaldiClient());
-  private readonly joinWaiters = new Map<number, () => void>();
+  /** Joins awaiting their push-pull reply, by seq: the address asked, and how to settle. */
+  private readonly joinWaiters = new Map<number, { address: string; settle: (answered: boolean) => void }>();
   private readonly key: Buffer | undefined;
 
   constructor(private readonly options: GossipNodeOptions) {
@@ -58,7 +61,14 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     if (this.transport) return;
     const bindHost = this.options.bindHost ?? "127.0.0.1";
     const transport = await WsTransport.listen(
-      { bindHost, port: this.options.port ?? 0, advertiseHost: this.options.advertiseHost, key: this.key },
+      {
+        bindHost,
+        port: this.options.port ?? 0,
+        advertiseHost: this.options.advertiseHost,
+        key: this.key,
+        routes: this.options.routes,
+        onUnreachable: (address) => this.unreachable(address),
+      },
       (from, packet) => this.apply(this.running().receive(from, packet, Date.now())),
     );
     this.transport = transport;
@@ -79,20 +89,22 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     return this.transport?.address ?? "";
   }
 
-  /** Full-state syncs with each address; resolves with how many answered within `timeoutMs`. */
+  /**
+   * Full-state syncs with each address; resolves with how many answered within `timeoutMs`. An address
+   * that cannot be connected to counts as not answering at once.
+   */
   async join(addresses: readonly string[], timeoutMs = 5000): Promise<number> {
     const result = this.running().join(addresses, Date.now());
     const answered = result.seqs.map(
-      (seq) =>
+      (seq, i) =>
         new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => {
-            this.joinWaiters.delete(seq);
-            resolve(false);
-          }, timeoutMs);
-          this.joinWaiters.set(seq, () => {
+          const timer = setTimeout(() => settle(false), timeoutMs);
+          const settle = (ok: boolean) => {
             clearTimeout(timer);
-            resolve(true);
-          });
+            this.joinWaiters.delete(seq);
+            resolve(ok);
+          };
+          this.joinWaiters.set(seq, { address: addresses[i] ?? "", settle });
         }),
     );
     this.apply(result);
@@ -164,6 +176,10 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     };
   }
 
+  private unreachable(address: string): void {
+    for (const waiter of [...this.joinWaiters.values()]) if (waiter.address === address) waiter.settle(false);
+  }
+
   private running(): Membership {
     if (!this.core) throw new Error("gossip node is not started");
     return this.core;
@@ -173,7 +189,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     const transport = this.transport;
     if (transport) for (const { to, packet } of output.send) transport.send(to, packet);
     for (const event of output.events) {
-      if (event.type === "push-pull-complete") this.joinWaiters.get(event.seq)?.();
+      if (event.type === "push-pull-complete") this.joinWaiters.get(event.seq)?.settle(true);
       else if (event.type === "user-message")
         this.emit("user-message", { origin: event.origin, payload: event.payload });
       else {

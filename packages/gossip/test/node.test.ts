@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { FrameCodec, GossipNode, lanConfig, type Member } from "../src/index.js";
+import { FrameCodec, GossipNode, type GossipNodeOptions, lanConfig, type Member } from "../src/index.js";
 
 const fast = lanConfig({
   probeInterval: 200,
@@ -14,7 +14,7 @@ const started: GossipNode[] = [];
 
 async function node(
   name: string,
-  extra: { encrypt?: string; tags?: Record<string, string> } = {},
+  extra: Partial<Pick<GossipNodeOptions, "encrypt" | "tags" | "routes">> = {},
 ): Promise<GossipNode> {
   const n = new GossipNode({ name, config: fast, ...extra });
   await n.start();
@@ -143,5 +143,36 @@ describe("GossipNode over real ws on loopback", () => {
     const b = await node("b");
     expect(await b.join([a.address])).toBe(1);
     expect(a.members().some((m) => m.name === "evil")).toBe(false);
+  });
+
+  it("serves extra WebSocket routes on the gossip port and refuses unknown paths", async () => {
+    const a = await node("a", {
+      routes: {
+        "/echo": (ws, req) => ws.on("message", (data) => ws.send(`${req.url} ${String(data)}`)),
+      },
+    });
+    const echo = new WebSocket(`ws://${a.address}/echo?x=1`);
+    await new Promise((resolve) => echo.once("open", resolve));
+    echo.send("hi");
+    const reply = await new Promise<string>((resolve) => echo.once("message", (d) => resolve(String(d))));
+    expect(reply).toBe("/echo?x=1 hi");
+    echo.close();
+
+    const unknown = new WebSocket(`ws://${a.address}/nope`);
+    unknown.on("error", () => {});
+    const status = await new Promise<number>((resolve) =>
+      unknown.once("unexpected-response", (req, res) => {
+        req.destroy();
+        resolve(res.statusCode ?? 0);
+      }),
+    );
+    expect(status).toBe(404);
+    const b = await node("b");
+    expect(await b.join([a.address])).toBe(1);
+    const plain = await fetch(`http://${a.address}/`);
+    expect(plain.status).toBe(426);
+    await expect(new GossipNode({ name: "c", routes: { "/gossip": () => {} } }).start()).rejects.toThrow(
+      /gossip path/,
+    );
   });
 });

@@ -2,7 +2,13 @@ import { randomUUID } from "node:crypto";
 import pino, { type Logger } from "pino";
 import type { AclEnforcer } from "../acl/enforcer.js";
 import { type Authorizer, allowAll } from "../authorizer.js";
-import { type ApiConfig, type ApiDeps, type ClusterBackend, DEFAULT_API_CONFIG } from "../backend.js";
+import {
+  type ApiConfig,
+  type ApiDeps,
+  type ClusterBackend,
+  type DatacenterCoordinatesJson,
+  DEFAULT_API_CONFIG,
+} from "../backend.js";
 
 /** ApiDeps with every default filled in: what route modules receive. */
 export interface RouteContext {
@@ -17,6 +23,10 @@ export interface RouteContext {
   random: () => number;
   uuid: () => string;
   logger: Logger;
+  /** Known datacenters, nearest first; [datacenter] without a WAN view. */
+  datacenters: () => string[];
+  /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
+  coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
 }
 
 export function resolveDeps(deps: ApiDeps): RouteContext {
@@ -31,5 +41,7 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     random: deps.random ?? Math.random,
     uuid: deps.uuid ?? randomUUID,
     logger: deps.logger ?? pino({ level: "silent" }),
+    datacenters: deps.datacenters ?? (() => [deps.datacenter]),
+    coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
   };
 }

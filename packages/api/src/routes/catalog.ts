@@ -38,7 +38,7 @@ export function catalogRoutes(ctx: RouteContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   route(app, "/register", { PUT: (c) => register(ctx, c) });
   route(app, "/deregister", { PUT: (c) => deregister(ctx, c) });
-  route(app, "/datacenters", { GET: (c) => jsonResponse(c, [ctx.datacenter]) });
+  route(app, "/datacenters", { GET: (c) => jsonResponse(c, ctx.datacenters()) });
   route(app, "/nodes", { GET: (c) => nodes(ctx, c) });
   route(app, "/services", { GET: (c) => services(ctx, c) });
   for (const kind of ["service", "connect"] as const) {

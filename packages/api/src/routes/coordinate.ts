@@ -62,11 +62,13 @@ export function coordinateRoutes(ctx: RouteContext): Hono<ApiEnv> {
 }
 
 /**
- * The WAN view: this datacenter with the coordinates of its servers (the nodes running the `consul`
- * service), named `node.datacenter` as WAN members are. Cairn has no WAN pool yet, so the servers' LAN
- * coordinates stand in for their WAN ones.
+ * The WAN view: the WAN pool's server coordinates per datacenter when the agent has one; otherwise this
+ * datacenter with the coordinates of its servers (the nodes running the `consul` service), named
+ * `node.datacenter` as WAN members are, their LAN coordinates standing in for WAN ones.
  */
 function datacenters(ctx: RouteContext, c: Context<ApiEnv>): Response {
+  const wan = ctx.coordinateDatacenters();
+  if (wan !== undefined) return jsonResponse(c, wan);
   const view = ctx.backend.store.view();
   const servers = new Set(view.serviceInstances("consul").value.map((i) => i.node.Node));
   const coordinates = view

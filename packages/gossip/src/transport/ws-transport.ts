@@ -1,4 +1,6 @@
+import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Message } from "../core/types.js";
 import { type DecodeFailure, FrameCodec } from "./frames.js";
@@ -17,7 +19,17 @@ export interface TransportOptions {
   maxQueuedFrames?: number;
   /** Frames are dropped instead of buffered once a socket holds this many unsent bytes. */
   maxBufferedBytes?: number;
+  /**
+   * Other WebSocket services sharing the gossip port, by request path (`/gossip` is the gossip path and
+   * cannot be taken). Each accepted socket is handed over as is; its handler owns it from then on.
+   */
+  routes?: Readonly<Record<string, WebSocketRoute>>;
+  /** A connection to `address` failed (refused, unresolvable, handshake timeout): frames to it were lost. */
+  onUnreachable?: (address: string) => void;
 }
+
+/** A WebSocket service sharing the gossip port: receives each socket upgraded on its path. */
+export type WebSocketRoute = (ws: WebSocket, req: IncomingMessage) => void;
 
 export interface TransportStats {
   /** Connections we opened, and connections peers opened to us. */
@@ -39,6 +51,8 @@ interface Peer {
 }
 
 const MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** Largest message on an extra route: they carry small requests (the servers' join exchange). */
+const MAX_ROUTE_MESSAGE_BYTES = 1024 * 1024;
 const PATH = "/gossip";
 
 /**
@@ -73,12 +87,14 @@ export class WsTransport {
   private closed = false;
 
   private constructor(
+    private readonly http: Server,
     private readonly server: WebSocketServer,
+    private readonly routeServer: WebSocketServer,
     private readonly options: TransportOptions,
     private readonly onPacket: PacketHandler,
   ) {
     this.codec = new FrameCodec(options.key);
-    const { port } = server.address() as AddressInfo;
+    const { port } = http.address() as AddressInfo;
     this.address = `${options.advertiseHost ?? options.bindHost}:${port}`;
     server.on("connection", (socket) => this.accept(socket));
     const idle = options.idleTimeout ?? 60_000;
@@ -87,17 +103,39 @@ export class WsTransport {
   }
 
   static listen(options: TransportOptions, onPacket: PacketHandler): Promise<WsTransport> {
+    const routes = options.routes ?? {};
+    if (Object.hasOwn(routes, PATH))
+      throw new Error(`${PATH} is the gossip path and cannot be routed elsewhere`);
+    const http = createServer((_req, res) => {
+      res.writeHead(426, { "Content-Type": "text/plain" }).end("WebSocket upgrade required\n");
+    });
+    const server = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
+    const routeServer = new WebSocketServer({ noServer: true, maxPayload: MAX_ROUTE_MESSAGE_BYTES });
+    http.on("upgrade", (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      socket.on("error", () => socket.destroy());
+      const path = (req.url ?? "").split("?")[0] ?? "";
+      if (path === PATH) {
+        server.handleUpgrade(req, socket, head, (ws) => server.emit("connection", ws, req));
+        return;
+      }
+      const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+      if (route) {
+        routeServer.handleUpgrade(req, socket, head, (ws) => {
+          try {
+            route(ws, req);
+          } catch {
+            ws.terminate();
+          }
+        });
+        return;
+      }
+      socket.end("HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n");
+    });
     return new Promise((resolve, reject) => {
-      const server = new WebSocketServer({
-        host: options.bindHost,
-        port: options.port,
-        path: PATH,
-        maxPayload: MAX_FRAME_BYTES,
-      });
-      server.once("error", reject);
-      server.once("listening", () => {
-        server.off("error", reject);
-        resolve(new WsTransport(server, options, onPacket));
+      http.once("error", reject);
+      http.listen(options.port, options.bindHost, () => {
+        http.off("error", reject);
+        resolve(new WsTransport(http, server, routeServer, options, onPacket));
       });
     });
   }
@@ -111,7 +149,16 @@ export class WsTransport {
       return;
     }
     let peer = this.peers.get(to);
-    if (!peer) peer = this.connect(to);
+    if (!peer) {
+      try {
+        peer = this.connect(to);
+      } catch {
+        // Not even a valid URL: nothing could ever be delivered there.
+        this.counters.dropped.unreachable++;
+        this.options.onUnreachable?.(to);
+        return;
+      }
+    }
     peer.lastUsed = Date.now();
     if (peer.socket.readyState === WebSocket.OPEN) {
       this.write(peer, frame);
@@ -140,8 +187,13 @@ export class WsTransport {
     for (const peer of this.peers.values()) peer.socket.terminate();
     this.peers.clear();
     for (const client of this.server.clients) client.terminate();
+    for (const client of this.routeServer.clients) client.terminate();
     this.inbound.clear();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.close();
+    this.routeServer.close();
+    const closed = new Promise<void>((resolve) => this.http.close(() => resolve()));
+    this.http.closeAllConnections();
+    await closed;
   }
 
   private connect(to: string): Peer {
@@ -160,6 +212,7 @@ export class WsTransport {
     socket.on("error", () => {
       this.counters.dropped.unreachable += peer.queue.length;
       peer.queue = [];
+      if (socket.readyState !== WebSocket.OPEN) this.options.onUnreachable?.(to);
     });
     socket.on("close", () => {
       if (this.peers.get(to) === peer) this.peers.delete(to);

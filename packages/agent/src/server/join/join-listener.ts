@@ -1,6 +1,7 @@
+import type { IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { WebSocketServer } from "ws";
+import { type WebSocket, WebSocketServer } from "ws";
 import { JOIN_PATH, type JoinAnswer, parseJoinRequest, type ServerInfo } from "./protocol.js";
 
 export interface JoinHandlers {
@@ -16,7 +17,32 @@ export interface JoinHandlers {
 
 const MAX_REQUEST_BYTES = 64 * 1024;
 
-/** The server side of the join exchange: one request, one answer, per connection. */
+/**
+ * The join exchange as a WebSocket route (`lanRoutes[JOIN_PATH]` of the gossip port): one request, one
+ * answer, per connection.
+ */
+export function joinRoute(
+  handlers: JoinHandlers,
+  log: Logger,
+): (ws: WebSocket, req: IncomingMessage) => void {
+  return (ws) => {
+    // A peer sending garbage frames ends its own connection; it must not take the process with it.
+    ws.on("error", (err) => log.debug({ err: err.message }, "join connection error"));
+    ws.once("message", (data) => {
+      const text = String(data);
+      if (text.length > MAX_REQUEST_BYTES) {
+        ws.close(1009, "join request too large");
+        return;
+      }
+      void answer(text, handlers).then(
+        (reply) => ws.send(JSON.stringify(reply), () => ws.close()),
+        (err: Error) => ws.send(JSON.stringify({ ok: false, error: err.message }), () => ws.close()),
+      );
+    });
+  };
+}
+
+/** The join exchange on a port of its own (until the gossip port serves it through `joinRoute`). */
 export class JoinListener {
   private constructor(
     private readonly server: WebSocketServer,
@@ -30,16 +56,8 @@ export class JoinListener {
       server.once("error", reject);
     });
     server.on("error", (err) => log.error({ err: err.message }, "join listener error"));
-    server.on("connection", (ws) => {
-      // A peer sending garbage frames ends its own connection; it must not take the process with it.
-      ws.on("error", (err) => log.debug({ err: err.message }, "join connection error"));
-      ws.once("message", (data) => {
-        void answer(String(data), handlers).then(
-          (reply) => ws.send(JSON.stringify(reply), () => ws.close()),
-          (err: Error) => ws.send(JSON.stringify({ ok: false, error: err.message }), () => ws.close()),
-        );
-      });
-    });
+    const route = joinRoute(handlers, log);
+    server.on("connection", (ws, req) => route(ws, req));
     return new JoinListener(server, (server.address() as AddressInfo).port);
   }
 

@@ -1,0 +1,396 @@
+import type { IncomingMessage } from "node:http";
+import { join as joinPath } from "node:path";
+import {
+  type Coordinate,
+  type GossipConfig,
+  GossipNode,
+  type GossipNodeStats,
+  lanConfig,
+  type Member,
+  wanConfig,
+} from "@cairn/gossip";
+import type { Logger } from "pino";
+import type { WebSocket } from "ws";
+import type { AgentConfig } from "../config/index.js";
+import { advertiseHost } from "../server/addresses.js";
+import { withDefaultPort } from "../server/join/protocol.js";
+import {
+  type DatacenterCoordinates,
+  datacenterCoordinates,
+  datacentersByDistance,
+  type WanServer,
+} from "./datacenter-distance.js";
+import { JoinLoop } from "./join-loop.js";
+import { agentMember, type ConsulMember, consulMember, memberStatus, splitAddress } from "./member-record.js";
+import { emptyPeers, type RememberedPeers, readPeers, writePeers } from "./remembered-peers.js";
+import { agentTags } from "./tags.js";
+import type { AgentMember, MembershipView } from "./types.js";
+
+export interface MembershipOptions {
+  config: AgentConfig;
+  nodeId: string;
+  /** Servers only: the server RPC port advertised in tag `port`. Absent = client agent (role=node). */
+  serverPort?: number;
+  /** Extra websocket routes served on the LAN gossip port, by path (the servers' join service uses "/cairn/join"). */
+  lanRoutes?: Record<string, (ws: WebSocket, req: IncomingMessage) => void>;
+  /**
+   * Persistent data dir (undefined in dev): remembers a graceful leave so that a restart does not rejoin
+   * without an explicit join, and the last known members for rejoin after restart.
+   */
+  dataDir?: string;
+  log: Logger;
+  /** Servers: retry_join_wan targets (default: none). */
+  retryJoinWan?: readonly string[];
+  /** retry_join gave up after retry_max attempts; Consul shuts the agent down then. Default: logged. */
+  onRetryJoinFailed?: (err: Error) => void;
+  /** How long a join waits for each address to answer (default 5 s). */
+  joinTimeoutMs?: number;
+  /** Protocol tuning over memberlist's LAN/WAN defaults (tests speed it up). */
+  gossip?: { lan?: Partial<GossipConfig>; wan?: Partial<GossipConfig> };
+}
+
+export interface MembershipStats {
+  lan: GossipNodeStats;
+  wan: GossipNodeStats | undefined;
+}
+
+type Pool = "lan" | "wan";
+
+/** How long changes to the member list collect before the remembered peers are rewritten. */
+const PERSIST_DELAY_MS = 1000;
+/** Rejoin after a restart: a few attempts, since the others may be restarting too. */
+const REJOIN_ATTEMPTS = 5;
+const ADDRESS = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+):(\d{1,5})$/;
+
+/**
+ * The agent's gossip membership, as Consul's serf pools: a LAN pool for every agent and, on servers, a WAN
+ * pool of servers (named `node.dc`). Starting it binds the pools, replays the remembered peers (unless the
+ * agent left gracefully), runs start_join (failure fails the start) and starts the retry_join loops.
+ */
+export class AgentMembership implements MembershipView {
+  private readonly changeListeners = new Set<(member: AgentMember) => void>();
+  private readonly userListeners = new Set<(payload: unknown) => void>();
+  private readonly loops = new Set<JoinLoop>();
+  private readonly peersDir: string | undefined;
+  private leaving = false;
+  private stopped = false;
+  /** Left gracefully and joined nobody since: nothing to rejoin after a restart. */
+  private left: boolean;
+  private persistTimer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly options: MembershipOptions,
+    private readonly lan: GossipNode,
+    private readonly wan: GossipNode | undefined,
+    remembered: RememberedPeers,
+  ) {
+    this.peersDir = options.dataDir === undefined ? undefined : joinPath(options.dataDir, "serf");
+    this.left = remembered.left;
+    this.wire(lan, "lan");
+    if (wan) this.wire(wan, "wan");
+  }
+
+  static async start(options: MembershipOptions): Promise<AgentMembership> {
+    const { config, nodeId, serverPort } = options;
+    if (config.ports.serfLan < 0)
+      throw new Error("serf_lan cannot be disabled: every agent gossips on the LAN");
+    const lanHost = advertiseHost(config.bindAddr, config.advertiseAddr);
+    const wan =
+      serverPort !== undefined && config.ports.serfWan >= 0
+        ? new GossipNode({
+            name: `${config.nodeName}.${config.datacenter}`,
+            bindHost: config.bindAddr,
+            port: config.ports.serfWan,
+            advertiseHost: config.advertiseAddrWan ?? lanHost,
+            config: wanConfig(options.gossip?.wan),
+            tags: agentTags({ config, nodeId, serverPort, wan: true }),
+            encrypt: config.encrypt,
+          })
+        : undefined;
+    await wan?.start();
+    const wanJoinPort = wan ? splitAddress(wan.address).port : undefined;
+    const lan = new GossipNode({
+      name: config.nodeName,
+      bindHost: config.bindAddr,
+      port: config.ports.serfLan,
+      advertiseHost: lanHost,
+      config: lanConfig(options.gossip?.lan),
+      tags: agentTags({ config, nodeId, serverPort, wanJoinPort, wan: false }),
+      encrypt: config.encrypt,
+      routes: options.lanRoutes,
+    });
+    try {
+      await lan.start();
+    } catch (err) {
+      await wan?.close();
+      throw err;
+    }
+    const remembered =
+      options.dataDir === undefined ? emptyPeers() : readPeers(joinPath(options.dataDir, "serf"));
+    const membership = new AgentMembership(options, lan, wan, remembered);
+    try {
+      await membership.begin(remembered);
+    } catch (err) {
+      await membership.close();
+      throw err;
+    }
+    return membership;
+  }
+
+  /** host:port of the LAN pool, as advertised. */
+  get lanAddress(): string {
+    return this.lan.address;
+  }
+
+  get wanAddress(): string | undefined {
+    return this.wan?.address;
+  }
+
+  /** Full-state syncs with each address (default port: the pool's own); rejects if none answered. */
+  async join(addresses: string[], opts: { wan: boolean }): Promise<number> {
+    const pool = opts.wan ? this.wan : this.lan;
+    if (!pool) throw new Error("Must be a server to join WAN cluster");
+    if (this.stopped) throw new Error("agent membership is stopped");
+    const targets = this.targets(addresses, pool);
+    const answered = await pool.join(targets, this.options.joinTimeoutMs);
+    if (answered === 0) throw new Error(`Failed to join ${targets.join(", ")}: no agent answered`);
+    this.options.log.info({ pool: opts.wan ? "wan" : "lan", answered }, "joined cluster");
+    this.left = false;
+    this.schedulePersist();
+    return answered;
+  }
+
+  /** Graceful leave of both pools (others see left, not failed), then stops them. */
+  async leave(): Promise<void> {
+    if (this.stopped) return;
+    this.leaving = true;
+    this.left = true;
+    this.stopLoops();
+    this.persistNow();
+    await Promise.all([this.lan.leave(), this.wan?.leave()]);
+    this.stopped = true;
+  }
+
+  /** Consul's force-leave: a failed member becomes left (and, with prune, is forgotten). */
+  forceLeave(node: string, opts: { prune: boolean; wan: boolean }): boolean {
+    const pool = opts.wan ? this.wan : this.lan;
+    if (!pool || this.stopped) return false;
+    return pool.forceLeave(node, { prune: opts.prune });
+  }
+
+  /** The JSON of `/v1/agent/members`; segments do not exist here, so every segment is the same list. */
+  members(opts: { wan: boolean; segment?: string }): ConsulMember[] {
+    const pool = opts.wan ? this.wan : this.lan;
+    if (!pool) return [];
+    return this.records(pool)
+      .map(consulMember)
+      .sort((a, b) => (a.Name < b.Name ? -1 : a.Name > b.Name ? 1 : 0));
+  }
+
+  lanMembers(): AgentMember[] {
+    return this.records(this.lan);
+  }
+
+  servers(): AgentMember[] {
+    const dc = this.options.config.datacenter;
+    return this.lanMembers().filter(
+      (m) => m.role === "server" && m.status === "alive" && m.datacenter === dc,
+    );
+  }
+
+  onChange(listener: (member: AgentMember) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
+  }
+
+  localCoordinate(): Coordinate {
+    return this.lan.coordinate();
+  }
+
+  coordinateOf(node: string): Coordinate | undefined {
+    return this.lan.coordinateOf(node);
+  }
+
+  /** WAN datacenters by median estimated RTT from here, this one first; [own dc] without a WAN pool. */
+  datacenters(): string[] {
+    const own = this.options.config.datacenter;
+    if (!this.wan) return [own];
+    return datacentersByDistance(own, this.wan.coordinate(), this.wanServers());
+  }
+
+  /** `/v1/coordinate/datacenters` from the WAN pool; undefined without one (clients, serf_wan = -1). */
+  datacenterCoordinates(): DatacenterCoordinates[] | undefined {
+    if (!this.wan) return undefined;
+    return datacenterCoordinates(this.datacenters(), this.wanServers());
+  }
+
+  /** Gossips an application payload to every LAN member (`onUserMessage` there, not here). */
+  broadcast(payload: unknown): void {
+    if (!this.stopped) this.lan.broadcast(payload);
+  }
+
+  onUserMessage(listener: (payload: unknown) => void): () => void {
+    this.userListeners.add(listener);
+    return () => this.userListeners.delete(listener);
+  }
+
+  stats(): MembershipStats {
+    return { lan: this.lan.stats(), wan: this.wan?.stats() };
+  }
+
+  /** Stops without leaving: the others will see this agent fail. */
+  async close(): Promise<void> {
+    this.stopLoops();
+    if (this.persistTimer) this.persistNow();
+    this.stopped = true;
+    await Promise.all([this.lan.close(), this.wan?.close()]);
+  }
+
+  // ---- start-up joins ----
+
+  private async begin(remembered: RememberedPeers): Promise<void> {
+    const { config, log } = this.options;
+    const rejoin = !remembered.left || config.rejoinAfterLeave;
+    if (!rejoin) log.info("this agent left the cluster gracefully: not rejoining remembered members");
+    else {
+      this.loop("rejoin (lan)", remembered.lan, this.lan, REJOIN_ATTEMPTS, false);
+      if (this.wan) this.loop("rejoin (wan)", remembered.wan, this.wan, REJOIN_ATTEMPTS, false);
+    }
+    if (config.startJoin.length > 0) await this.join([...config.startJoin], { wan: false });
+    this.loop("retry_join", config.retryJoin, this.lan, config.retryMax, true);
+    if (this.wan)
+      this.loop("retry_join_wan", this.options.retryJoinWan ?? [], this.wan, config.retryMax, true);
+  }
+
+  /** Runs a join loop in the background; `fatal` loops report exhaustion through onRetryJoinFailed. */
+  private loop(
+    what: string,
+    addresses: readonly string[],
+    pool: GossipNode,
+    max: number,
+    fatal: boolean,
+  ): void {
+    const { log, config } = this.options;
+    const usable = addresses.filter((a) => {
+      // Cloud auto-join ("provider=aws tag_key=...") needs the provider's API; Cairn does not have it.
+      if (a.includes("provider="))
+        log.warn({ address: a }, `${what}: cloud auto-join is not supported; skipping`);
+      return !a.includes("provider=");
+    });
+    let targets: string[];
+    try {
+      targets = this.targets(usable, pool).filter((t) => t !== pool.address);
+    } catch (err) {
+      log.error({ err: (err as Error).message }, `${what}: not joining`);
+      return;
+    }
+    if (targets.length === 0) return;
+    const loop = new JoinLoop({
+      what,
+      targets,
+      attempt: async (t) => {
+        const answered = await pool.join(t, this.options.joinTimeoutMs);
+        if (answered > 0) this.left = false;
+        return answered;
+      },
+      intervalMs: config.retryIntervalMs,
+      maxAttempts: max,
+      log,
+    });
+    this.loops.add(loop);
+    loop
+      .run()
+      .catch((err: Error) => {
+        if (!fatal) log.warn({ err: err.message }, `${what}: giving up`);
+        else if (this.options.onRetryJoinFailed) this.options.onRetryJoinFailed(err);
+        else log.error({ err: err.message }, `${what}: giving up`);
+      })
+      .finally(() => this.loops.delete(loop));
+  }
+
+  private stopLoops(): void {
+    for (const loop of this.loops) loop.stop();
+    this.loops.clear();
+  }
+
+  /** `host` or `host:port` with the pool's own port as default; anything else is refused. */
+  private targets(addresses: readonly string[], pool: GossipNode): string[] {
+    const port = splitAddress(pool.address).port;
+    return addresses.map((a) => {
+      const target = withDefaultPort(a, port);
+      const match = ADDRESS.exec(target);
+      if (!match || Number(match[2]) > 65535) throw new Error(`invalid address: ${JSON.stringify(a)}`);
+      return target;
+    });
+  }
+
+  // ---- events and persistence ----
+
+  private wire(node: GossipNode, pool: Pool): void {
+    const log = this.options.log;
+    const changed = (verb: string) => (member: Member) => {
+      log.info({ pool, member: member.name, address: member.address }, `member ${verb}`);
+      if (verb === "joined" && !this.leaving) this.left = false;
+      this.schedulePersist();
+      if (pool !== "lan") return;
+      const record = this.record(member);
+      for (const listener of this.changeListeners) listener(record);
+    };
+    node.on("member-join", changed("joined"));
+    node.on("member-update", changed("updated"));
+    node.on("member-failed", changed("failed"));
+    node.on("member-leave", changed("left"));
+    node.on("member-reap", changed("reaped"));
+    if (pool === "lan") {
+      node.on("user-message", ({ payload }) => {
+        for (const listener of this.userListeners) listener(payload);
+      });
+    }
+  }
+
+  private record(member: Member, pool: GossipNode = this.lan): AgentMember {
+    return agentMember(member, memberStatus(member, this.leaving, pool.localMember().name));
+  }
+
+  private records(pool: GossipNode): AgentMember[] {
+    return pool.members().map((m) => this.record(m, pool));
+  }
+
+  private wanServers(): WanServer[] {
+    const wan = this.wan;
+    if (!wan) return [];
+    const self = wan.localMember().name;
+    return wan
+      .members()
+      .filter((m) => m.state === "alive" || m.state === "suspect")
+      .map((m) => ({
+        name: m.name,
+        datacenter: m.tags.dc ?? "",
+        coordinate: m.name === self ? wan.coordinate() : wan.coordinateOf(m.name),
+      }));
+  }
+
+  private schedulePersist(): void {
+    if (this.peersDir === undefined || this.persistTimer || this.stopped || this.leaving) return;
+    this.persistTimer = setTimeout(() => this.persistNow(), PERSIST_DELAY_MS);
+    this.persistTimer.unref();
+  }
+
+  private persistNow(): void {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = undefined;
+    if (this.peersDir === undefined) return;
+    const alive = (pool: GossipNode | undefined) =>
+      this.left || !pool
+        ? []
+        : pool
+            .members()
+            .filter((m) => m.state === "alive" && m.address !== pool.address)
+            .map((m) => m.address);
+    try {
+      writePeers(this.peersDir, { left: this.left, lan: alive(this.lan), wan: alive(this.wan) });
+    } catch (err) {
+      this.options.log.warn({ err: (err as Error).message }, "could not remember the cluster's members");
+    }
+  }
+}

@@ -1,0 +1,40 @@
+import type { AgentConfig } from "../config/index.js";
+import { CONSUL_API_VERSION } from "../local/self.js";
+
+export interface TagInputs {
+  config: AgentConfig;
+  nodeId: string;
+  /** Servers only: the RPC port. */
+  serverPort?: number;
+  /** LAN pool of a server with a WAN pool: the WAN port, so servers can join each other's WAN pool. */
+  wanJoinPort?: number;
+  wan: boolean;
+}
+
+/**
+ * The tags an agent gossips, named as Consul's: role (consul|node), dc, segment, id, protocol versions and
+ * build; servers add port (RPC), raft_vsn, bootstrap/expect and, on the LAN, wan_join_port.
+ */
+export function agentTags(inputs: TagInputs): Record<string, string> {
+  const { config, nodeId, serverPort, wanJoinPort, wan } = inputs;
+  const server = serverPort !== undefined;
+  const tags: Record<string, string> = {
+    role: server ? "consul" : "node",
+    dc: config.datacenter,
+    id: nodeId,
+    vsn: "2",
+    vsn_min: "2",
+    vsn_max: "3",
+    build: `${CONSUL_API_VERSION}:cairn`,
+    ft_fs: "1",
+    ft_si: "1",
+  };
+  if (!wan) tags.segment = "";
+  if (!server) return tags;
+  tags.port = String(serverPort);
+  tags.raft_vsn = String(config.raftProtocol);
+  if (config.bootstrap) tags.bootstrap = "1";
+  if (config.bootstrapExpect > 0) tags.expect = String(config.bootstrapExpect);
+  if (!wan && wanJoinPort !== undefined) tags.wan_join_port = String(wanJoinPort);
+  return tags;
+}
