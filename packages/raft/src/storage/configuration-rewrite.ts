@@ -14,7 +14,7 @@ export interface ConfigurationRewrite {
 }
 
 /** Refuses a configuration no cluster could run on. */
-export function checkConfiguration(conf: ConfState): void {
+function checkConfiguration(conf: ConfState): void {
   const all = [...conf.voters, ...conf.learners];
   if (conf.voters.length === 0) throw new Error("the new configuration has no voter");
   const seen = new Set<string>();
