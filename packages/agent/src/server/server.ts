@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
-import { RaftNode } from "@cairn/raft";
+import { RaftNode, type RaftNodeOptions } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
@@ -45,6 +45,8 @@ export interface ServerOptions {
   aclReapIntervalMs?: number;
   /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
   now?: () => number;
+  /** Other websocket endpoints on the server RPC port, by path (the client agents' tunnel). */
+  transportRoutes?: RaftNodeOptions<ApplyResult>["routes"];
 }
 
 interface ServerEvents {
@@ -295,6 +297,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionTicks: ELECTION_TICKS * multiplier,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
+        ...(this.options.transportRoutes ? { routes: this.options.transportRoutes } : {}),
         observer: {
           committed: (entries, latencyMs) => this.emit("raftCommitted", entries, latencyMs),
           fsynced: (ms) => this.emit("raftFsynced", ms),

@@ -142,6 +142,8 @@ export class ServerTransport<M> {
     for (const link of this.links.values()) link.close();
     this.links.clear();
     for (const conn of this.inbound) conn.close();
+    // Sockets of the other routes too: the listener only finishes closing once every connection has.
+    for (const ws of this.server.clients) ws.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
 }

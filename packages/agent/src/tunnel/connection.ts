@@ -1,0 +1,198 @@
+import { WebSocket } from "ws";
+import {
+  decodeServerFrame,
+  encodeFrame,
+  MAX_FRAME_BYTES,
+  type RequestFrame,
+  type ResponseFrame,
+  TUNNEL_PATH,
+} from "./protocol.js";
+import { toBytes } from "./server-route.js";
+
+/** A server a client agent may use: its node name and RPC address (host:port). */
+export interface ServerRef {
+  name: string;
+  rpcAddress: string;
+}
+
+/**
+ * The connection to a server failed. `sent` says whether the request may have reached it: one that never
+ * left is always safe to send elsewhere.
+ */
+export class ConnectionLostError extends Error {
+  constructor(
+    readonly server: string,
+    readonly sent: boolean,
+    reason: string,
+  ) {
+    super(`connection to server ${server} lost: ${reason}`);
+    this.name = "ConnectionLostError";
+  }
+}
+
+/** The caller gave up on the request (its HTTP client went away). */
+export class RequestCancelledError extends Error {
+  constructor() {
+    super("request cancelled by the client");
+    this.name = "RequestCancelledError";
+  }
+}
+
+interface Pending {
+  resolve(frame: unknown): void;
+  reject(err: Error): void;
+}
+
+/** How often an idle connection is pinged; a server that misses a whole period is taken for gone. */
+const KEEPALIVE_MS = 10_000;
+
+/** One websocket to one server, carrying any number of requests at once. */
+export class TunnelConnection {
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly closeListeners: (() => void)[] = [];
+  private readonly keepalive: NodeJS.Timeout;
+  private answered = true;
+  private closeReason = "";
+
+  private constructor(
+    readonly server: ServerRef,
+    private readonly ws: WebSocket,
+  ) {
+    ws.on("message", (data) => this.receive(toBytes(data)));
+    ws.on("pong", () => {
+      this.answered = true;
+    });
+    ws.on("close", (code, reason) => this.closed(`closed (${code}${reason.length ? ` ${reason}` : ""})`));
+    ws.on("error", (err) => {
+      this.closeReason ||= err.message;
+    });
+    this.keepalive = setInterval(() => {
+      if (!this.answered) return ws.terminate();
+      this.answered = false;
+      ws.ping();
+    }, KEEPALIVE_MS);
+    this.keepalive.unref();
+  }
+
+  /** Dials `server`; rejects with ConnectionLostError (not sent) when it cannot be reached in time. */
+  static open(server: ServerRef, timeoutMs: number): Promise<TunnelConnection> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(`ws://${server.rpcAddress}${TUNNEL_PATH}`, {
+        maxPayload: MAX_FRAME_BYTES,
+        perMessageDeflate: false,
+        handshakeTimeout: timeoutMs,
+      });
+      const fail = (reason: string) => {
+        ws.removeAllListeners();
+        ws.on("error", () => {});
+        ws.terminate();
+        reject(new ConnectionLostError(server.name, false, reason));
+      };
+      ws.once("open", () => {
+        ws.removeAllListeners();
+        resolve(new TunnelConnection(server, ws));
+      });
+      ws.once("error", (err) => fail(err.message));
+      ws.once("unexpected-response", (_req, res) => fail(`refused with HTTP ${res.statusCode}`));
+    });
+  }
+
+  get isOpen(): boolean {
+    return this.ws.readyState === WebSocket.OPEN;
+  }
+
+  onClose(listener: () => void): void {
+    this.closeListeners.push(listener);
+  }
+
+  /** Sends a request; rejects with ConnectionLostError or RequestCancelledError. */
+  request(frame: Omit<RequestFrame, "id" | "t">, signal?: AbortSignal): Promise<ResponseFrame> {
+    if (signal?.aborted) return Promise.reject(new RequestCancelledError());
+    const id = this.nextId++;
+    return new Promise<ResponseFrame>((resolve, reject) => {
+      const cancel = () => {
+        if (!this.pending.delete(id)) return;
+        this.send({ t: "cancel", id });
+        reject(new RequestCancelledError());
+      };
+      signal?.addEventListener("abort", cancel, { once: true });
+      const done = () => signal?.removeEventListener("abort", cancel);
+      this.pending.set(id, {
+        resolve: (answer) => {
+          done();
+          if (typeof answer === "object" && answer !== null && (answer as { t?: unknown }).t === "res")
+            resolve(answer as ResponseFrame);
+          else reject(new Error("the server answered a request with a call result"));
+        },
+        reject: (err) => {
+          done();
+          reject(err);
+        },
+      });
+      this.sendOrFail(id, { t: "req", id, ...frame });
+    });
+  }
+
+  /** Calls one of the server's agent RPCs. */
+  call(method: string, args: unknown[]): Promise<unknown> {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, {
+        resolve: (answer) => {
+          const result = answer as { t?: unknown; value?: unknown; error?: string };
+          if (result.t !== "result") reject(new Error("the server answered a call with a response"));
+          else if (result.error !== undefined) reject(new Error(result.error));
+          else resolve(result.value);
+        },
+        reject,
+      });
+      this.sendOrFail(id, { t: "call", id, method, args });
+    });
+  }
+
+  close(): void {
+    this.ws.close(1000, "client closing");
+    this.closed("closed by this agent");
+  }
+
+  private sendOrFail(id: number, frame: Parameters<typeof encodeFrame>[0]): void {
+    const bytes = encodeFrame(frame);
+    const pending = this.pending.get(id);
+    if (bytes.byteLength > MAX_FRAME_BYTES) {
+      this.pending.delete(id);
+      pending?.reject(new Error(`request of ${bytes.byteLength} bytes is too large for the server tunnel`));
+    } else if (!this.isOpen) {
+      this.pending.delete(id);
+      pending?.reject(new ConnectionLostError(this.server.name, false, this.closeReason || "not connected"));
+    } else {
+      this.ws.send(bytes);
+    }
+  }
+
+  private send(frame: Parameters<typeof encodeFrame>[0]): void {
+    if (this.isOpen) this.ws.send(encodeFrame(frame));
+  }
+
+  private receive(data: Uint8Array): void {
+    this.answered = true;
+    const frame = decodeServerFrame(data);
+    if (frame === undefined) {
+      this.closeReason = "the server sent a malformed frame";
+      this.ws.terminate();
+      return;
+    }
+    const pending = this.pending.get(frame.id);
+    this.pending.delete(frame.id);
+    pending?.resolve(frame);
+  }
+
+  private closed(reason: string): void {
+    clearInterval(this.keepalive);
+    this.closeReason ||= reason;
+    const lost = [...this.pending.values()];
+    this.pending.clear();
+    for (const p of lost) p.reject(new ConnectionLostError(this.server.name, true, this.closeReason));
+    for (const listener of this.closeListeners.splice(0)) listener();
+  }
+}

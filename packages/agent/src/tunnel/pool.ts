@@ -1,0 +1,205 @@
+import type { Logger } from "pino";
+import {
+  ConnectionLostError,
+  RequestCancelledError,
+  type ServerRef,
+  TunnelConnection,
+} from "./connection.js";
+import { headerList, MAX_FRAME_BYTES, type RequestFrame, type ResponseFrame } from "./protocol.js";
+
+export interface TunnelPoolOptions {
+  /** Servers to use, best known first (alive servers from gossip). */
+  servers: () => readonly ServerRef[];
+  log: Logger;
+  /** The agent's `default` ACL token, added to requests that carry none (as a Consul client agent does). */
+  defaultToken?: () => string;
+  /** How long dialing one server may take. */
+  connectTimeoutMs?: number;
+  random?: () => number;
+}
+
+/** Consul's answer when a client agent knows of no server. */
+export const NO_SERVERS = "No known Consul servers";
+
+/** Methods whose request may be sent again after a connection broke under it: nothing they do can double. */
+const RETRY_SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A client agent's way to the servers: one tunnel connection to one server at a time, shared by every
+ * request. When that server cannot be reached, or the connection breaks, the next server is used and the
+ * request is retried there if that is safe (Consul's client RPC rules): it never reached a server, or it
+ * only reads. A write lost in flight answers 500, its outcome unknown.
+ */
+export class TunnelPool {
+  private current: Promise<TunnelConnection> | undefined;
+  /** Server name -> when it last failed; those are tried last. */
+  private readonly failures = new Map<string, number>();
+  private closed = false;
+
+  constructor(private readonly o: TunnelPoolOptions) {}
+
+  /** Answers an HTTP request through a server; failures become 500 responses, as Consul's RPC errors do. */
+  async forward(request: Request): Promise<Response> {
+    let frame: Omit<RequestFrame, "id" | "t">;
+    try {
+      frame = await this.frameOf(request);
+    } catch (err) {
+      return text(413, (err as Error).message);
+    }
+    const tried = new Set<string>();
+    for (;;) {
+      let conn: TunnelConnection;
+      try {
+        conn = await this.connection(tried);
+      } catch (err) {
+        return text(500, (err as Error).message);
+      }
+      try {
+        return responseOf(await conn.request(frame, request.signal));
+      } catch (err) {
+        if (err instanceof RequestCancelledError) return text(500, err.message);
+        if (!(err instanceof ConnectionLostError)) return text(500, (err as Error).message);
+        this.failed(conn, tried);
+        if (err.sent && !RETRY_SAFE.has(frame.method)) {
+          return text(
+            500,
+            `rpc error making call: ${err.message}; the request may or may not have been applied`,
+          );
+        }
+        this.o.log.debug(
+          { server: conn.server.name, err: err.message },
+          "retrying a request on another server",
+        );
+      }
+    }
+  }
+
+  /** Calls an agent RPC on a server; retried elsewhere only when it never reached one. */
+  async call(method: string, args: unknown[]): Promise<unknown> {
+    const tried = new Set<string>();
+    for (;;) {
+      const conn = await this.connection(tried);
+      try {
+        return await conn.call(method, args);
+      } catch (err) {
+        if (!(err instanceof ConnectionLostError)) throw err;
+        this.failed(conn, tried);
+        if (err.sent) throw new Error(`rpc error making call: ${err.message}`);
+      }
+    }
+  }
+
+  /** The server currently used, if connected. */
+  async currentServer(): Promise<string | undefined> {
+    const conn = await this.current?.catch(() => undefined);
+    return conn?.isOpen ? conn.server.name : undefined;
+  }
+
+  close(): void {
+    this.closed = true;
+    void this.current?.then(
+      (c) => c.close(),
+      () => {},
+    );
+    this.current = undefined;
+  }
+
+  private failed(conn: TunnelConnection, tried: Set<string>): void {
+    tried.add(conn.server.name);
+    this.failures.set(conn.server.name, Date.now());
+  }
+
+  /** The shared connection, dialed afresh (skipping servers this request already failed on) when it is gone. */
+  private async connection(tried: ReadonlySet<string>): Promise<TunnelConnection> {
+    for (;;) {
+      if (this.closed) throw new Error("the agent is shutting down");
+      if (this.current === undefined) this.current = this.dial(tried);
+      const pending = this.current;
+      let conn: TunnelConnection;
+      try {
+        conn = await pending;
+      } catch (err) {
+        if (this.current === pending) this.current = undefined;
+        throw err;
+      }
+      if (conn.isOpen) return conn;
+      if (this.current === pending) this.current = undefined;
+    }
+  }
+
+  private async dial(tried: ReadonlySet<string>): Promise<TunnelConnection> {
+    const known = this.o.servers();
+    if (known.length === 0) throw new Error(NO_SERVERS);
+    let last: Error | undefined;
+    for (const server of this.order(known, tried)) {
+      try {
+        const conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000);
+        this.failures.delete(server.name);
+        conn.onClose(() => {
+          if (!this.closed) this.o.log.warn({ server: server.name }, "connection to server lost");
+        });
+        this.o.log.debug({ server: server.name, address: server.rpcAddress }, "connected to server");
+        return conn;
+      } catch (err) {
+        last = err as Error;
+        this.failures.set(server.name, Date.now());
+        this.o.log.warn({ server: server.name, err: last.message }, "cannot reach server");
+      }
+    }
+    throw new Error(`rpc error: no server could be reached (${last?.message ?? "all failed already"})`);
+  }
+
+  /** Servers not failed yet in random order, then those that failed, longest ago first. */
+  private order(known: readonly ServerRef[], tried: ReadonlySet<string>): ServerRef[] {
+    const random = this.o.random ?? Math.random;
+    const fresh: ServerRef[] = [];
+    const failed: ServerRef[] = [];
+    for (const s of known) {
+      if (tried.has(s.name)) continue;
+      (this.failures.has(s.name) ? failed : fresh).push(s);
+    }
+    for (let i = fresh.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [fresh[i], fresh[j]] = [fresh[j]!, fresh[i]!];
+    }
+    failed.sort((a, b) => (this.failures.get(a.name) ?? 0) - (this.failures.get(b.name) ?? 0));
+    return [...fresh, ...failed];
+  }
+
+  private async frameOf(request: Request): Promise<Omit<RequestFrame, "id" | "t">> {
+    const declared = Number(request.headers.get("content-length") ?? 0);
+    if (declared > MAX_FRAME_BYTES) throw new Error(`Request body too large (${declared} bytes)`);
+    const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
+    if (body !== undefined && body.byteLength > MAX_FRAME_BYTES)
+      throw new Error(`Request body too large (${body.byteLength} bytes)`);
+    const url = request.url;
+    const headers = headerList(request.headers);
+    const token = this.o.defaultToken?.() ?? "";
+    if (token !== "" && !carriesToken(url, request.headers)) headers.push(["x-consul-token", token]);
+    return {
+      method: request.method,
+      url: url.slice(url.indexOf("/", url.indexOf("//") + 2)),
+      headers,
+      ...(body !== undefined && body.byteLength > 0 ? { body } : {}),
+    };
+  }
+}
+
+/** Whether a request names a token where Consul looks for one (query, token headers, bearer). */
+function carriesToken(url: string, headers: Headers): boolean {
+  const query = url.indexOf("?");
+  if (query >= 0 && new URLSearchParams(url.slice(query + 1)).get("token")) return true;
+  if (headers.get("x-consul-token") || headers.get("x-service-token")) return true;
+  return /^\s*bearer\s+\S/i.test(headers.get("authorization") ?? "");
+}
+
+const NO_BODY = new Set([101, 204, 205, 304]);
+
+function responseOf(frame: ResponseFrame): Response {
+  const body = NO_BODY.has(frame.status) ? null : (frame.body ?? null);
+  return new Response(body, { status: frame.status, headers: frame.headers });
+}
+
+function text(status: number, message: string): Response {
+  return new Response(message, { status, headers: { "content-type": "text/plain; charset=utf-8" } });
+}

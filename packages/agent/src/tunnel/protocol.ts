@@ -1,0 +1,132 @@
+import { Packr } from "msgpackr";
+
+/**
+ * The request tunnel between a client agent and a server, carried on the server RPC port as Consul clients
+ * reach servers on 8300: HTTP requests (and a few agent RPCs) multiplexed over one websocket, each tagged
+ * with an id chosen by the client. Any number may be in flight; a blocking query simply answers late.
+ */
+
+/** The websocket path of the tunnel on the server RPC port (next to Raft's). */
+export const TUNNEL_PATH = "/cairn/tunnel";
+
+/** Largest frame either side sends or accepts (a snapshot travels in one response). */
+export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+
+export type Headers = [name: string, value: string][];
+
+/** Client to server: an HTTP request for the server's own API. */
+export interface RequestFrame {
+  t: "req";
+  id: number;
+  method: string;
+  /** Path and query string, e.g. `/v1/kv/a?index=7`. */
+  url: string;
+  headers: Headers;
+  body?: Uint8Array;
+}
+
+/** Client to server: the client gave up on request `id` (its caller went away); the server drops it. */
+export interface CancelFrame {
+  t: "cancel";
+  id: number;
+}
+
+/** Client to server: a call of one of the server's agent RPCs (the client agent's catalog). */
+export interface CallFrame {
+  t: "call";
+  id: number;
+  method: string;
+  args: unknown[];
+}
+
+/** Server to client: the answer to request `id`. */
+export interface ResponseFrame {
+  t: "res";
+  id: number;
+  status: number;
+  headers: Headers;
+  body?: Uint8Array;
+}
+
+/** Server to client: the outcome of call `id`; `error` set when it failed. */
+export interface ResultFrame {
+  t: "result";
+  id: number;
+  value?: unknown;
+  error?: string;
+}
+
+export type ClientFrame = RequestFrame | CancelFrame | CallFrame;
+export type ServerFrame = ResponseFrame | ResultFrame;
+
+// 64-bit integers (KV flags, raft indexes in commands) cross as bigint, bytes as bytes.
+const packr = new Packr({ useRecords: false, int64AsType: "bigint", mapsAsObjects: true });
+
+export function encodeFrame(frame: ClientFrame | ServerFrame): Uint8Array {
+  return packr.pack(frame);
+}
+
+/** Decodes a client's frame; undefined for anything malformed (the connection is then closed). */
+export function decodeClientFrame(data: Uint8Array): ClientFrame | undefined {
+  const frame = unpack(data);
+  if (frame === undefined || typeof frame.id !== "number") return undefined;
+  if (frame.t === "cancel") return frame as unknown as CancelFrame;
+  if (frame.t === "req" && isText(frame.method) && isText(frame.url) && isHeaders(frame.headers))
+    return isBody(frame.body) ? (frame as unknown as RequestFrame) : undefined;
+  if (frame.t === "call" && isText(frame.method) && Array.isArray(frame.args))
+    return frame as unknown as CallFrame;
+  return undefined;
+}
+
+/** Decodes a server's frame; undefined for anything malformed. */
+export function decodeServerFrame(data: Uint8Array): ServerFrame | undefined {
+  const frame = unpack(data);
+  if (frame === undefined || typeof frame.id !== "number") return undefined;
+  if (frame.t === "res" && typeof frame.status === "number" && isHeaders(frame.headers))
+    return isBody(frame.body) ? (frame as unknown as ResponseFrame) : undefined;
+  if (frame.t === "result" && (frame.error === undefined || isText(frame.error)))
+    return frame as unknown as ResultFrame;
+  return undefined;
+}
+
+function unpack(data: Uint8Array): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = packr.unpack(data);
+    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isText(v: unknown): v is string {
+  return typeof v === "string";
+}
+
+function isBody(v: unknown): boolean {
+  return v === undefined || v instanceof Uint8Array;
+}
+
+function isHeaders(v: unknown): v is Headers {
+  return (
+    Array.isArray(v) && v.every((h) => Array.isArray(h) && h.length === 2 && isText(h[0]) && isText(h[1]))
+  );
+}
+
+/** Headers that describe one HTTP hop, not the request: never carried through the tunnel. */
+const HOP_HEADERS = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "upgrade",
+  "host",
+  "content-length",
+  "proxy-connection",
+]);
+
+export function headerList(headers: globalThis.Headers): Headers {
+  const out: Headers = [];
+  headers.forEach((value, name) => {
+    if (!HOP_HEADERS.has(name)) out.push([name, value]);
+  });
+  return out;
+}

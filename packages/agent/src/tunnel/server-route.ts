@@ -1,0 +1,124 @@
+import type { IncomingMessage } from "node:http";
+import type { Logger } from "pino";
+import type { RawData, WebSocket } from "ws";
+import {
+  type CallFrame,
+  decodeClientFrame,
+  encodeFrame,
+  headerList,
+  MAX_FRAME_BYTES,
+  type RequestFrame,
+  type ServerFrame,
+} from "./protocol.js";
+
+export type TunnelFetch = (request: Request) => Response | Promise<Response>;
+
+/** Agent RPCs a server answers for its client agents, by method name; arguments arrive as sent. */
+export type TunnelCalls = Readonly<Record<string, (...args: unknown[]) => Promise<unknown>>>;
+
+export interface TunnelRouteOptions {
+  calls?: TunnelCalls;
+  log?: Logger;
+}
+
+const BODYLESS = new Set(["GET", "HEAD"]);
+
+/**
+ * The server end of the tunnel: each request is answered by the server's own HTTP app, in process, as if
+ * it had arrived on its HTTP port. A request is aborted (its blocking query released) when the client
+ * cancels it or the connection closes.
+ */
+export function tunnelRoute(
+  fetch: TunnelFetch,
+  options: TunnelRouteOptions = {},
+): (ws: WebSocket, req: IncomingMessage) => void {
+  return (ws, req) => {
+    const from = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
+    const inFlight = new Map<number, AbortController>();
+    const send = (frame: ServerFrame) => {
+      if (ws.readyState === ws.OPEN) ws.send(encodeFrame(frame));
+    };
+    ws.on("message", (data: RawData) => {
+      const frame = decodeClientFrame(toBytes(data));
+      if (frame === undefined) {
+        options.log?.warn({ from }, "closing a tunnel connection that sent a malformed frame");
+        ws.close(1002, "malformed frame");
+        return;
+      }
+      if (frame.t === "cancel") {
+        inFlight.get(frame.id)?.abort();
+        inFlight.delete(frame.id);
+      } else if (frame.t === "call") {
+        void answerCall(frame, options.calls ?? {}).then(send);
+      } else {
+        const abort = new AbortController();
+        inFlight.set(frame.id, abort);
+        void answerRequest(frame, fetch, abort.signal).then((response) => {
+          if (inFlight.get(frame.id) !== abort) return;
+          inFlight.delete(frame.id);
+          send(response);
+        });
+      }
+    });
+    ws.on("close", () => {
+      for (const abort of inFlight.values()) abort.abort();
+      inFlight.clear();
+    });
+    ws.on("error", (err) => options.log?.debug({ from, err: err.message }, "tunnel connection error"));
+  };
+}
+
+async function answerRequest(
+  frame: RequestFrame,
+  fetch: TunnelFetch,
+  signal: AbortSignal,
+): Promise<ServerFrame> {
+  const { id } = frame;
+  try {
+    const request = new Request(`http://tunnel${frame.url}`, {
+      method: frame.method,
+      headers: frame.headers,
+      signal,
+      ...(frame.body !== undefined && !BODYLESS.has(frame.method) ? { body: frame.body } : {}),
+    });
+    const response = await fetch(request);
+    const body = new Uint8Array(await response.arrayBuffer());
+    if (body.byteLength > MAX_FRAME_BYTES - 64 * 1024) {
+      return failure(id, `response of ${body.byteLength} bytes is too large for the client tunnel`);
+    }
+    return {
+      t: "res",
+      id,
+      status: response.status,
+      headers: headerList(response.headers),
+      ...(body.byteLength > 0 ? { body } : {}),
+    };
+  } catch (err) {
+    return failure(id, (err as Error).message);
+  }
+}
+
+function failure(id: number, message: string): ServerFrame {
+  return {
+    t: "res",
+    id,
+    status: 500,
+    headers: [["content-type", "text/plain; charset=utf-8"]],
+    body: new TextEncoder().encode(message),
+  };
+}
+
+async function answerCall(frame: CallFrame, calls: TunnelCalls): Promise<ServerFrame> {
+  const call = Object.hasOwn(calls, frame.method) ? calls[frame.method] : undefined;
+  if (call === undefined) return { t: "result", id: frame.id, error: `unknown agent RPC ${frame.method}` };
+  try {
+    return { t: "result", id: frame.id, value: await call(...frame.args) };
+  } catch (err) {
+    return { t: "result", id: frame.id, error: (err as Error).message };
+  }
+}
+
+export function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
+}

@@ -1,0 +1,94 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApi } from "@cairn/api";
+import pino from "pino";
+import { freePorts } from "../../../../scripts/lib/index.js";
+import { buildAgentConfig } from "../../src/config/index.js";
+import { storeCatalog } from "../../src/local/catalog.js";
+import { CairnServer } from "../../src/server/server.js";
+import { catalogCalls, type ServerRef, TUNNEL_PATH, tunnelRoute } from "../../src/tunnel/index.js";
+
+export interface TunnelServer {
+  server: CairnServer;
+  ref: ServerRef;
+  /** Headers of every request the server's HTTP app answered through the tunnel. */
+  received: Headers[];
+  /** Requests for this path are never answered (a server that dies mid-request). */
+  stall: string | undefined;
+  /** Stops the server (the data directory stays until `dispose`). */
+  stop(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/**
+ * A real single-server cluster in this process (Raft bootstrapped on its own, on a free port) whose RPC
+ * port serves the client tunnel, answered by its HTTP API as run.ts builds it.
+ */
+export async function startTunnelServer(name: string): Promise<TunnelServer> {
+  const dir = mkdtempSync(join(tmpdir(), `cairn-tunnel-${name}-`));
+  const [port, serfLan] = await freePorts(2);
+  const { config } = buildAgentConfig(
+    {
+      node_name: name,
+      server: true,
+      bootstrap: true,
+      bind_addr: "127.0.0.1",
+      data_dir: dir,
+      ports: { server: port!, serf_lan: serfLan!, http: -1 },
+    },
+    { dev: false, hostname: name, clockOffsetMs: 0, configFiles: [] },
+  );
+  const log = pino({ level: "silent" });
+  let fetch: (request: Request) => Response | Promise<Response> = () =>
+    new Response("starting", { status: 503 });
+  let catalog: ReturnType<typeof storeCatalog> | undefined;
+  const server = await CairnServer.start({
+    config,
+    dataDir: dir,
+    log,
+    transportRoutes: {
+      [TUNNEL_PATH]: tunnelRoute((request) => fetch(request), {
+        calls: catalogCalls({
+          read: (node) => catalog!.read(node),
+          apply: (command) => catalog!.apply(command),
+        }),
+        log,
+      }),
+    },
+  });
+  catalog = storeCatalog(server.backend);
+  const app = createApi({ backend: server.backend, nodeName: name, datacenter: "dc1", logger: log });
+  const received: Headers[] = [];
+  const s: { stall: string | undefined } = { stall: undefined };
+  fetch = (request) => {
+    received.push(request.headers);
+    if (new URL(request.url).pathname === s.stall) return new Promise<Response>(() => {});
+    return app.fetch(request);
+  };
+  let stopped = false;
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    await server.stop();
+  };
+  return Object.assign(s, {
+    server,
+    received,
+    ref: { name, rpcAddress: `127.0.0.1:${port}` },
+    stop,
+    dispose: async () => {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  });
+}
+
+/** Resolves once the server has a leader and has registered itself in the catalog. */
+export async function ready(s: TunnelServer, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!s.server.store.view().node(s.ref.name).value) {
+    if (Date.now() > deadline) throw new Error(`${s.ref.name} did not register itself in time`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,152 @@
+// A client's tunnel pool against real in-process servers: KV through the tunnel, a blocking query, many
+// requests on one connection, cancellation, failover to a second server, and no servers at all.
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { NO_SERVERS, type ServerRef, TUNNEL_PATH, TunnelPool } from "../../src/tunnel/index.js";
+import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+
+const log = pino({ level: "silent" });
+let a: TunnelServer;
+let b: TunnelServer;
+
+beforeAll(async () => {
+  [a, b] = await Promise.all([startTunnelServer("tunnel-a"), startTunnelServer("tunnel-b")]);
+  await Promise.all([ready(a), ready(b)]);
+}, 30_000);
+
+afterAll(async () => {
+  await Promise.all([a?.dispose(), b?.dispose()]);
+});
+
+const req = (path: string, init?: RequestInit) => new Request(`http://client${path}`, init);
+
+function pool(servers: () => ServerRef[], defaultToken = ""): TunnelPool {
+  return new TunnelPool({ servers, log, defaultToken: () => defaultToken, random: () => 0 });
+}
+
+describe("the tunnel route", () => {
+  it("closes a connection that sends a malformed frame", async () => {
+    const ws = new WebSocket(`ws://${b.ref.rpcAddress}${TUNNEL_PATH}`);
+    await new Promise((resolve) => ws.on("open", resolve));
+    ws.send(Buffer.from([0xc1]));
+    const code = await new Promise<number>((resolve) => ws.on("close", resolve));
+    expect(code).toBe(1002);
+  });
+});
+
+describe("TunnelPool", () => {
+  it("puts and gets a key through a server, with its headers", async () => {
+    const p = pool(() => [a.ref]);
+    const put = await p.forward(req("/v1/kv/greeting?flags=42", { method: "PUT", body: "hello" }));
+    expect(put.status).toBe(200);
+    expect(await put.text()).toBe("true");
+    const get = await p.forward(req("/v1/kv/greeting"));
+    expect(get.status).toBe(200);
+    expect(Number(get.headers.get("x-consul-index"))).toBeGreaterThan(0);
+    const [entry] = (await get.json()) as [{ Value: string; Flags: number }];
+    expect(Buffer.from(entry.Value, "base64").toString()).toBe("hello");
+    expect(entry.Flags).toBe(42);
+    const raw = await p.forward(req("/v1/kv/greeting?raw"));
+    expect(await raw.text()).toBe("hello");
+    expect((await p.forward(req("/v1/kv/missing"))).status).toBe(404);
+    p.close();
+  });
+
+  it("holds a blocking query until the key changes, with other requests flowing meanwhile", async () => {
+    const p = pool(() => [a.ref]);
+    const first = await p.forward(req("/v1/kv/watched", { method: "PUT", body: "1" }));
+    expect(await first.text()).toBe("true");
+    const index = (await p.forward(req("/v1/kv/watched"))).headers.get("x-consul-index");
+    const started = Date.now();
+    const blocked = p.forward(req(`/v1/kv/watched?index=${index}&wait=10s`));
+    await new Promise((r) => setTimeout(r, 300));
+    const others = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        p.forward(req(`/v1/kv/many/${i}`, { method: "PUT", body: `${i}` })),
+      ),
+    );
+    expect(others.every((r) => r.status === 200)).toBe(true);
+    await p.forward(req("/v1/kv/watched", { method: "PUT", body: "2" }));
+    const answer = await blocked;
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(300);
+    const [entry] = (await answer.json()) as [{ Value: string }];
+    expect(Buffer.from(entry.Value, "base64").toString()).toBe("2");
+    p.close();
+  });
+
+  it("cancels a blocking query on the server when its caller goes away", async () => {
+    const p = pool(() => [a.ref]);
+    const index = (await p.forward(req("/v1/kv/watched"))).headers.get("x-consul-index");
+    const waiting = () => a.server.store.watches.waiting;
+    const before = waiting();
+    const abort = new AbortController();
+    const blocked = p.forward(req(`/v1/kv/watched?index=${index}&wait=60s`, { signal: abort.signal }));
+    await until(() => waiting() > before);
+    abort.abort();
+    expect((await blocked).status).toBe(500);
+    await until(() => waiting() === before);
+    p.close();
+  });
+
+  it("answers 500 'No known Consul servers' when it knows none", async () => {
+    const p = pool(() => []);
+    const r = await p.forward(req("/v1/kv/greeting"));
+    expect(r.status).toBe(500);
+    expect(await r.text()).toBe(NO_SERVERS);
+  });
+
+  it("skips a server it cannot reach", async () => {
+    const p = pool(() => [{ name: "gone", rpcAddress: "127.0.0.1:1" }, a.ref]);
+    const r = await p.forward(req("/v1/status/leader"));
+    expect(r.status).toBe(200);
+    expect(await p.currentServer()).toBe("tunnel-a");
+    p.close();
+  });
+
+  it("adds the default token to requests that carry none", async () => {
+    const p = pool(() => [a.ref], "default-secret");
+    const tokenSeen = async (init?: RequestInit, path = "/v1/kv/t") => {
+      a.received.length = 0;
+      await p.forward(req(path, init));
+      return a.received[0]?.get("x-consul-token") ?? null;
+    };
+    expect(await tokenSeen()).toBe("default-secret");
+    expect(await tokenSeen({ headers: { "X-Consul-Token": "own" } })).toBe("own");
+    expect(await tokenSeen({ headers: { Authorization: "Bearer own" } })).toBe(null);
+    expect(await tokenSeen(undefined, "/v1/kv/t?token=own")).toBe(null);
+    p.close();
+  });
+
+  it("fails over to another server when its server stops; a write lost in flight answers 500", async () => {
+    const p = pool(() => [a.ref, b.ref]);
+    expect((await p.forward(req("/v1/kv/failover", { method: "PUT", body: "x" }))).status).toBe(200);
+    const first = (await p.currentServer()) === "tunnel-a" ? a : b;
+    const second = first === a ? b : a;
+    const index = (await p.forward(req("/v1/kv/failover"))).headers.get("x-consul-index");
+    const blocked = p.forward(req(`/v1/kv/failover?index=${index}&wait=30s`));
+    first.stall = "/v1/kv/stalled";
+    const lostWrite = p.forward(req("/v1/kv/stalled", { method: "PUT", body: "?" }));
+    await new Promise((r) => setTimeout(r, 200));
+    await first.stop();
+    // The blocked read is retried on the other server, which has no such key (it is another cluster).
+    const moved = await blocked;
+    expect(moved.status).toBe(404);
+    expect(await p.currentServer()).toBe(second.ref.name);
+    const lost = await lostWrite;
+    expect(lost.status).toBe(500);
+    expect(await lost.text()).toMatch(/^rpc error making call: .*may or may not have been applied$/);
+    const put = await p.forward(req("/v1/kv/after", { method: "PUT", body: "y" }));
+    expect(put.status).toBe(200);
+    p.close();
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
