@@ -187,6 +187,7 @@ export function buildAgentConfig(
       maxTrailingLogs: autopilot.max_trailing_logs ?? 250,
       minQuorum: autopilot.min_quorum ?? 0,
       serverStabilizationTimeMs: autopilot.server_stabilization_time ?? 10_000,
+      deadServerCleanupThresholdMs: autopilot.dead_server_cleanup_threshold ?? 0,
     },
     disableUpdateCheck: v.disable_update_check ?? false,
     domain: domain.endsWith(".") ? domain : `${domain}.`,

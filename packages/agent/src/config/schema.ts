@@ -110,6 +110,8 @@ export const configSourceSchema = z.strictObject({
     max_trailing_logs: count,
     min_quorum: count,
     server_stabilization_time: durationField,
+    // Cairn's own: how long a server stays failed or left before dead server cleanup removes it.
+    dead_server_cleanup_threshold: durationField,
   }),
   disable_update_check: booleanField,
   domain: stringField,

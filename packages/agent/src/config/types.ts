@@ -115,6 +115,8 @@ export interface AutopilotSettings {
   readonly maxTrailingLogs: number;
   readonly minQuorum: number;
   readonly serverStabilizationTimeMs: number;
+  /** Cairn-only: a server failed or left this long is removed (0: at the next check, as Consul does). */
+  readonly deadServerCleanupThresholdMs: number;
 }
 
 export interface DnsSettings {

@@ -4,8 +4,14 @@ import {
   RaftOperatorError,
   type RaftServerView,
 } from "@cairn/api";
+import { formatDuration } from "@cairn/duration";
 import type { ApplyResult } from "@cairn/fsm";
 import { type RaftNode, RaftRejectedError, RpcError } from "@cairn/raft";
+import type { AutopilotSettings } from "../config/index.js";
+import type { MembershipView } from "../membership/types.js";
+import { HealthMonitor, type HealthReport } from "./autopilot/health-monitor.js";
+import type { RaftMembership } from "./leader/member-reconcile.js";
+import type { RaftPeerChanges } from "./leader/member-reconciler.js";
 import type { RaftBackend } from "./raft-backend.js";
 import { RPC } from "./rpc-codec.js";
 
@@ -14,6 +20,17 @@ const OPERATOR_RPC_TIMEOUT_MS = 10_000;
 const CHANGE_RETRIES = 50;
 const CHANGE_RETRY_MS = 200;
 const BUSY = new Set(["conf-pending", "term-not-committed"]);
+/** The leader's autopilot health report, asked for by a follower serving /v1/operator/autopilot/health. */
+const AUTOPILOT_HEALTH_RPC = "cairn.operator.autopilot-health";
+/** How often the leader samples its followers' contact for the health report. */
+const HEALTH_SAMPLE_MS = 100;
+
+export interface AutopilotOptions {
+  settings: AutopilotSettings;
+  /** Gossip membership; without it a server counts as alive while the leader is connected to it. */
+  membership?: MembershipView;
+  now: () => number;
+}
 
 type Node = RaftNode<ApplyResult>;
 
@@ -21,18 +38,31 @@ type Node = RaftNode<ApplyResult>;
  * Membership and leadership operations, run on the leader (forwarded there from a follower): the operator
  * endpoints and the join requests of new servers.
  */
-export class RaftAdmin implements RaftOperator {
+export class RaftAdmin implements RaftOperator, RaftPeerChanges {
   private node: Node | undefined;
+  /** Autopilot's health view; a leader duty (sampling runs only while this server leads). */
+  readonly health: HealthMonitor;
 
   constructor(
     private readonly backend: RaftBackend,
     /** Node name of a server id, from the catalog. */
     private readonly nodeNames: () => Map<string, string>,
-  ) {}
+    private readonly autopilot: AutopilotOptions,
+  ) {
+    this.health = new HealthMonitor({
+      raft: () => this.node,
+      ...(autopilot.membership ? { membership: autopilot.membership } : {}),
+      serverNames: nodeNames,
+      thresholds: () => autopilot.settings,
+      now: autopilot.now,
+      sampleEveryMs: HEALTH_SAMPLE_MS,
+    });
+  }
 
   attach(node: Node): void {
     this.node = node;
     const t = node.transport;
+    t.handle(AUTOPILOT_HEALTH_RPC, () => this.healthHere(node));
     t.handle(RPC.raftConfiguration, () => this.configurationHere(node));
     t.handle(RPC.removePeer, (p) => this.removeHere(node, p as { id: string } | { address: string }));
     t.handle(RPC.transferLeader, (p) => this.transferHere(node, (p as { id?: string }).id));
@@ -77,6 +107,49 @@ export class RaftAdmin implements RaftOperator {
       (node) => this.joinHere(node, id, address),
       (node, leader) => operatorRequest(node, leader, RPC.join, { id, address }),
     );
+  }
+
+  autopilotHealth(): Promise<HealthReport> {
+    return this.backend.onLeader(
+      false,
+      async (node) => this.healthHere(node),
+      (node, leader) => operatorRequest(node, leader, AUTOPILOT_HEALTH_RPC, null) as Promise<HealthReport>,
+    );
+  }
+
+  /** From the agent configuration: Cairn keeps no Raft-stored autopilot configuration. */
+  autopilotConfiguration() {
+    const s = this.autopilot.settings;
+    return {
+      CleanupDeadServers: s.cleanupDeadServers,
+      LastContactThreshold: formatDuration(s.lastContactThresholdMs * 1_000_000),
+      MaxTrailingLogs: s.maxTrailingLogs,
+      MinQuorum: s.minQuorum,
+      ServerStabilizationTime: formatDuration(s.serverStabilizationTimeMs * 1_000_000),
+      RedundancyZoneTag: "",
+      DisableUpgradeMigration: false,
+      UpgradeVersionTag: "",
+      CreateIndex: 0,
+      ModifyIndex: 0,
+    };
+  }
+
+  /** This server's Raft configuration (the leader's is current). */
+  membership(): RaftMembership | undefined {
+    const node = this.node;
+    if (!node) return undefined;
+    const { conf } = node.status();
+    return { voters: conf.voters, learners: conf.learners, address: (id) => node.addressOf(id) };
+  }
+
+  /** Removes a server by Raft ID (the leader's autopilot and member reconciliation). */
+  async remove(id: string): Promise<void> {
+    await this.removePeer({ id });
+  }
+
+  private healthHere(node: Node): HealthReport {
+    if (!node.isLeader()) throw new RaftOperatorError("autopilot health is known to the leader only");
+    return this.health.report();
   }
 
   private configurationHere(node: Node): RaftConfigurationView {

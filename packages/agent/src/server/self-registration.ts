@@ -1,4 +1,10 @@
-import { type CatalogRegisterCommand, COMMAND_VERSION, type StateStore } from "@cairn/fsm";
+import {
+  type CatalogRegisterCommand,
+  type CheckSpec,
+  COMMAND_VERSION,
+  type ServiceSpec,
+  type StateStore,
+} from "@cairn/fsm";
 
 export const SERF_HEALTH_CHECK = "serfHealth";
 
@@ -9,6 +15,27 @@ export interface SelfIdentity {
   address: string;
   serverPort: number;
   meta: Readonly<Record<string, string>>;
+}
+
+/** The `consul` service every server carries on its server (RPC) port. */
+export function serverService(port: number): ServiceSpec {
+  return { ID: "consul", Service: "consul", Port: port, Address: "" };
+}
+
+/** Addresses a node gets when nothing else says: its one address, LAN and WAN alike. */
+export function defaultTaggedAddresses(address: string): Record<string, string> {
+  return { lan: address, lan_ipv4: address, wan: address, wan_ipv4: address };
+}
+
+/** The gossip health check: passing while the member is alive, critical once it failed. */
+export function serfHealthCheck(node: string, status: "passing" | "critical"): CheckSpec {
+  return {
+    Node: node,
+    CheckID: SERF_HEALTH_CHECK,
+    Name: "Serf Health Status",
+    Status: status,
+    Output: status === "passing" ? "Agent alive and reachable" : "Agent not live or unreachable",
+  };
 }
 
 /**
@@ -25,23 +52,10 @@ export function selfRegistration(self: SelfIdentity, now: number): CatalogRegist
       Node: self.name,
       Address: self.address,
       Datacenter: self.datacenter,
-      TaggedAddresses: {
-        lan: self.address,
-        lan_ipv4: self.address,
-        wan: self.address,
-        wan_ipv4: self.address,
-      },
+      TaggedAddresses: defaultTaggedAddresses(self.address),
       NodeMeta: { ...self.meta },
-      Service: { ID: "consul", Service: "consul", Port: self.serverPort, Address: "" },
-      Checks: [
-        {
-          Node: self.name,
-          CheckID: SERF_HEALTH_CHECK,
-          Name: "Serf Health Status",
-          Status: "passing",
-          Output: "Agent alive and reachable",
-        },
-      ],
+      Service: serverService(self.serverPort),
+      Checks: [serfHealthCheck(self.name, "passing")],
     },
     now,
   };

@@ -6,6 +6,7 @@ import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
 import { RaftNode, type RaftNodeOptions } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
+import type { MembershipView } from "../membership/types.js";
 import { advertiseHost, hostPort } from "./addresses.js";
 import { planFormation } from "./formation-plan.js";
 import { FsmStateMachine } from "./fsm-state-machine.js";
@@ -13,6 +14,7 @@ import { Discovery } from "./join/discovery.js";
 import { JoinListener } from "./join/join-listener.js";
 import type { ServerInfo } from "./join/protocol.js";
 import { AclDuties } from "./leader/acl-duties.js";
+import { gossipDuties } from "./leader/gossip-duties.js";
 import { LeaderDuties } from "./leader/leader-duties.js";
 import { LearnerPromotion } from "./leader/learner-promotion.js";
 import { SessionTimers } from "./leader/session-timers.js";
@@ -45,6 +47,8 @@ export interface ServerOptions {
   aclReapIntervalMs?: number;
   /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
   now?: () => number;
+  /** Gossip membership: the leader reconciles members into the catalog and Raft. Absent: no reconciliation. */
+  membership?: MembershipView;
   /** Other websocket endpoints on the server RPC port, by path (the client agents' tunnel). */
   transportRoutes?: RaftNodeOptions<ApplyResult>["routes"];
 }
@@ -106,7 +110,11 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       log: log.child({ component: "rpc" }),
       now: this.now,
     });
-    this.admin = new RaftAdmin(this.backend, () => this.serverNames());
+    this.admin = new RaftAdmin(this.backend, () => this.serverNames(), {
+      settings: config.autopilot,
+      ...(options.membership ? { membership: options.membership } : {}),
+      now: this.now,
+    });
     const tombstones = new TombstoneGc(
       {
         store: this.fsm.store,
@@ -117,9 +125,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       },
       options.tombstoneGc ?? DEFAULT_TOMBSTONE_GC,
     );
-    this.duties = new LeaderDuties(
-      sessions,
-      tombstones,
+    this.duties = new LeaderDuties(sessions, tombstones, [
       new LearnerPromotion(
         {
           isLeader: () => this.node?.isLeader() ?? false,
@@ -143,7 +149,19 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         intervalMs: options.aclReapIntervalMs ?? ACL_REAP_INTERVAL_MS,
         uuid: randomUUID,
       }),
-    );
+      this.admin.health,
+      ...gossipDuties({
+        membership: options.membership,
+        self: () => this.self,
+        store: this.fsm.store,
+        apply: (command) => this.backend.applyAsLeader(command),
+        raft: this.admin,
+        serverNames: () => this.serverNames(),
+        autopilot: config.autopilot,
+        log,
+        now: this.now,
+      }),
+    ]);
     this.fsm.listen(this.duties);
     this.discovery = new Discovery({
       self: () => this.info(),

@@ -4,6 +4,7 @@ import type { ApiEnv } from "../http/env.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
+import { type AutopilotOperator, autopilotRoutes } from "./operator-autopilot.js";
 
 /** One server of the Raft configuration, in Consul's field names (ProtocolVersion is added by the route). */
 export interface RaftServerView {
@@ -24,7 +25,7 @@ export interface RaftConfigurationView {
 }
 
 /** What the operator endpoints need from the server; the agent implements it over Raft. */
-export interface RaftOperator {
+export interface RaftOperator extends AutopilotOperator {
   /** `stale`: answer from this server's view without asking the leader. */
   configuration(stale: boolean): Promise<RaftConfigurationView>;
   removePeer(peer: { id: string } | { address: string }): Promise<void>;
@@ -37,7 +38,7 @@ export class RaftOperatorError extends Error {
   override readonly name = "RaftOperatorError";
 }
 
-/** /v1/operator/raft/{configuration,peer,transfer-leader}, as Consul 1.15 answers them. */
+/** /v1/operator/raft/{configuration,peer,transfer-leader} and /v1/operator/autopilot/*, as Consul 1.15 answers them. */
 export function operatorRoutes(operator: RaftOperator, authorizer: Authorizer = allowAll): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   const allow = (token: string, ns: string, access: "read" | "write") => {
@@ -90,5 +91,7 @@ export function operatorRoutes(operator: RaftOperator, authorizer: Authorizer = 
       return jsonResponse(c, { Success: true });
     },
   });
+
+  autopilotRoutes(app, operator, allow);
   return app;
 }

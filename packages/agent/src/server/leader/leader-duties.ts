@@ -1,9 +1,13 @@
 import type { ApplyResult, Command } from "@cairn/fsm";
 import type { AppliedListener } from "../fsm-state-machine.js";
-import type { AclDuties } from "./acl-duties.js";
-import type { LearnerPromotion } from "./learner-promotion.js";
 import type { SessionTimers } from "./session-timers.js";
 import type { TombstoneGc } from "./tombstone-gc.js";
+
+/** A leader-only job that runs from gaining leadership until losing it. */
+export interface LeaderDuty {
+  start(): void;
+  stop(): void;
+}
 
 /** What only the leader runs, started when this server takes leadership and stopped when it loses it. */
 export class LeaderDuties implements AppliedListener {
@@ -12,8 +16,8 @@ export class LeaderDuties implements AppliedListener {
   constructor(
     readonly sessions: SessionTimers,
     private readonly tombstones: TombstoneGc,
-    private readonly promotion: LearnerPromotion,
-    private readonly acl?: AclDuties,
+    /** The rest (learner promotion, ACL upkeep, autopilot, member reconciliation), started in this order. */
+    private readonly others: readonly LeaderDuty[],
   ) {}
 
   get isRunning(): boolean {
@@ -27,13 +31,11 @@ export class LeaderDuties implements AppliedListener {
     if (leading) {
       this.sessions.start();
       this.tombstones.start();
-      this.promotion.start();
-      this.acl?.start();
+      for (const duty of this.others) duty.start();
     } else {
       this.sessions.stop();
       this.tombstones.stop();
-      this.promotion.stop();
-      this.acl?.stop();
+      for (const duty of this.others) duty.stop();
     }
   }
 
