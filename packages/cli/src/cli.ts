@@ -4,10 +4,15 @@ import { aclCommand } from "./commands/acl.js";
 import { agentCommand } from "./commands/agent.js";
 import { catalogCommand } from "./commands/catalog.js";
 import { configCommand } from "./commands/config.js";
+import { eventCommand } from "./commands/event.js";
+import { forceLeaveCommand } from "./commands/force-leave.js";
+import { joinCommand } from "./commands/join.js";
 import { kvCommand } from "./commands/kv/index.js";
+import { leaveCommand } from "./commands/leave.js";
 import { lockCommand } from "./commands/lock.js";
 import { loginCommand, logoutCommand } from "./commands/login.js";
 import { maintCommand } from "./commands/maint.js";
+import { membersCommand } from "./commands/members.js";
 import { monitorCommand } from "./commands/monitor.js";
 import { namespaceCommand } from "./commands/namespace.js";
 import { operatorCommand } from "./commands/operator.js";
@@ -30,11 +35,16 @@ Usage: cairn [--version] [--help] <command> [<args>]
     agent: agentCommand,
     catalog: catalogCommand,
     config: configCommand,
+    event: eventCommand,
+    "force-leave": forceLeaveCommand,
+    join: joinCommand,
     kv: kvCommand,
+    leave: leaveCommand,
     lock: lockCommand,
     login: loginCommand,
     logout: logoutCommand,
     maint: maintCommand,
+    members: membersCommand,
     monitor: monitorCommand,
     namespace: namespaceCommand,
     operator: operatorCommand,
