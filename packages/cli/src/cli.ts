@@ -20,6 +20,7 @@ import { reloadCommand } from "./commands/reload.js";
 import { servicesCommand } from "./commands/services.js";
 import { snapshotCommand } from "./commands/snapshot.js";
 import { versionCommand } from "./commands/version.js";
+import { watchCommand } from "./commands/watch.js";
 
 export const rootCommand: Command = commandGroup(
   "Cairn",
@@ -52,6 +53,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
     services: servicesCommand,
     snapshot: snapshotCommand,
     version: versionCommand,
+    watch: watchCommand,
   },
 );
 
