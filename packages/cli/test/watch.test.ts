@@ -31,12 +31,13 @@ const fire = async (name: string, payload: string) => {
   return ((await res.json()) as { ID: string }).ID;
 };
 
-async function until<T>(read: () => T | undefined, what: string, ms = 15_000): Promise<T> {
+async function until<T>(read: () => T | undefined, what: string | (() => string), ms = 25_000): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = read();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === "string" ? what : what()}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -99,6 +100,31 @@ describe("cairn watch without a handler", () => {
     expect(JSON.parse(services.stdout)).toEqual({});
   });
 
+  it("prints a service's health entries, the checks in a state and the nodes", async () => {
+    const registered = await fetch(`${server.url}/v1/catalog/register`, {
+      method: "PUT",
+      body: JSON.stringify({
+        Node: "n1",
+        Address: "10.0.0.1",
+        Service: { Service: "web", Tags: ["v2"], Port: 80 },
+        Check: { CheckID: "web-ok", Name: "web ok", Status: "passing", ServiceID: "web" },
+      }),
+    });
+    expect(registered.status).toBe(200);
+    const service = await run("watch", "-type=service", "-service=web", "-tag=v2", "-passingonly=true");
+    expect(service.code).toBe(0);
+    const entries = JSON.parse(service.stdout) as { Node: { Node: string }; Service: { Service: string } }[];
+    expect(entries.map((e) => [e.Node.Node, e.Service.Service])).toEqual([["n1", "web"]]);
+    const other = await run("watch", "-type=service", "-service=web", "-tag=v1");
+    expect(JSON.parse(other.stdout)).toEqual([]);
+    const checks = await run("watch", "-type=checks", "-state=passing");
+    expect((JSON.parse(checks.stdout) as { CheckID: string }[]).map((c) => c.CheckID)).toContain("web-ok");
+    const byService = await run("watch", "-type=checks", "-service=web");
+    expect((JSON.parse(byService.stdout) as { CheckID: string }[]).map((c) => c.CheckID)).toEqual(["web-ok"]);
+    const nodes = await run("watch", "-type=nodes");
+    expect((JSON.parse(nodes.stdout) as { Node: string }[]).map((n) => n.Node)).toEqual(["n1"]);
+  });
+
   it("refuses bad parameters and an unreachable agent", async () => {
     const none = await run("watch");
     expect(none.code).toBe(1);
@@ -131,7 +157,10 @@ describe("cairn watch with a handler", () => {
       "-prefix=hp/",
       `cat >> ${out}; echo >> ${out}; echo "$CONSUL_INDEX" >> ${idx}`,
     ]);
-    await until(() => (runs(out).length >= 1 ? true : undefined), "the first run");
+    await until(
+      () => (runs(out).length >= 1 ? true : undefined),
+      () => `the first run (stderr: ${w.stderr()})`,
+    );
     await put("hp/b", "2");
     await until(() => (runs(out).length >= 2 ? true : undefined), "the second run");
     const [first, second] = runs(out) as { Key: string }[][];
@@ -148,7 +177,10 @@ describe("cairn watch with a handler", () => {
     const out = join(dir, "events.jsonl");
     const old = await fire("deploy", "old");
     const w = startWatch(["-type=event", "-name=deploy", `cat >> ${out}; echo >> ${out}`]);
-    await until(() => (runs(out).length >= 1 ? true : undefined), "the first run");
+    await until(
+      () => (runs(out).length >= 1 ? true : undefined),
+      () => `the first run (stderr: ${w.stderr()})`,
+    );
     const e1 = await fire("deploy", "one");
     await fire("other", "ignored");
     await until(() => (runs(out).length >= 2 ? true : undefined), "the second run");
