@@ -29,7 +29,7 @@ async function startServer(name: string, bootstrap: boolean, withMembership: boo
       bind_addr: "127.0.0.1",
       data_dir: dir,
       ports: { server: port!, serf_lan: serfLan!, http: -1 },
-      autopilot: { server_stabilization_time: "1s" },
+      autopilot: { server_stabilization_time: 1_000 },
     },
     { dev: false, hostname: name, clockOffsetMs: 0, configFiles: [] },
   );

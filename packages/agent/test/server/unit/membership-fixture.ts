@@ -5,6 +5,9 @@ export class DrivenMembership implements MembershipView {
   private readonly members = new Map<string, AgentMember>();
   private readonly listeners = new Set<(member: AgentMember) => void>();
 
+  /** Where this agent's gossip (and the servers' join exchange on it) would listen; nothing does here. */
+  constructor(readonly lanAddress = "127.0.0.1:0") {}
+
   lanMembers(): AgentMember[] {
     return [...this.members.values()];
   }
