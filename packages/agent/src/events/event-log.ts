@@ -70,8 +70,14 @@ export class EventLog implements EventBackend {
       );
     }
     const event: UserEvent = { ...unstamped, LTime: this.#clock.tick() };
+    try {
+      this.#options.broadcast(toMessage(event));
+    } catch (err) {
+      throw new UserEventError(
+        `error broadcasting event: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
     this.#remember(event.ID);
-    this.#options.broadcast(toMessage(event));
     // Gossip does not deliver to the sender: this agent takes its own event through the same filters.
     if (agentMatches(filters, this.#options.nodeName, this.#options.localServices)) this.#record(event);
     else this.#stats.filtered++;

@@ -84,6 +84,18 @@ describe("EventLog", () => {
     expect(a.events.fire(request("deploy", { payload: Buffer.alloc(400) })).Payload).toHaveLength(400);
   });
 
+  it("turns a failed broadcast into a refusal, recording nothing", () => {
+    const events = new EventLog({
+      nodeName: "a",
+      localServices: () => [],
+      broadcast: () => {
+        throw new Error("gossip is not running");
+      },
+    });
+    expect(() => events.fire(request("e"))).toThrow("error broadcasting event: gossip is not running");
+    expect(events.events()).toEqual([]);
+  });
+
   it("drops and counts malformed event messages, ignores other user messages", () => {
     const b = log("b");
     const good = {

@@ -8,7 +8,7 @@ import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { parseReadOptions } from "../http/read-options.js";
+import { MAX_WAIT_MS, parseReadOptions } from "../http/read-options.js";
 import { encodedJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { DEFAULT_NAMESPACE } from "../middleware/namespace.js";
@@ -85,10 +85,12 @@ async function list(ctx: RouteContext, events: EventBackend | undefined, c: Cont
   };
   let answer = read();
   if (opts.minIndex > 0n && events !== undefined) {
+    // Without `wait` Consul holds an event list for its longest query time, not the usual default.
+    const waitMs = (c.var.query.get("wait") ?? "") === "" ? MAX_WAIT_MS : opts.waitMs;
     answer = await waitForNewHash(
       read,
       opts.minIndex.toString(),
-      BigInt(Math.round(opts.waitMs * 1e6)),
+      BigInt(Math.round(waitMs * 1e6)),
       () => events.changed(),
       clientGone(c),
     );
