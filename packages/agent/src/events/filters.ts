@@ -8,6 +8,8 @@ export interface CompiledFilters {
 }
 
 export interface LocalService {
+  /** The instance ID; Consul matches the service filter against it (it defaults to the service name). */
+  ID?: string;
   Service: string;
   Tags: readonly string[];
 }
@@ -37,8 +39,8 @@ function compile(source: string, what: string): RegExp | undefined {
 
 /**
  * Does this agent take the event? Its node name must match the node filter (an unanchored search, as Go's
- * MatchString), and with a service filter one of its local services must match, and with a tag filter
- * also carry a matching tag.
+ * MatchString), and with a service filter one of its local service instances (by ID, as Consul keys
+ * them) must match, and with a tag filter also carry a matching tag.
  */
 export function agentMatches(
   filters: CompiledFilters,
@@ -50,6 +52,6 @@ export function agentMatches(
   if (service === undefined) return true;
   const tag = filters.tag;
   return localServices().some(
-    (s) => service.test(s.Service) && (tag === undefined || s.Tags.some((t) => tag.test(t))),
+    (s) => service.test(s.ID ?? s.Service) && (tag === undefined || s.Tags.some((t) => tag.test(t))),
   );
 }

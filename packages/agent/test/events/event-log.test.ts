@@ -59,6 +59,11 @@ describe("EventLog", () => {
     fire({ serviceFilter: "db", tagFilter: "^prim" });
     fire({ serviceFilter: "db", tagFilter: "blue" });
     fire({ serviceFilter: "cache" });
+    // The filter is matched against instance IDs, as Consul keys local services.
+    const c = log("cache-1", [{ ID: "redis-1", Service: "cache", Tags: [] }]);
+    c.events.receive(a.sent.at(-1));
+    c.events.fire(request("by-id", { serviceFilter: "^redis-" }));
+    expect(c.events.events().map((e) => e.ServiceFilter)).toEqual(["^redis-"]);
     const filters = (l: EventLog) =>
       l.events().map((e) => `${e.NodeFilter}|${e.ServiceFilter}|${e.TagFilter}`);
     expect(filters(a.events)).toEqual(["^web||", "|we|"]);
