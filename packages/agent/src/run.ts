@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
 import type { Logger } from "pino";
+import { runClientAgent } from "./client/run-client.js";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
 import { HttpListeners } from "./http-listener.js";
 import { type LocalAgentRuntime, startLocalAgent } from "./local/start.js";
@@ -29,12 +30,8 @@ export async function runAgent(
     process.stderr.write(`==> ${err.message}\n`);
     return 1;
   }
-  if (!config.server) {
-    process.stderr.write(
-      "==> Client mode is not available yet (it arrives with gossip): start the agent with -server or -dev\n",
-    );
-    return 1;
-  }
+  if (!config.server)
+    return runClientAgent({ config, warnings, reread: () => loadAgentConfig(argv, env).config });
   const logs = new LogHub(config.logLevel, config.logJson);
   const log = logs.logger;
   for (const warning of warnings) log.warn(warning);

@@ -26,9 +26,9 @@ describe("runAgent refusals", () => {
     expect(stderr.join("")).toMatch(/http-port|ports\.http/);
   });
 
-  it("exits 1 in client mode, which needs gossip", async () => {
-    expect(await runAgent(["-data-dir", dir])).toBe(1);
-    expect(stderr.join("")).toContain("Client mode is not available yet");
+  it("exits 1 for a client agent with ACLs on, which it cannot enforce yet", async () => {
+    expect(await runAgent(["-data-dir", dir, "-hcl", "acl { enabled = true }"])).toBe(1);
+    expect(stderr.join("")).toContain("ACLs on client agents are not supported yet");
   });
 
   it("gives up after retry_max rounds in which no retry_join target answered", async () => {
