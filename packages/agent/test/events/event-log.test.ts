@@ -1,4 +1,5 @@
 import { eventIndex, UserEventError, type UserEventRequest } from "@cairn/api";
+import { Packr } from "msgpackr";
 import { describe, expect, it } from "vitest";
 import { EVENT_BUFFER_SIZE, EventLog } from "../../src/events/event-log.js";
 import type { LocalService } from "../../src/events/filters.js";
@@ -87,6 +88,17 @@ describe("EventLog", () => {
     expect(a.sent).toHaveLength(0);
     // A payload of a few hundred bytes fits, as in Consul.
     expect(a.events.fire(request("deploy", { payload: Buffer.alloc(400) })).Payload).toHaveLength(400);
+  });
+
+  it("survives the gossip frame encoding (msgpack records) with its payload bytes", () => {
+    const packr = new Packr({ useRecords: true, moreTypes: false });
+    const a = log("a");
+    const b = log("b");
+    const fired = a.events.fire(request("deploy", { payload: Buffer.from([0, 1, 2, 255]) }));
+    expect(b.events.receive(packr.unpack(packr.pack({ from: "a", packet: [a.sent[0]] })).packet[0])).toBe(
+      true,
+    );
+    expect(b.events.events()).toEqual([{ ...fired, Payload: Buffer.from([0, 1, 2, 255]) }]);
   });
 
   it("turns a failed broadcast into a refusal, recording nothing", () => {
