@@ -51,6 +51,7 @@ export type {
   NamespaceRule,
 } from "./areas/auth-methods.js";
 export type { AuthMethodReads } from "./areas/auth-methods-reads.js";
+export type { AutopilotConfig, AutopilotConfigSpec, AutopilotSetCommand } from "./areas/autopilot.js";
 export {
   DEFAULT_NAMESPACE_NAME,
   type Namespace,

@@ -1,5 +1,6 @@
 import { aclHandlers } from "../areas/acl.js";
 import { authMethodHandlers } from "../areas/auth-methods.js";
+import { autopilotHandlers } from "../areas/autopilot.js";
 import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
 import { configEntryHandlers } from "../areas/config-entries.js";
 import { kvHandlers } from "../areas/kv.js";
@@ -22,6 +23,7 @@ export const handlers: HandlerMap<CommandType> = {
   ...aclHandlers,
   ...authMethodHandlers,
   ...namespaceHandlers,
+  ...autopilotHandlers,
 };
 
 const byType = new Map<string, CommandHandler<Command>>(

@@ -1,5 +1,6 @@
 import type { AclCommand } from "../areas/acl.js";
 import type { AuthMethodCommand } from "../areas/auth-methods.js";
+import type { AutopilotSetCommand } from "../areas/autopilot.js";
 import type { NamespaceCommand } from "../areas/namespaces.js";
 import type { PreparedQueryDeleteCommand, PreparedQuerySetCommand } from "../areas/prepared-queries.js";
 import type { Coord, HealthStatus, ServiceAddress, ServiceWeights, SessionBehavior } from "../types.js";
@@ -305,6 +306,7 @@ export type Command =
   | PreparedQueryDeleteCommand
   | AclCommand
   | AuthMethodCommand
-  | NamespaceCommand;
+  | NamespaceCommand
+  | AutopilotSetCommand;
 
 export type CommandType = Command["type"];

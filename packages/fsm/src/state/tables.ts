@@ -1,6 +1,7 @@
 import sortedBtree from "sorted-btree";
 import type { AclPolicy, AclRole, AclToken } from "../areas/acl-records.js";
 import type { AuthMethod, BindingRule } from "../areas/auth-methods.js";
+import type { AutopilotConfig } from "../areas/autopilot.js";
 import type { Namespace } from "../areas/namespaces.js";
 import type { PreparedQuery } from "../areas/prepared-queries.js";
 import type {
@@ -94,6 +95,7 @@ export const PRIMARY_TABLES = [
   "namespaces",
   "aclAuthMethods",
   "aclBindingRules",
+  "autopilot",
 ] as const;
 
 /** Secondary indexes: derived from the primary tables, rebuilt on restore (see derived.ts). */
@@ -187,6 +189,8 @@ export class Tables {
   declare readonly aclMeta: BTree<string, number>;
   /** name -> namespace (the built-in default only once written) */
   declare readonly namespaces: BTree<string, Namespace>;
+  /** "config" -> the cluster's autopilot configuration (one row) */
+  declare readonly autopilot: BTree<string, AutopilotConfig>;
   /** ns \0 name -> auth method; binding rule ID -> binding rule */
   declare readonly aclAuthMethods: BTree<string, AuthMethod>;
   declare readonly aclBindingRules: BTree<string, BindingRule>;

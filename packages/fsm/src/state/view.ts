@@ -1,5 +1,6 @@
 import { AclStateReads } from "../areas/acl-reads.js";
 import { AuthMethodReads } from "../areas/auth-methods-reads.js";
+import { type AutopilotConfig, autopilotConfig } from "../areas/autopilot.js";
 import {
   configEntriesOfKind,
   configEntryChannel,
@@ -333,6 +334,11 @@ export class StateView {
   /** ACL auth methods and binding rules at this view. */
   authMethods(): AuthMethodReads {
     return new AuthMethodReads(this.t, this.index);
+  }
+
+  /** The cluster's autopilot configuration; undefined until a leader stored one. */
+  autopilotConfig(): AutopilotConfig | undefined {
+    return autopilotConfig(this.t);
   }
 
   /** The whole state as snapshot frames (see snapshot/format.ts), streamed from this view. */
