@@ -98,6 +98,10 @@ export async function runClientAgent(s: ClientAgentStart): Promise<number> {
       now,
       reread: s.reread,
     });
+    // A server that (re)appears gets this agent's state at once, as Consul syncs when a server joins.
+    gossip.onChange((member) => {
+      if (member.role === "server" && member.status === "alive") local?.syncNow();
+    });
     const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || "";
     coordinates = new CoordinateSender({
       node: config.nodeName,

@@ -179,6 +179,11 @@ export class LocalAgent {
     }
   }
 
+  /** Syncs with the catalog now rather than at the next period (a client agent's first server appeared). */
+  syncNow(): void {
+    void this.sync.trigger();
+  }
+
   /** What anti-entropy compares with the catalog. */
   snapshot(): LocalSnapshot {
     return {

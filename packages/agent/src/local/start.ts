@@ -27,6 +27,8 @@ export interface ClientLocalAgentRuntime {
   metrics: MetricsRegistry;
   /** The agent's ACL tokens as `/v1/agent/token/:name` last set them (the `default` token, say). */
   tokens: AgentTokens;
+  /** Syncs local services and checks with the catalog now. */
+  syncNow(): void;
   /** Wraps the API's fetch so every request is timed by route. */
   meterFetch: (fetch: Fetch) => Fetch;
   stop(): void;
@@ -146,6 +148,7 @@ function startAgent(
       aclEnabled: config.acl.enabled,
       ...(s.authorizer ? { authorizer: s.authorizer } : {}),
     }),
+    syncNow: () => local.syncNow(),
     meterFetch: (fetch) => meterFetch(fetch, metrics),
     stop: () => local.stop(),
   };
