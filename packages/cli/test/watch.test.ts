@@ -144,6 +144,12 @@ describe("cairn watch without a handler", () => {
   it("stops with exit 1 when the handler fails", async () => {
     const r = await run("watch", "-type=key", "-key=watch/one", "exit 3");
     expect([r.code, r.stderr]).toEqual([1, "Error executing handler: exit status 3\n"]);
+    // -shell=false runs the arguments as the command itself.
+    const direct = await run("watch", "-type=key", "-key=watch/one", "-shell=false", "false");
+    expect([direct.code, direct.stderr]).toEqual([1, "Error executing handler: exit status 1\n"]);
+    const missing = await run("watch", "-type=key", "-key=watch/one", "-shell=false", "no-such-handler");
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/^Error starting handler: spawn no-such-handler ENOENT/);
   });
 });
 
