@@ -84,11 +84,11 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
   });
 }
 
-/** Resolves once the server has a leader and has registered itself in the catalog. */
+/** Resolves once the server leads its cluster of one. */
 export async function ready(s: TunnelServer, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!s.server.store.view().node(s.ref.name).value) {
-    if (Date.now() > deadline) throw new Error(`${s.ref.name} did not register itself in time`);
+  while (!s.server.raft?.isLeader()) {
+    if (Date.now() > deadline) throw new Error(`${s.ref.name} did not become leader in time`);
     await new Promise((r) => setTimeout(r, 20));
   }
 }

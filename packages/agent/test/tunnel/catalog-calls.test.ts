@@ -1,0 +1,80 @@
+// A local agent whose catalog is a server's, through the tunnel (a client agent's anti-entropy): what it
+// writes arrives intact, and what it reads back compares equal, so no sync ever repeats a write.
+import { parseServiceDefinition } from "@cairn/api";
+import { COMMAND_VERSION } from "@cairn/fsm";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storeCatalog } from "../../src/local/catalog.js";
+import { LocalAgent } from "../../src/local/local-agent.js";
+import { planSync } from "../../src/local/sync-plan.js";
+import { TunnelPool, tunnelCatalog } from "../../src/tunnel/index.js";
+import { NODE } from "../local/harness.js";
+import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+
+const log = pino({ level: "silent" });
+let server: TunnelServer;
+let pool: TunnelPool;
+
+beforeAll(async () => {
+  server = await startTunnelServer("catalog-srv");
+  await ready(server);
+  pool = new TunnelPool({ servers: () => [server.ref], log });
+}, 30_000);
+
+afterAll(async () => {
+  pool?.close();
+  await server?.dispose();
+});
+
+describe("the catalog through the tunnel", () => {
+  it("syncs a client's services and checks so that a second comparison finds nothing to write", async () => {
+    const catalog = tunnelCatalog(pool);
+    const agent = new LocalAgent({
+      node: NODE,
+      catalog,
+      log,
+      dataDir: undefined,
+      enableScriptChecks: false,
+      enableLocalScriptChecks: false,
+    });
+    agent.start({ services: [], checks: [] });
+    try {
+      const def = parseServiceDefinition({
+        Name: "web",
+        Tags: ["a", "b"],
+        Port: 80,
+        Meta: { version: "1" },
+        Weights: { Passing: 3, Warning: 1 },
+        Checks: [
+          { TTL: "30s", Notes: "ttl" },
+          { HTTP: "http://127.0.0.1:1/health", Interval: "1h" },
+        ],
+      });
+      await agent.registerService(def, { replaceExistingChecks: false, token: "" });
+      const remote = await catalog.read(NODE.name);
+      expect(remote.catalog.services.map((s) => s.Service)).toEqual(["web"]);
+      expect(remote.catalog.checks).toHaveLength(2);
+      expect(remote).toEqual(await storeCatalog(server.server.backend).read(NODE.name));
+      expect(planSync(agent.snapshot(), remote.catalog)).toEqual([]);
+    } finally {
+      agent.stop();
+    }
+  });
+
+  it("refuses any command but catalog writes, and reports the catalog's refusals", async () => {
+    const catalog = tunnelCatalog(pool);
+    await expect(
+      catalog.apply({
+        v: COMMAND_VERSION,
+        type: "kv.set",
+        ns: "default",
+        key: "k",
+        value: new Uint8Array(),
+        flags: 0n,
+        now: 0,
+      } as never),
+    ).rejects.toThrow(/client agents may only write to the catalog, not kv.set/);
+    await expect(pool.call("agent.catalog.read", [42])).rejects.toThrow(/needs a node name/);
+    await expect(pool.call("nope", [])).rejects.toThrow(/unknown agent RPC nope/);
+  });
+});
