@@ -33,6 +33,8 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
       node_name: name,
       server: true,
       bootstrap: true,
+      // An election timeout of about a second, not Consul's production five.
+      performance: { raft_multiplier: 1 },
       bind_addr: "127.0.0.1",
       data_dir: dir,
       ports: { server: port!, serf_lan: serfLan!, http: -1 },
