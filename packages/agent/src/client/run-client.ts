@@ -69,6 +69,7 @@ export async function runClientAgent(s: ClientAgentStart): Promise<number> {
       return servers.flatMap((m) => (m.rpcAddress ? [{ name: m.name, rpcAddress: m.rpcAddress }] : []));
     },
     defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+    count: (name) => local?.metrics.incrCounter(name),
     log: log.child({ component: "client.rpc" }),
   });
   let code = 0;

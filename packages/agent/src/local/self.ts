@@ -1,5 +1,6 @@
 import type { Coord, StateStore } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
+import { agentTags } from "../membership/tags.js";
 import type { NodeIdentity } from "./sync-plan.js";
 
 /** The Consul release whose HTTP API Cairn speaks; clients gate features on Config.Version. */
@@ -39,18 +40,13 @@ export function agentSelf(
       Name: node.name,
       Addr: node.address,
       Port: config.ports.serfLan,
-      Tags: {
-        role: config.server ? "consul" : "node",
-        dc: config.datacenter,
-        id: node.id,
-        port: String(config.ports.server),
-        vsn: "2",
-        vsn_min: "2",
-        vsn_max: "3",
-        build: `${CONSUL_API_VERSION}:cairn`,
-        ...(config.bootstrap ? { bootstrap: "1" } : {}),
-        ...(config.bootstrapExpect > 0 ? { expect: String(config.bootstrapExpect) } : {}),
-      },
+      // As gossiped: a client has no RPC port or Raft tags.
+      Tags: agentTags({
+        config,
+        nodeId: node.id,
+        ...(config.server ? { serverPort: config.ports.server } : {}),
+        wan: false,
+      }),
       Status: 1,
       ProtocolMin: 1,
       ProtocolMax: 5,

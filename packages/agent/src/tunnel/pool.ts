@@ -13,6 +13,8 @@ export interface TunnelPoolOptions {
   log: Logger;
   /** The agent's `default` ACL token, added to requests that carry none (as a Consul client agent does). */
   defaultToken?: () => string;
+  /** Counts Consul's client RPC metrics (`consul.client.rpc`, `consul.client.rpc.failed`). */
+  count?: (name: string) => void;
   /** How long dialing one server may take. */
   connectTimeoutMs?: number;
   random?: () => number;
@@ -46,6 +48,12 @@ export class TunnelPool {
     } catch (err) {
       return text(413, (err as Error).message);
     }
+    const response = await this.send(frame, request.signal);
+    this.o.count?.(response.status === 500 ? "consul.client.rpc.failed" : "consul.client.rpc");
+    return response;
+  }
+
+  private async send(frame: Omit<RequestFrame, "id" | "t">, signal: AbortSignal): Promise<Response> {
     const tried = new Set<string>();
     for (;;) {
       let conn: TunnelConnection;
@@ -55,7 +63,7 @@ export class TunnelPool {
         return text(500, (err as Error).message);
       }
       try {
-        return responseOf(await conn.request(frame, request.signal));
+        return responseOf(await conn.request(frame, signal));
       } catch (err) {
         if (err instanceof RequestCancelledError) return text(500, err.message);
         if (!(err instanceof ConnectionLostError)) return text(500, (err as Error).message);

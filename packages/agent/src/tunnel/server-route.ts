@@ -24,6 +24,12 @@ export interface TunnelRouteOptions {
 const BODYLESS = new Set(["GET", "HEAD"]);
 
 /**
+ * Requests one client connection may have open at once (blocking queries included), far beyond what one
+ * agent's applications hold, so a runaway client cannot tie up unbounded server memory.
+ */
+const MAX_IN_FLIGHT = 16_384;
+
+/**
  * The server end of the tunnel: each request is answered by the server's own HTTP app, in process, as if
  * it had arrived on its HTTP port. A request is aborted (its blocking query released) when the client
  * cancels it or the connection closes.
@@ -50,6 +56,10 @@ export function tunnelRoute(
         inFlight.delete(frame.id);
       } else if (frame.t === "call") {
         void answerCall(frame, options.calls ?? {}).then(send);
+      } else if (inFlight.size >= MAX_IN_FLIGHT) {
+        send(
+          failure(frame.id, `more than ${MAX_IN_FLIGHT} requests in flight on one client connection`, 429),
+        );
       } else {
         const abort = new AbortController();
         inFlight.set(frame.id, abort);
@@ -98,11 +108,11 @@ async function answerRequest(
   }
 }
 
-function failure(id: number, message: string): ServerFrame {
+function failure(id: number, message: string, status = 500): ServerFrame {
   return {
     t: "res",
     id,
-    status: 500,
+    status,
     headers: [["content-type", "text/plain; charset=utf-8"]],
     body: new TextEncoder().encode(message),
   };

@@ -68,12 +68,17 @@ describe("a client agent process", () => {
       async () => {
         const r = await http(`${client.url}/v1/agent/self`).catch(() => undefined);
         return r?.status === 200
-          ? (JSON.parse(r.text) as { Config: { Server: boolean; NodeName: string } })
+          ? (JSON.parse(r.text) as {
+              Config: { Server: boolean; NodeName: string };
+              Member: { Tags: Record<string, string> };
+            })
           : undefined;
       },
       20_000,
     );
     expect(self.Config).toMatchObject({ Server: false, NodeName: "c1" });
+    expect(self.Member.Tags.role).toBe("node");
+    expect(self.Member.Tags.port).toBeUndefined();
     const members = await waitFor("both members alive", async () => {
       const list = JSON.parse((await http(`${client.url}/v1/agent/members`)).text) as {
         Name: string;
