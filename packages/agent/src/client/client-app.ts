@@ -43,10 +43,10 @@ export function clientFetch(o: ClientAppOptions): Fetch {
 }
 
 function isAgentPath(url: string): boolean {
-  const path = url.indexOf("/", url.indexOf("//") + 2);
-  return (
-    url.startsWith("/v1/agent/", path) || url.startsWith("/v1/agent?", path) || url.endsWith("/v1/agent")
-  );
+  const start = url.indexOf("/", url.indexOf("//") + 2);
+  const query = url.indexOf("?", start);
+  const path = query < 0 ? url.slice(start) : url.slice(start, query);
+  return path === "/v1/agent" || path.startsWith("/v1/agent/");
 }
 
 const unserved = (): never => {

@@ -5,9 +5,10 @@ import {
   MAX_FRAME_BYTES,
   type RequestFrame,
   type ResponseFrame,
+  type ServerFrame,
   TUNNEL_PATH,
+  toBytes,
 } from "./protocol.js";
-import { toBytes } from "./server-route.js";
 
 /** A server a client agent may use: its node name and RPC address (host:port). */
 export interface ServerRef {
@@ -39,7 +40,7 @@ export class RequestCancelledError extends Error {
 }
 
 interface Pending {
-  resolve(frame: unknown): void;
+  resolve(frame: ServerFrame): void;
   reject(err: Error): void;
 }
 
@@ -121,8 +122,7 @@ export class TunnelConnection {
       this.pending.set(id, {
         resolve: (answer) => {
           done();
-          if (typeof answer === "object" && answer !== null && (answer as { t?: unknown }).t === "res")
-            resolve(answer as ResponseFrame);
+          if (answer.t === "res") resolve(answer);
           else reject(new Error("the server answered a request with a call result"));
         },
         reject: (err) => {
@@ -140,10 +140,9 @@ export class TunnelConnection {
     return new Promise((resolve, reject) => {
       this.pending.set(id, {
         resolve: (answer) => {
-          const result = answer as { t?: unknown; value?: unknown; error?: string };
-          if (result.t !== "result") reject(new Error("the server answered a call with a response"));
-          else if (result.error !== undefined) reject(new Error(result.error));
-          else resolve(result.value);
+          if (answer.t !== "result") reject(new Error("the server answered a call with a response"));
+          else if (answer.error !== undefined) reject(new Error(answer.error));
+          else resolve(answer.value);
         },
         reject,
       });

@@ -1,4 +1,5 @@
 import { Packr } from "msgpackr";
+import type { RawData } from "ws";
 
 /**
  * The request tunnel between a client agent and a server, carried on the server RPC port as Consul clients
@@ -12,7 +13,7 @@ export const TUNNEL_PATH = "/cairn/tunnel";
 /** Largest frame either side sends or accepts (a snapshot travels in one response). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
-export type Headers = [name: string, value: string][];
+export type HeaderList = [name: string, value: string][];
 
 /** Client to server: an HTTP request for the server's own API. */
 export interface RequestFrame {
@@ -21,7 +22,7 @@ export interface RequestFrame {
   method: string;
   /** Path and query string, e.g. `/v1/kv/a?index=7`. */
   url: string;
-  headers: Headers;
+  headers: HeaderList;
   body?: Uint8Array;
 }
 
@@ -44,7 +45,7 @@ export interface ResponseFrame {
   t: "res";
   id: number;
   status: number;
-  headers: Headers;
+  headers: HeaderList;
   body?: Uint8Array;
 }
 
@@ -106,7 +107,7 @@ function isBody(v: unknown): boolean {
   return v === undefined || v instanceof Uint8Array;
 }
 
-function isHeaders(v: unknown): v is Headers {
+function isHeaders(v: unknown): v is HeaderList {
   return (
     Array.isArray(v) && v.every((h) => Array.isArray(h) && h.length === 2 && isText(h[0]) && isText(h[1]))
   );
@@ -123,10 +124,16 @@ const HOP_HEADERS = new Set([
   "proxy-connection",
 ]);
 
-export function headerList(headers: globalThis.Headers): Headers {
-  const out: Headers = [];
+export function headerList(headers: Headers): HeaderList {
+  const out: HeaderList = [];
   headers.forEach((value, name) => {
     if (!HOP_HEADERS.has(name)) out.push([name, value]);
   });
   return out;
+}
+
+/** A websocket message as bytes, however ws delivered it. */
+export function toBytes(data: RawData): Uint8Array {
+  if (Array.isArray(data)) return Buffer.concat(data);
+  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }

@@ -9,6 +9,7 @@ import {
   MAX_FRAME_BYTES,
   type RequestFrame,
   type ServerFrame,
+  toBytes,
 } from "./protocol.js";
 
 export type TunnelFetch = (request: Request) => Response | Promise<Response>;
@@ -126,9 +127,4 @@ async function answerCall(frame: CallFrame, calls: TunnelCalls): Promise<ServerF
   } catch (err) {
     return { t: "result", id: frame.id, error: (err as Error).message };
   }
-}
-
-export function toBytes(data: RawData): Uint8Array {
-  if (Array.isArray(data)) return Buffer.concat(data);
-  return data instanceof ArrayBuffer ? new Uint8Array(data) : data;
 }
