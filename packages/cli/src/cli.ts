@@ -7,6 +7,7 @@ import { configCommand } from "./commands/config.js";
 import { eventCommand } from "./commands/event.js";
 import { forceLeaveCommand } from "./commands/force-leave.js";
 import { joinCommand } from "./commands/join.js";
+import { keygenCommand } from "./commands/keygen.js";
 import { kvCommand } from "./commands/kv/index.js";
 import { leaveCommand } from "./commands/leave.js";
 import { lockCommand } from "./commands/lock.js";
@@ -39,6 +40,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
     event: eventCommand,
     "force-leave": forceLeaveCommand,
     join: joinCommand,
+    keygen: keygenCommand,
     kv: kvCommand,
     leave: leaveCommand,
     lock: lockCommand,

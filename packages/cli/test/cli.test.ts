@@ -71,6 +71,13 @@ describe("runCli", () => {
       expect((await run(argv)).out).toMatch(/^Cairn v\d+\.\d+\.\d+\n/);
     }
   });
+
+  it("generates a fresh 32-byte gossip key each time", async () => {
+    const [a, b] = [await run(["keygen"]), await run(["keygen"])];
+    expect(a.code).toBe(0);
+    expect(Buffer.from(a.out.trim(), "base64")).toHaveLength(32);
+    expect(a.out).not.toBe(b.out);
+  });
 });
 
 describe("cairn agent", () => {
