@@ -71,7 +71,6 @@ export class AgentMembership implements MembershipView {
   private readonly changeListeners = new Set<(member: AgentMember) => void>();
   private readonly userListeners = new Set<(payload: unknown) => void>();
   private readonly loops = new Set<JoinLoop>();
-  private readonly peersDir: string | undefined;
   private leaving = false;
   private stopped = false;
   /** Left gracefully and joined nobody since: nothing to rejoin after a restart. */
@@ -82,9 +81,9 @@ export class AgentMembership implements MembershipView {
     private readonly options: MembershipOptions,
     private readonly lan: GossipNode,
     private readonly wan: GossipNode | undefined,
+    private readonly peersDir: string | undefined,
     remembered: RememberedPeers,
   ) {
-    this.peersDir = options.dataDir === undefined ? undefined : joinPath(options.dataDir, "serf");
     this.left = remembered.left;
     this.wire(lan, "lan");
     if (wan) this.wire(wan, "wan");
@@ -125,9 +124,9 @@ export class AgentMembership implements MembershipView {
       await wan?.close();
       throw err;
     }
-    const remembered =
-      options.dataDir === undefined ? emptyPeers() : readPeers(joinPath(options.dataDir, "serf"));
-    const membership = new AgentMembership(options, lan, wan, remembered);
+    const peersDir = options.dataDir === undefined ? undefined : joinPath(options.dataDir, "serf");
+    const remembered = peersDir === undefined ? emptyPeers() : readPeers(peersDir);
+    const membership = new AgentMembership(options, lan, wan, peersDir, remembered);
     try {
       await membership.begin(remembered);
     } catch (err) {
