@@ -1,4 +1,5 @@
 import type { AddressInfo } from "node:net";
+import type { AutopilotConfigSpec } from "@cairn/fsm";
 import { serve } from "@hono/node-server";
 import { afterEach, describe, expect, it } from "vitest";
 import { createApi } from "../src/app.js";
@@ -22,7 +23,10 @@ const server = (id: string, healthy: boolean) => ({
   StableSince: "2026-01-01T00:00:00.000Z",
 });
 
-/** The seam the agent implements over Raft, answering what the test sets. */
+/** What the operator was asked to store, and at which cas. */
+const writes: { config: AutopilotConfigSpec; cas: number | undefined }[] = [];
+
+/** The seam the agent implements over Raft, answering what the test sets; a cas of 7 is the one that holds. */
 function operator(health: () => AutopilotHealthView): RaftOperator {
   const unused = () => Promise.reject(new Error("not used here"));
   return {
@@ -42,13 +46,19 @@ function operator(health: () => AutopilotHealthView): RaftOperator {
       CreateIndex: 0,
       ModifyIndex: 0,
     }),
+    setAutopilotConfiguration: async (config, cas) => {
+      writes.push({ config, cas });
+      return cas === undefined || cas === 7;
+    },
   };
 }
 
-/** operator:read for the token "reader", nothing for anyone else. */
+/** operator:read for the token "reader", operator:write for "writer", nothing for anyone else. */
 const readerOnly: Authorizer = {
   authorize: (token, _ns, type, _name, access) =>
-    token === "reader" && type === "operator" && access === "read" ? "allow" : "deny",
+    type === "operator" && (token === "writer" || (token === "reader" && access === "read"))
+      ? "allow"
+      : "deny",
 };
 
 const closers: (() => void)[] = [];
@@ -113,6 +123,44 @@ describe("/v1/operator/autopilot", () => {
       MinQuorum: 0,
       ServerStabilizationTime: "10s",
     });
+  });
+
+  it("configuration PUT replaces it whole (durations as strings or nanoseconds), with check-and-set", async () => {
+    const url = await start(() => ({ Healthy: true, FailureTolerance: 0, Servers: [] }));
+    const put = (body: unknown, query = "", token = "writer") =>
+      fetch(`${url}/v1/operator/autopilot/configuration${query}`, {
+        method: "PUT",
+        body: JSON.stringify(body),
+        headers: { "X-Consul-Token": token },
+      });
+    writes.length = 0;
+    const plain = await put({ cleanupdeadservers: true, LastContactThreshold: "1s", MinQuorum: 3 });
+    expect(plain.status).toBe(200);
+    expect(await plain.json()).toBe(true);
+    expect(writes[0]).toEqual({
+      config: {
+        CleanupDeadServers: true,
+        LastContactThresholdNs: 1_000_000_000,
+        MaxTrailingLogs: 0,
+        MinQuorum: 3,
+        ServerStabilizationTimeNs: 0,
+        RedundancyZoneTag: "",
+        DisableUpgradeMigration: false,
+        UpgradeVersionTag: "",
+      },
+      cas: undefined,
+    });
+    expect(await (await put({ ServerStabilizationTime: 5_000_000_000 }, "?cas=7")).json()).toBe(true);
+    expect(writes[1]?.config.ServerStabilizationTimeNs).toBe(5_000_000_000);
+    expect(await (await put({}, "?cas=6")).json()).toBe(false);
+
+    const badCas = await put({}, "?cas=x");
+    expect(badCas.status).toBe(400);
+    expect(await badCas.text()).toContain("Error parsing cas value");
+    const badBody = await put({ MaxTrailingLogs: "many" });
+    expect(badBody.status).toBe(400);
+    expect((await put({}, "", "reader")).status).toBe(403);
+    expect(writes).toHaveLength(3);
   });
 
   it("needs operator:read", async () => {

@@ -4,12 +4,12 @@ import {
   RaftOperatorError,
   type RaftServerView,
 } from "@cairn/api";
-import { formatDuration } from "@cairn/duration";
-import type { ApplyResult } from "@cairn/fsm";
+import type { ApplyResult, AutopilotConfigSpec } from "@cairn/fsm";
 import { type RaftNode, RaftRejectedError, RpcError } from "@cairn/raft";
 import type { AutopilotSettings } from "../config/index.js";
 import type { MembershipView } from "../membership/types.js";
-import { HealthMonitor, type HealthReport } from "./autopilot/health-monitor.js";
+import { Autopilot } from "./autopilot/autopilot.js";
+import type { HealthReport } from "./autopilot/health-monitor.js";
 import type { RaftMembership } from "./leader/member-reconcile.js";
 import type { RaftPeerChanges } from "./leader/member-reconciler.js";
 import type { RaftBackend } from "./raft-backend.js";
@@ -22,8 +22,6 @@ const CHANGE_RETRY_MS = 200;
 const BUSY = new Set(["conf-pending", "term-not-committed"]);
 /** The leader's autopilot health report, asked for by a follower serving /v1/operator/autopilot/health. */
 const AUTOPILOT_HEALTH_RPC = "cairn.operator.autopilot-health";
-/** How often the leader samples its followers' contact for the health report. */
-const HEALTH_SAMPLE_MS = 100;
 
 export interface AutopilotOptions {
   settings: AutopilotSettings;
@@ -40,22 +38,24 @@ type Node = RaftNode<ApplyResult>;
  */
 export class RaftAdmin implements RaftOperator, RaftPeerChanges {
   private node: Node | undefined;
-  /** Autopilot's health view; a leader duty (sampling runs only while this server leads). */
-  readonly health: HealthMonitor;
+  /** Autopilot's configuration and health; a leader duty. */
+  readonly autopilot: Autopilot;
 
   constructor(
     private readonly backend: RaftBackend,
     /** Node name of a server id, from the catalog. */
     private readonly nodeNames: () => Map<string, string>,
-    private readonly autopilot: AutopilotOptions,
+    options: AutopilotOptions,
   ) {
-    this.health = new HealthMonitor({
+    this.autopilot = new Autopilot({
+      store: () => backend.store,
+      apply: (command) => backend.apply(command),
+      applyAsLeader: (command) => backend.applyAsLeader(command),
+      agent: options.settings,
+      ...(options.membership ? { membership: options.membership } : {}),
       raft: () => this.node,
-      ...(autopilot.membership ? { membership: autopilot.membership } : {}),
       serverNames: nodeNames,
-      thresholds: () => autopilot.settings,
-      now: autopilot.now,
-      sampleEveryMs: HEALTH_SAMPLE_MS,
+      now: options.now,
     });
   }
 
@@ -117,21 +117,12 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     );
   }
 
-  /** From the agent configuration: Cairn keeps no Raft-stored autopilot configuration. */
   autopilotConfiguration() {
-    const s = this.autopilot.settings;
-    return {
-      CleanupDeadServers: s.cleanupDeadServers,
-      LastContactThreshold: formatDuration(s.lastContactThresholdMs * 1_000_000),
-      MaxTrailingLogs: s.maxTrailingLogs,
-      MinQuorum: s.minQuorum,
-      ServerStabilizationTime: formatDuration(s.serverStabilizationTimeMs * 1_000_000),
-      RedundancyZoneTag: "",
-      DisableUpgradeMigration: false,
-      UpgradeVersionTag: "",
-      CreateIndex: 0,
-      ModifyIndex: 0,
-    };
+    return this.autopilot.configuration();
+  }
+
+  setAutopilotConfiguration(config: AutopilotConfigSpec, cas: number | undefined): Promise<boolean> {
+    return this.autopilot.setConfiguration(config, cas);
   }
 
   /** This server's Raft configuration (the leader's is current). */
@@ -149,7 +140,7 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
 
   private healthHere(node: Node): HealthReport {
     if (!node.isLeader()) throw new RaftOperatorError("autopilot health is known to the leader only");
-    return this.health.report();
+    return this.autopilot.health.report();
   }
 
   private configurationHere(node: Node): RaftConfigurationView {

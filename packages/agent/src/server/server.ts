@@ -132,11 +132,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
           status: () => this.node!.status(),
           promote: (id) => this.node!.promote(id),
         },
-        {
-          stabilizationMs: config.autopilot.serverStabilizationTimeMs,
-          maxTrailingLogs: config.autopilot.maxTrailingLogs,
-          checkEveryMs: 1_000,
-        },
+        { settings: () => this.admin.autopilot.settings(), checkEveryMs: 1_000 },
         log.child({ component: "autopilot" }),
       ),
       new AclDuties({
@@ -149,7 +145,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         intervalMs: options.aclReapIntervalMs ?? ACL_REAP_INTERVAL_MS,
         uuid: randomUUID,
       }),
-      this.admin.health,
+      this.admin.autopilot,
       ...gossipDuties({
         membership: options.membership,
         self: () => this.self,
@@ -157,7 +153,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         apply: (command) => this.backend.applyAsLeader(command),
         raft: this.admin,
         serverNames: () => this.serverNames(),
-        autopilot: config.autopilot,
+        autopilot: () => this.admin.autopilot.settings(),
         log,
         now: this.now,
       }),

@@ -114,6 +114,38 @@ describe("leader duties driven by gossip membership", () => {
     );
   }, 20_000);
 
+  it("keeps the autopilot configuration in Raft: the leader stores the agent's, a follower changes it", async () => {
+    const [s1, s2] = servers;
+    const initial = s2!.admin.autopilotConfiguration();
+    expect(initial).toMatchObject({
+      LastContactThreshold: "200ms",
+      ServerStabilizationTime: "1s",
+      MinQuorum: 0,
+    });
+    expect(initial.CreateIndex).toBeGreaterThan(0);
+    const spec = {
+      CleanupDeadServers: true,
+      LastContactThresholdNs: 300_000_000,
+      MaxTrailingLogs: 500,
+      MinQuorum: 0,
+      ServerStabilizationTimeNs: 1_000_000_000,
+      RedundancyZoneTag: "",
+      DisableUpgradeMigration: false,
+      UpgradeVersionTag: "",
+    };
+    expect(await s2!.admin.setAutopilotConfiguration(spec, initial.ModifyIndex - 1)).toBe(false);
+    expect(await s2!.admin.setAutopilotConfiguration(spec, initial.ModifyIndex)).toBe(true);
+    await waitFor(
+      "the leader to see it",
+      async () => (s1!.admin.autopilotConfiguration().MaxTrailingLogs === 500 ? true : undefined),
+      5_000,
+    );
+    expect(s1!.admin.autopilot.settings()).toMatchObject({
+      lastContactThresholdMs: 300,
+      maxTrailingLogs: 500,
+    });
+  }, 20_000);
+
   it("reports autopilot health through a follower, and removes a failed server", async () => {
     const [s1, s2, s3] = servers;
     const healthy = await waitFor(

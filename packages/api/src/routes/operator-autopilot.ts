@@ -1,8 +1,14 @@
+import type { AutopilotConfigSpec } from "@cairn/fsm";
 import { writeJson } from "@cairn/json";
 import type { Hono } from "hono";
+import { z } from "zod";
+import { durationNanos } from "../config-entries/fields.js";
+import { readTextLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
+import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
+import { decodeBody } from "../json/decode-body.js";
 
 /** One server in /v1/operator/autopilot/health, in Consul's field names. */
 export interface AutopilotServerHealthView {
@@ -46,8 +52,29 @@ export interface AutopilotConfigurationView {
 export interface AutopilotOperator {
   /** Computed by the leader (forwarded there from a follower). */
   autopilotHealth(): Promise<AutopilotHealthView>;
+  /** The stored configuration as this server's state has it. */
   autopilotConfiguration(): AutopilotConfigurationView;
+  /** Replaces the configuration (through the leader); with `cas`, only if it equals ModifyIndex. */
+  setAutopilotConfiguration(config: AutopilotConfigSpec, cas: number | undefined): Promise<boolean>;
 }
+
+const MAX_CONFIG_BYTES = 64 * 1024;
+
+const count = z.number().int().nonnegative().optional();
+
+/** Consul's api.AutopilotConfiguration; the PUT replaces it whole, so what is left out becomes zero. */
+const configurationBody = z.looseObject({
+  CleanupDeadServers: z.boolean().optional(),
+  LastContactThreshold: durationNanos,
+  MaxTrailingLogs: count,
+  MinQuorum: count,
+  ServerStabilizationTime: durationNanos,
+  RedundancyZoneTag: z.string().optional(),
+  DisableUpgradeMigration: z.boolean().optional(),
+  UpgradeVersionTag: z.string().optional(),
+  CreateIndex: z.number().optional(),
+  ModifyIndex: z.number().optional(),
+});
 
 type Allow = (token: string, ns: string, access: "read" | "write") => void;
 
@@ -67,6 +94,34 @@ export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, 
     GET: (c) => {
       allow(c.var.token, c.var.namespace, "read");
       return jsonResponse(c, operator.autopilotConfiguration());
+    },
+    PUT: async (c) => {
+      allow(c.var.token, c.var.namespace, "write");
+      const casText = c.var.query.get("cas");
+      let cas: number | undefined;
+      if (casText !== undefined) {
+        cas = /^\d+$/.test(casText) ? Number(casText) : Number.NaN;
+        if (!Number.isSafeInteger(cas))
+          throw badRequest(`Error parsing cas value: invalid syntax "${casText}"`);
+      }
+      const text = await readTextLimited(c, MAX_CONFIG_BYTES, (n) => `Request body too large (${n} bytes)`);
+      const body = decodeBody(configurationBody, text);
+      const durationNs = (ns: number | undefined) => Math.max(0, Math.round(ns ?? 0));
+      const applied = await operator.setAutopilotConfiguration(
+        {
+          CleanupDeadServers: body.CleanupDeadServers ?? false,
+          LastContactThresholdNs: durationNs(body.LastContactThreshold),
+          MaxTrailingLogs: body.MaxTrailingLogs ?? 0,
+          MinQuorum: body.MinQuorum ?? 0,
+          ServerStabilizationTimeNs: durationNs(body.ServerStabilizationTime),
+          RedundancyZoneTag: body.RedundancyZoneTag ?? "",
+          DisableUpgradeMigration: body.DisableUpgradeMigration ?? false,
+          UpgradeVersionTag: body.UpgradeVersionTag ?? "",
+        },
+        cas,
+      );
+      // Consul answers the outcome of a check-and-set, and true for a plain write.
+      return jsonResponse(c, cas === undefined ? true : applied);
     },
   });
 }

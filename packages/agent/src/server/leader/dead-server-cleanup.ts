@@ -11,7 +11,11 @@ export interface DeadServerCleanupOptions {
   raft: RaftPeerChanges;
   /** Raft ID -> node name, for members gossip knows by name only. */
   serverNames: () => ReadonlyMap<string, string>;
-  settings: Pick<AutopilotSettings, "cleanupDeadServers" | "deadServerCleanupThresholdMs" | "minQuorum">;
+  /** Read at every check (the operator endpoint changes them). */
+  settings: () => Pick<
+    AutopilotSettings,
+    "cleanupDeadServers" | "deadServerCleanupThresholdMs" | "minQuorum"
+  >;
   log: Logger;
   now: () => number;
   checkEveryMs: number;
@@ -53,7 +57,7 @@ export class DeadServerCleanup {
     }
     const now = options.now();
     this.deadSince = trackDeadSince(this.deadSince, [...conf.voters, ...conf.learners], status, now);
-    const settings = options.settings;
+    const settings = options.settings();
     if (!settings.cleanupDeadServers) return;
     const removals = deadServersToRemove({
       selfId,

@@ -19,7 +19,8 @@ export interface GossipDutiesOptions {
   apply: (command: Command) => Promise<unknown>;
   raft: RaftPeerChanges;
   serverNames: () => ReadonlyMap<string, string>;
-  autopilot: AutopilotSettings;
+  /** The autopilot settings in effect now. */
+  autopilot: () => AutopilotSettings;
   log: Logger;
   now: () => number;
 }

@@ -1,11 +1,13 @@
 import type { RaftNodeStatus } from "@cairn/raft";
 import type { Logger } from "pino";
+import type { AutopilotSettings } from "../../config/index.js";
 
 export interface PromotionOptions {
-  /** A learner must stay caught up this long before it votes (autopilot's server_stabilization_time). */
-  stabilizationMs: number;
-  /** Caught up: at most this many entries behind the leader's last index (autopilot's max_trailing_logs). */
-  maxTrailingLogs: number;
+  /**
+   * Read at every check (the operator endpoint changes them): a learner must stay caught up for
+   * serverStabilizationTimeMs before it votes, caught up meaning at most maxTrailingLogs entries behind.
+   */
+  settings: () => Pick<AutopilotSettings, "serverStabilizationTimeMs" | "maxTrailingLogs">;
   checkEveryMs: number;
 }
 
@@ -56,13 +58,14 @@ export class LearnerPromotion {
 
   check(): void {
     if (!this.node.isLeader() || this.promoting) return;
-    const healthy = new Set(healthyLearners(this.node.status(), this.options.maxTrailingLogs));
+    const settings = this.options.settings();
+    const healthy = new Set(healthyLearners(this.node.status(), settings.maxTrailingLogs));
     for (const id of this.healthySince.keys()) if (!healthy.has(id)) this.healthySince.delete(id);
     const now = this.now();
     for (const id of healthy) {
       const since = this.healthySince.get(id) ?? now;
       this.healthySince.set(id, since);
-      if (now - since < this.options.stabilizationMs) continue;
+      if (now - since < settings.serverStabilizationTimeMs) continue;
       this.promoting = true;
       this.node
         .promote(id)

@@ -165,7 +165,7 @@ describe("dead server cleanup (leader duty)", () => {
         },
       },
       serverNames: () => new Map(),
-      settings: { cleanupDeadServers, deadServerCleanupThresholdMs: 30_000, minQuorum: 0 },
+      settings: () => ({ cleanupDeadServers, deadServerCleanupThresholdMs: 30_000, minQuorum: 0 }),
       log: pino({ level: "silent" }),
       now: () => now,
       checkEveryMs: 1_000,
