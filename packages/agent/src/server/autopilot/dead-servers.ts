@@ -12,6 +12,11 @@ export interface DeadServerInput {
   now: number;
   /** How long a server must stay dead before it is removed. */
   thresholdMs: number;
+  /**
+   * A server gossip has never listed waits at least this long: it may have joined Raft through the join
+   * exchange a moment before gossip spread its record.
+   */
+  unknownGraceMs: number;
   /** Never leave fewer voters than this (autopilot's min_quorum; 0 = no floor). */
   minQuorum: number;
 }
@@ -42,10 +47,13 @@ export function trackDeadSince(
  * they were elected under — and the voter count stays at or above min_quorum. Servers dead longest go first.
  */
 export function deadServersToRemove(input: DeadServerInput): string[] {
-  const ripe = (id: string) =>
-    id !== input.selfId &&
-    isDead(input.status.get(id)) &&
-    input.now - (input.deadSince.get(id) ?? input.now) >= input.thresholdMs;
+  const ripe = (id: string) => {
+    const status = input.status.get(id);
+    const wait = status === undefined ? Math.max(input.thresholdMs, input.unknownGraceMs) : input.thresholdMs;
+    return (
+      id !== input.selfId && isDead(status) && input.now - (input.deadSince.get(id) ?? input.now) >= wait
+    );
+  };
   const oldestFirst = (a: string, b: string) =>
     (input.deadSince.get(a) ?? input.now) - (input.deadSince.get(b) ?? input.now);
   const removals = input.learners.filter(ripe).sort(oldestFirst);

@@ -5,6 +5,9 @@ import { deadServersToRemove, trackDeadSince } from "../autopilot/dead-servers.j
 import { serverStatuses } from "../autopilot/server-status.js";
 import type { RaftPeerChanges } from "./member-reconciler.js";
 
+/** Consul's reconcile interval: a server gossip does not list at all is given this long to appear. */
+const UNKNOWN_SERVER_GRACE_MS = 60_000;
+
 export interface DeadServerCleanupOptions {
   selfId: () => string;
   membership: MembershipView;
@@ -67,6 +70,7 @@ export class DeadServerCleanup {
       deadSince: this.deadSince,
       now,
       thresholdMs: settings.deadServerCleanupThresholdMs,
+      unknownGraceMs: UNKNOWN_SERVER_GRACE_MS,
       minQuorum: settings.minQuorum,
     });
     if (removals.length === 0) return;

@@ -25,6 +25,7 @@ function input(
     deadSince: trackDeadSince(new Map(), all, status, 0),
     now: 10_000,
     thresholdMs: 0,
+    unknownGraceMs: 0,
     minQuorum: 0,
     ...extra,
   };
@@ -58,6 +59,7 @@ describe("dead server decision", () => {
       status,
       minQuorum: 0,
       thresholdMs: 5_000,
+      unknownGraceMs: 0,
     };
     expect(deadServersToRemove({ ...base, deadSince: since, now: 5_999 })).toEqual([]);
     since = trackDeadSince(since, ["a", "b", "c"], status, 5_999);
@@ -89,6 +91,7 @@ describe("dead server decision", () => {
       deadSince,
       now: 1_000,
       thresholdMs: 0,
+      unknownGraceMs: 0,
       minQuorum: 0,
     });
     expect(removals).toEqual(["c", "d"]);
@@ -102,6 +105,12 @@ describe("dead server decision", () => {
 
   it("removes nobody from a two-voter cluster", () => {
     expect(deadServersToRemove(input(["a", "b"], { a: "alive", b: "failed" }))).toEqual([]);
+  });
+
+  it("gives a server gossip never listed the grace period before the threshold applies", () => {
+    const early = input(["a", "b", "c"], { a: "alive", b: "alive" }, { unknownGraceMs: 60_000, now: 0 });
+    expect(deadServersToRemove(early)).toEqual([]);
+    expect(deadServersToRemove({ ...early, now: 60_000 })).toEqual(["c"]);
   });
 
   it("counts a server unknown to gossip as dead, one still leaving as not", () => {
@@ -133,6 +142,7 @@ describe("dead server decision", () => {
             deadSince: trackDeadSince(new Map(), [...voters, ...learners], status, 0),
             now: 0,
             thresholdMs: 0,
+            unknownGraceMs: 0,
             minQuorum,
           });
           const left = voters.filter((v) => !removals.includes(v)).length;
