@@ -175,4 +175,20 @@ describe("GossipNode over real ws on loopback", () => {
       /gossip path/,
     );
   });
+
+  it("gossips over IPv6 with bracketed addresses", async () => {
+    const a = new GossipNode({ name: "a", bindHost: "::1", config: fast });
+    const b = new GossipNode({ name: "b", bindHost: "::1", config: fast });
+    await a.start();
+    await b.start();
+    started.push(a, b);
+    expect(a.address).toMatch(/^\[::1\]:\d+$/);
+    expect(await b.join([a.address])).toBe(1);
+    expect(
+      a
+        .members()
+        .map((m) => m.address)
+        .sort(),
+    ).toEqual([a.address, b.address].sort());
+  });
 });

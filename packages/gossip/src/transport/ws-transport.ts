@@ -95,7 +95,9 @@ export class WsTransport {
   ) {
     this.codec = new FrameCodec(options.key);
     const { port } = http.address() as AddressInfo;
-    this.address = `${options.advertiseHost ?? options.bindHost}:${port}`;
+    const host = options.advertiseHost ?? options.bindHost;
+    // IPv6 hosts are bracketed, so the address splits at its last colon and works in a ws:// URL.
+    this.address = host.includes(":") && !host.startsWith("[") ? `[${host}]:${port}` : `${host}:${port}`;
     server.on("connection", (socket) => this.accept(socket));
     const idle = options.idleTimeout ?? 60_000;
     this.idleTimer = setInterval(() => this.closeIdle(idle), Math.max(1000, idle / 2));
