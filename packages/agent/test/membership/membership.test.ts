@@ -9,6 +9,7 @@ import { startMember, statusOf, stopAll, tempDir, until } from "./harness.js";
 afterEach(stopAll);
 
 const ALIVE = 1;
+const LEAVING = 2;
 const LEFT = 3;
 const FAILED = 4;
 
@@ -114,7 +115,9 @@ describe("AgentMembership on real gossip pools", () => {
     await c.join([a.lanAddress], { wan: false });
     await until(() => a.lanMembers().filter((m) => m.status === "alive").length === 3);
 
-    await b.leave();
+    const leaving = b.leave();
+    expect(statusOf(b, "b")).toBe(LEAVING);
+    await leaving;
     await until(() => statusOf(a, "b") === LEFT && statusOf(c, "b") === LEFT);
     const b2 = await startMember("b", { dataDir: dirB });
     await new Promise((r) => setTimeout(r, 600));
