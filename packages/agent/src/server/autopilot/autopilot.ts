@@ -12,6 +12,8 @@ import { configurationView, effectiveSettings, specFromSettings } from "./settin
 
 /** How often the leader samples its followers' contact for the health report. */
 const HEALTH_SAMPLE_MS = 100;
+/** A refused initial configuration write (leadership still settling) is tried again this much later. */
+const INITIAL_RETRY_MS = 2_000;
 
 export interface AutopilotDeps {
   store: () => StateStore;
@@ -34,6 +36,8 @@ export interface AutopilotDeps {
  */
 export class Autopilot {
   readonly health: HealthMonitor;
+  private leading = false;
+  private retry: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: AutopilotDeps) {
     this.health = new HealthMonitor({
@@ -47,8 +51,20 @@ export class Autopilot {
   }
 
   start(): void {
+    this.leading = true;
     this.health.start();
-    // A failure here (leadership lost at once) is retried at the next leadership.
+    this.storeInitial();
+  }
+
+  stop(): void {
+    this.leading = false;
+    clearTimeout(this.retry);
+    this.health.stop();
+  }
+
+  /** The agent's settings become the cluster's configuration unless one is stored; retried while leading. */
+  private storeInitial(): void {
+    if (!this.leading || this.deps.store().view().autopilotConfig()) return;
     this.deps
       .applyAsLeader({
         v: COMMAND_VERSION,
@@ -56,11 +72,10 @@ export class Autopilot {
         config: specFromSettings(this.deps.agent),
         onlyIfAbsent: true,
       })
-      .catch(() => {});
-  }
-
-  stop(): void {
-    this.health.stop();
+      .catch(() => {
+        this.retry = setTimeout(() => this.storeInitial(), INITIAL_RETRY_MS);
+        this.retry.unref();
+      });
   }
 
   /** The settings autopilot acts on now. */

@@ -6,6 +6,11 @@ import {
   isServerHealthy,
   type ServerObservation,
 } from "../../../src/server/autopilot/server-health.js";
+import {
+  configurationView,
+  effectiveSettings,
+  specFromSettings,
+} from "../../../src/server/autopilot/settings.js";
 import { DrivenMembership, server } from "./membership-fixture.js";
 
 const THRESHOLDS = { lastContactThresholdMs: 200, maxTrailingLogs: 250 };
@@ -153,5 +158,55 @@ describe("autopilot health monitor", () => {
       ["id-c", "", "failed"],
       ["id-d", "", "alive"],
     ]);
+  });
+});
+
+describe("autopilot configuration", () => {
+  const agent = {
+    cleanupDeadServers: true,
+    lastContactThresholdMs: 200,
+    maxTrailingLogs: 250,
+    minQuorum: 0,
+    serverStabilizationTimeMs: 10_000,
+    deadServerCleanupThresholdMs: 30_000,
+  };
+
+  it("is the agent's settings until one is stored, shown with Go durations", () => {
+    expect(effectiveSettings(undefined, agent)).toBe(agent);
+    expect(configurationView(undefined, agent)).toEqual({
+      CleanupDeadServers: true,
+      LastContactThreshold: "200ms",
+      MaxTrailingLogs: 250,
+      MinQuorum: 0,
+      ServerStabilizationTime: "10s",
+      RedundancyZoneTag: "",
+      DisableUpgradeMigration: false,
+      UpgradeVersionTag: "",
+      CreateIndex: 0,
+      ModifyIndex: 0,
+    });
+  });
+
+  it("once stored, is what autopilot acts on; the dead server threshold stays the agent's", () => {
+    const stored = {
+      ...specFromSettings(agent),
+      CleanupDeadServers: false,
+      LastContactThresholdNs: 1_500_000,
+      MinQuorum: 3,
+      CreateIndex: 5,
+      ModifyIndex: 9,
+    };
+    expect(effectiveSettings(stored, agent)).toEqual({
+      ...agent,
+      cleanupDeadServers: false,
+      lastContactThresholdMs: 1.5,
+      minQuorum: 3,
+    });
+    expect(configurationView(stored, agent)).toMatchObject({
+      LastContactThreshold: "1.5ms",
+      MinQuorum: 3,
+      CreateIndex: 5,
+      ModifyIndex: 9,
+    });
   });
 });
