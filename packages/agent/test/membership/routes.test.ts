@@ -46,8 +46,12 @@ describe("/v1/agent membership endpoints", () => {
       ["a", 1],
       ["b", 1],
     ]);
-    const filtered = (await (await req("GET", "/v1/agent/members", "reader")).json()) as { Name: string }[];
+    const filteredResponse = await req("GET", "/v1/agent/members", "reader");
+    expect(filteredResponse.headers.get("X-Consul-Results-Filtered-By-ACLs")).toBe("true");
+    const filtered = (await filteredResponse.json()) as { Name: string }[];
     expect(filtered.map((m) => m.Name)).toEqual(["a"]);
+    const unfiltered = await req("GET", "/v1/agent/members");
+    expect(unfiltered.headers.get("X-Consul-Results-Filtered-By-ACLs")).toBeNull();
     const wan = (await (await req("GET", "/v1/agent/members?wan=1")).json()) as { Name: string }[];
     expect(wan.map((m) => m.Name)).toEqual(["a.dc1"]);
     expect((await req("GET", "/v1/agent/members?segment=_all")).status).toBe(200);

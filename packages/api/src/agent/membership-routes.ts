@@ -80,6 +80,10 @@ export function membershipRoutes(backend: MembershipBackend, options: Membership
         (m) => ({ type: "node", name: m.Name }),
         "read",
       );
+      if (visible.length < members.length) {
+        c.header("X-Service-Results-Filtered-By-ACLs", "true");
+        c.header("X-Consul-Results-Filtered-By-ACLs", "true");
+      }
       return jsonResponse(c, visible);
     },
   });
