@@ -29,6 +29,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.use(
     requestContext(
       ctx.datacenter,
+      ctx.nodeName,
       ctx.logger,
       () => performance.now(),
       acl && ((secret) => acl.tokenNamespace(secret)),

@@ -126,5 +126,8 @@ export interface ApiDeps {
 export interface DatacenterCoordinatesJson {
   Datacenter: string;
   AreaID: string;
-  Coordinates: { Node: string; Coord: { Vec: number[]; Error: number; Adjustment: number; Height: number } }[];
+  Coordinates: {
+    Node: string;
+    Coord: { Vec: number[]; Error: number; Adjustment: number; Height: number };
+  }[];
 }

@@ -1,10 +1,4 @@
-import {
-  type ApiEnv,
-  type ClusterBackend,
-  createApi,
-  type MembershipBackend,
-  membershipRoutes,
-} from "@cairn/api";
+import { type ApiEnv, type ClusterBackend, createApi, type EventBackend } from "@cairn/api";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { TunnelPool } from "../tunnel/pool.js";
@@ -15,7 +9,9 @@ export interface ClientAppOptions {
   /** The local agent's /v1/agent routes. */
   agentRoutes: Hono<ApiEnv>;
   /** /v1/agent/{members,join,leave,force-leave} over the agent's gossip pools. */
-  membership: MembershipBackend;
+  membershipRoutes: Hono<ApiEnv>;
+  /** The user events this agent received over gossip: /v1/event/* is answered here, as on any agent. */
+  events: EventBackend;
   pool: TunnelPool;
   logger: Logger;
   now: () => number;
@@ -24,29 +20,34 @@ export interface ClientAppOptions {
 type Fetch = (request: Request) => Response | Promise<Response>;
 
 /**
- * A client agent's HTTP API, as a Consul client serves it: `/v1/agent/...` from the agent itself (its
- * services, checks, members, tokens, metrics, logs), everything else from a server through the tunnel.
+ * A client agent's HTTP API, as a Consul client serves it: `/v1/agent/...` and `/v1/event/...` from the agent
+ * itself (its services, checks, members, tokens, metrics, logs, the events it received), everything else from
+ * a server through the tunnel.
  */
 export function clientFetch(o: ClientAppOptions): Fetch {
   // The API app lends its request context (token, namespace, query, dc check) and error rendering to the
   // agent routes; its other routes are never reached, since only /v1/agent/ paths come to it.
   const agentApp = createApi({
     backend: UNSERVED,
+    events: o.events,
     nodeName: o.nodeName,
     datacenter: o.datacenter,
     logger: o.logger,
     now: o.now,
   });
-  agentApp.route("/v1/agent", membershipRoutes(o.membership, { nodeName: o.nodeName }));
+  agentApp.route("/v1/agent", o.membershipRoutes);
   agentApp.route("/v1/agent", o.agentRoutes);
-  return (request) => (isAgentPath(request.url) ? agentApp.fetch(request) : o.pool.forward(request));
+  return (request) => (isLocalPath(request.url) ? agentApp.fetch(request) : o.pool.forward(request));
 }
 
-function isAgentPath(url: string): boolean {
+/** What the agent answers itself: its own endpoints, and the events gossip brought it. */
+const LOCAL_PREFIXES = ["/v1/agent", "/v1/event"];
+
+function isLocalPath(url: string): boolean {
   const start = url.indexOf("/", url.indexOf("//") + 2);
   const query = url.indexOf("?", start);
   const path = query < 0 ? url.slice(start) : url.slice(start, query);
-  return path === "/v1/agent" || path.startsWith("/v1/agent/");
+  return LOCAL_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
 }
 
 const unserved = (): never => {

@@ -3,15 +3,17 @@ import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
-import { RaftNode, type RaftNodeOptions } from "@cairn/raft";
+import { RaftNode } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
-import type { MembershipView } from "../membership/types.js";
+import { storeCatalog } from "../local/catalog.js";
+import type { AgentMember, MembershipView } from "../membership/types.js";
+import { catalogCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
 import { planFormation } from "./formation-plan.js";
 import { FsmStateMachine } from "./fsm-state-machine.js";
 import { Discovery } from "./join/discovery.js";
-import { JoinListener } from "./join/join-listener.js";
+import type { JoinHandlers } from "./join/join-listener.js";
 import type { ServerInfo } from "./join/protocol.js";
 import { AclDuties } from "./leader/acl-duties.js";
 import { gossipDuties } from "./leader/gossip-duties.js";
@@ -48,9 +50,12 @@ export interface ServerOptions {
   /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
   now?: () => number;
   /** Gossip membership: the leader reconciles members into the catalog and Raft. Absent: no reconciliation. */
-  membership?: MembershipView;
-  /** Other websocket endpoints on the server RPC port, by path (the client agents' tunnel). */
-  transportRoutes?: RaftNodeOptions<ApplyResult>["routes"];
+  membership?: MembershipView & { readonly lanAddress: string };
+  /**
+   * Client agents' requests arriving through the tunnel on the server RPC port: the agent's own HTTP app. The
+   * server adds its catalog's answers to their anti-entropy (without ACLs; with ACLs those calls are refused).
+   */
+  clientFetch?: TunnelFetch;
 }
 
 interface ServerEvents {
@@ -73,7 +78,6 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   readonly admin: RaftAdmin;
   private node: RaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
-  private listener: JoinListener | undefined;
   private readonly discovery: Discovery;
   private readonly duties: LeaderDuties;
   private readonly fsm = new FsmStateMachine();
@@ -205,9 +209,17 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     return this.rpcAddress;
   }
 
-  /** Where the join service listens; undefined when it does not run (dev mode, serf_lan disabled). */
-  get joinPort(): number | undefined {
-    return this.listener?.port;
+  /**
+   * What the join exchange answers with: the agent serves it on the LAN gossip port (`joinRoute`), and the
+   * servers that say hello there are the ones formation and joining know of.
+   */
+  joinHandlers(): JoinHandlers {
+    return {
+      info: () => this.info(),
+      known: () => this.discovery.knownAddresses(),
+      hello: (from) => this.discovery.heard(from),
+      join: (id, address) => this.admin.join(id, address),
+    };
   }
 
   get raft(): RaftNode<ApplyResult> | undefined {
@@ -233,20 +245,17 @@ export class CairnServer extends EventEmitter<ServerEvents> {
 
   private async begin(): Promise<void> {
     const { config, log } = this.options;
-    // A dev server is alone by definition: no join service (the LAN port stays free for a real agent).
-    if (config.ports.serfLan >= 0 && !config.dev) {
-      this.listener = await JoinListener.start(
-        config.bindAddr,
-        config.ports.serfLan,
-        {
-          info: () => this.info(),
-          known: () => this.discovery.knownAddresses(),
-          hello: (from) => this.discovery.heard(from),
-          join: (id, address) => this.admin.join(id, address),
-        },
-        log.child({ component: "join" }),
-      );
-      this.joinAddress = hostPort(this.self.address, this.listener.port);
+    const membership = this.options.membership;
+    if (membership) {
+      // The join exchange shares the LAN gossip port; servers gossip reveals are asked to it too, so servers
+      // need not all be named by retry_join.
+      this.joinAddress = membership.lanAddress;
+      const heardOf = (m: AgentMember) => {
+        if (m.role === "server" && m.datacenter === config.datacenter && m.status === "alive")
+          this.discovery.target(hostPort(m.host, m.port));
+      };
+      for (const m of membership.servers()) heardOf(m);
+      membership.onChange(heardOf);
     }
     const raftDir = join(this.options.dataDir, "raft");
     if (existsSync(raftDir)) {
@@ -311,7 +320,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionTicks: ELECTION_TICKS * multiplier,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
-        ...(this.options.transportRoutes ? { routes: this.options.transportRoutes } : {}),
+        ...(this.options.clientFetch
+          ? { routes: { [TUNNEL_PATH]: this.clientTunnel(this.options.clientFetch) } }
+          : {}),
         observer: {
           committed: (entries, latencyMs) => this.emit("raftCommitted", entries, latencyMs),
           fsynced: (ms) => this.emit("raftFsynced", ms),
@@ -354,6 +365,15 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (!this.isMember()) {
       this.discovery.joinCluster(() => this.isMember()).catch((err: Error) => this.fail(err));
     }
+  }
+
+  private clientTunnel(fetch: TunnelFetch): ReturnType<typeof tunnelRoute> {
+    const { config, log } = this.options;
+    return tunnelRoute(fetch, {
+      log: log.child({ component: "client.rpc" }),
+      // These calls carry no token: with ACLs on, a client's writes must go through the HTTP app.
+      ...(config.acl.enabled ? {} : { calls: catalogCalls(storeCatalog(this.backend)) }),
+    });
   }
 
   /** Server addresses by id from every hello: the servers themselves and the voters they know. */
@@ -408,7 +428,6 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     clearInterval(this.registrationTimer);
     this.duties.stop();
     this.contact?.stop();
-    await this.listener?.close();
     await this.node?.stop();
   }
 }

@@ -1,3 +1,4 @@
+import { AGENT_NODE_HEADER } from "@cairn/api";
 import type { Logger } from "pino";
 import {
   ConnectionLostError,
@@ -13,6 +14,8 @@ export interface TunnelPoolOptions {
   log: Logger;
   /** The agent's `default` ACL token, added to requests that carry none (as a Consul client agent does). */
   defaultToken?: () => string;
+  /** This agent's node name: servers take `near=_agent`, a new session's node and the like from it. */
+  agentNode?: string;
   /** Counts Consul's client RPC metrics (`consul.client.rpc`, `consul.client.rpc.failed`). */
   count?: (name: string) => void;
   /** How long dialing one server may take. */
@@ -181,9 +184,11 @@ export class TunnelPool {
     if (body !== undefined && body.byteLength > MAX_FRAME_BYTES)
       throw new Error(`Request body too large (${body.byteLength} bytes)`);
     const url = request.url;
-    const headers = headerList(request.headers);
+    // The agent node header is this agent's to set, never a caller's.
+    const headers = headerList(request.headers).filter(([name]) => name !== AGENT_NODE_HEADER);
     const token = this.o.defaultToken?.() ?? "";
     if (token !== "" && !carriesToken(url, request.headers)) headers.push(["x-consul-token", token]);
+    if (this.o.agentNode !== undefined) headers.push([AGENT_NODE_HEADER, this.o.agentNode]);
     return {
       method: request.method,
       url: url.slice(url.indexOf("/", url.indexOf("//") + 2)),

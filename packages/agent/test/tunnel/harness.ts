@@ -5,9 +5,8 @@ import { createApi } from "@cairn/api";
 import pino from "pino";
 import { freePorts } from "../../../../scripts/lib/index.js";
 import { buildAgentConfig } from "../../src/config/index.js";
-import { storeCatalog } from "../../src/local/catalog.js";
 import { CairnServer } from "../../src/server/server.js";
-import { catalogCalls, type ServerRef, TUNNEL_PATH, tunnelRoute } from "../../src/tunnel/index.js";
+import type { ServerRef } from "../../src/tunnel/index.js";
 
 export interface TunnelServer {
   server: CairnServer;
@@ -44,22 +43,12 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
   const log = pino({ level: "silent" });
   let fetch: (request: Request) => Response | Promise<Response> = () =>
     new Response("starting", { status: 503 });
-  let catalog: ReturnType<typeof storeCatalog> | undefined;
   const server = await CairnServer.start({
     config,
     dataDir: dir,
     log,
-    transportRoutes: {
-      [TUNNEL_PATH]: tunnelRoute((request) => fetch(request), {
-        calls: catalogCalls({
-          read: (node) => catalog!.read(node),
-          apply: (command) => catalog!.apply(command),
-        }),
-        log,
-      }),
-    },
+    clientFetch: (request) => fetch(request),
   });
-  catalog = storeCatalog(server.backend);
   const app = createApi({ backend: server.backend, nodeName: name, datacenter: "dc1", logger: log });
   const received: Headers[] = [];
   const s: { stall: string | undefined } = { stall: undefined };

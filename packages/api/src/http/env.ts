@@ -8,6 +8,11 @@ export interface ApiEnv {
     /** ACL token secret; empty for the anonymous token. Never logged. */
     token: string;
     namespace: string;
+    /**
+     * The node of the agent the request came through: this agent, or the client agent that forwarded it
+     * (`near=_agent`, a new session's default node, a prepared query's source are relative to it).
+     */
+    agentNode: string;
     log: Logger;
   };
 }

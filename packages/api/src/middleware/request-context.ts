@@ -14,8 +14,15 @@ import { extractToken } from "./token.js";
  * layer of Hono's chain is a suspended async frame for as long as a blocking query waits, and thousands
  * of those wait at once.
  */
+/**
+ * Set by a client agent on the requests it forwards to a server: the node they are relative to. Anyone may
+ * send it; it only changes defaults a caller could also set in the request itself.
+ */
+export const AGENT_NODE_HEADER = "x-cairn-agent-node";
+
 export function requestContext(
   datacenter: string,
+  nodeName: string,
   logger: Logger,
   now: () => number,
   /** With ACLs on: the namespace a token belongs to, inherited by requests that name none. */
@@ -29,6 +36,7 @@ export function requestContext(
     const header = headerReader(c);
     const token = extractToken(query.get("token"), header);
     c.set("token", token);
+    c.set("agentNode", header(AGENT_NODE_HEADER) || nodeName);
     c.set(
       "namespace",
       extractNamespace(query.get("ns"), header, tokenNamespace && (() => tokenNamespace(token))),

@@ -122,7 +122,7 @@ function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     toJson: nodeJson,
     encode: encodeNode,
     filter: parseFilterParam(search, filterSchemas.nodes),
-    near: parseNear(search, ctx.nodeName),
+    near: parseNear(search, c.var.agentNode),
     nodeOf: (n) => n.Node,
   });
 }
@@ -170,7 +170,7 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
     toJson: serviceNodeJson,
     encode: encodeServiceNode,
     filter: parseFilterParam(search, filterSchemas.service),
-    near: parseNear(search, ctx.nodeName),
+    near: parseNear(search, c.var.agentNode),
     nodeOf: (i) => i.node.Node,
   });
 }

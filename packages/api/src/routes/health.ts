@@ -97,7 +97,7 @@ function serviceChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
       toJson: checkJson,
       encode: encodeCheck,
       filter: parseFilterParam(search, filterSchemas.check),
-      near: parseNear(search, ctx.nodeName),
+      near: parseNear(search, c.var.agentNode),
       nodeOf: (chk) => chk.Node,
     },
   );
@@ -116,7 +116,7 @@ function checksInState(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
     toJson: checkJson,
     encode: encodeCheck,
     filter: parseFilterParam(search, filterSchemas.check),
-    near: parseNear(search, ctx.nodeName),
+    near: parseNear(search, c.var.agentNode),
     nodeOf: (chk) => chk.Node,
   });
 }
@@ -147,7 +147,7 @@ function serviceHealth(
     toJson: (e) => checkServiceNodeJson(e.node, e.service, e.checks),
     encode: (e) => encodeCheckServiceNode(e.node, e.service, e.checks),
     filter: parseFilterParam(search, filterSchemas.healthService),
-    near: parseNear(search, ctx.nodeName),
+    near: parseNear(search, c.var.agentNode),
     nodeOf: (e) => e.node.Node,
     ...(passing ? { finish: onlyPassing } : {}),
   });

@@ -152,12 +152,12 @@ async function execute(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
     ctx.authorizer.authorize(token, ns, type, name, "read") === "allow";
   const near = q.get("near") ?? "";
   const result = executeQuery(view, found.rendered, {
-    near: near === "_agent" ? ctx.nodeName : near,
+    near: near === "_agent" ? c.var.agentNode : near,
     sourceIp: sourceAddress(c),
     limit: rawLimit === "" ? 0 : Number.parseInt(rawLimit, 10),
     connect: rawConnect !== undefined && TRUE.has(rawConnect),
     namespace: ns,
-    agentNode: ctx.nodeName,
+    agentNode: c.var.agentNode,
     datacenter: ctx.datacenter,
     random: ctx.random,
     visible: (inst) => may("node", inst.node.Node) && may("service", inst.service.Service),

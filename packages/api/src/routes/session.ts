@@ -66,7 +66,7 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
   const session = toSessionSpec(body, {
     id: ctx.uuid(),
-    node: ctx.nodeName,
+    node: c.var.agentNode,
     namespace: c.var.namespace,
     ttlMinMs: ctx.config.sessionTtlMinMs,
   });

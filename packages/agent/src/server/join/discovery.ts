@@ -52,6 +52,14 @@ export class Discovery {
     this.targets.add(info.joinAddress);
   }
 
+  /** A server's join address learned elsewhere (gossip): the next rounds say hello to it. */
+  target(joinAddress: string): void {
+    if (joinAddress !== this.options.self().joinAddress && !this.targets.has(joinAddress)) {
+      this.targets.add(joinAddress);
+      this.wake?.();
+    }
+  }
+
   known(): ServerInfo[] {
     return [...this.peers.values()];
   }

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from "node:http";
-import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
-import { type WebSocket, WebSocketServer } from "ws";
-import { JOIN_PATH, type JoinAnswer, parseJoinRequest, type ServerInfo } from "./protocol.js";
+import type { WebSocket } from "ws";
+import { type JoinAnswer, parseJoinRequest, type ServerInfo } from "./protocol.js";
 
 export interface JoinHandlers {
   /** This server's current facts. */
@@ -42,29 +41,22 @@ export function joinRoute(
   };
 }
 
-/** The join exchange on a port of its own (until the gossip port serves it through `joinRoute`). */
-export class JoinListener {
-  private constructor(
-    private readonly server: WebSocketServer,
-    readonly port: number,
-  ) {}
-
-  static async start(host: string, port: number, handlers: JoinHandlers, log: Logger): Promise<JoinListener> {
-    const server = new WebSocketServer({ host, port, path: JOIN_PATH, maxPayload: MAX_REQUEST_BYTES });
-    await new Promise<void>((resolve, reject) => {
-      server.once("listening", resolve);
-      server.once("error", reject);
-    });
-    server.on("error", (err) => log.error({ err: err.message }, "join listener error"));
-    const route = joinRoute(handlers, log);
-    server.on("connection", (ws, req) => route(ws, req));
-    return new JoinListener(server, (server.address() as AddressInfo).port);
-  }
-
-  close(): Promise<void> {
-    for (const ws of this.server.clients) ws.terminate();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
+/**
+ * Handlers that answer only once `current()` has some: the route is served on the gossip port before the
+ * server exists, and a peer asking too early gets an error and tries again on its next round.
+ */
+export function deferredJoinHandlers(current: () => JoinHandlers | undefined): JoinHandlers {
+  const ready = (): JoinHandlers => {
+    const handlers = current();
+    if (!handlers) throw new Error("server is starting");
+    return handlers;
+  };
+  return {
+    info: () => ready().info(),
+    known: () => ready().known(),
+    hello: (from) => ready().hello(from),
+    join: (id, address) => ready().join(id, address),
+  };
 }
 
 async function answer(text: string, handlers: JoinHandlers): Promise<JoinAnswer> {

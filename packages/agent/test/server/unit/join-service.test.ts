@@ -1,9 +1,10 @@
 // The join service over a real WebSocket on loopback: hello answers, join requests, refusals.
+import type { AddressInfo } from "node:net";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import WebSocket from "ws";
+import WebSocket, { WebSocketServer } from "ws";
 import { askToJoin, sayHello } from "../../../src/server/join/join-client.js";
-import { JoinListener } from "../../../src/server/join/join-listener.js";
+import { joinRoute } from "../../../src/server/join/join-listener.js";
 import { JOIN_PATH, type ServerInfo } from "../../../src/server/join/protocol.js";
 
 const info = (id: string): ServerInfo => ({
@@ -19,13 +20,13 @@ const info = (id: string): ServerInfo => ({
 
 const heard: ServerInfo[] = [];
 const joins: string[] = [];
-let listener: JoinListener;
+let listener: WebSocketServer;
 let address = "";
 
 beforeAll(async () => {
-  listener = await JoinListener.start(
-    "127.0.0.1",
-    0,
+  listener = new WebSocketServer({ host: "127.0.0.1", port: 0, path: JOIN_PATH });
+  await new Promise((resolve) => listener.once("listening", resolve));
+  const route = joinRoute(
     {
       info: () => info("1"),
       known: () => ["127.0.0.1:9999"],
@@ -37,9 +38,13 @@ beforeAll(async () => {
     },
     pino({ level: "silent" }),
   );
-  address = `127.0.0.1:${listener.port}`;
+  listener.on("connection", route);
+  address = `127.0.0.1:${(listener.address() as AddressInfo).port}`;
 });
-afterAll(() => listener.close());
+afterAll(() => {
+  for (const ws of listener.clients) ws.terminate();
+  return new Promise<void>((resolve) => listener.close(() => resolve()));
+});
 
 describe("join service", () => {
   it("answers a hello with its facts and the servers it knows, and records the caller", async () => {

@@ -1,0 +1,105 @@
+import type { Logger } from "pino";
+import type { AgentConfig } from "./config/index.js";
+import { HttpListeners } from "./http-listener.js";
+import type { Fetch } from "./metrics/instrument.js";
+import { LogHub } from "./monitor/log-hub.js";
+import { writePidFile } from "./pid-file.js";
+import { shutdownSignal } from "./signals.js";
+
+/** What a role (server or client) is given while it starts. */
+export interface RoleContext {
+  config: AgentConfig;
+  logs: LogHub;
+  log: Logger;
+  /** The agent's clock: `-clock-offset` (tests only) skews it, as Consul's flag does. */
+  now: () => number;
+  /** Registers a teardown step; they run in reverse order at shutdown, also when a later start step failed. */
+  onStop(step: (signal: NodeJS.Signals | undefined) => Promise<void> | void): void;
+  /** Ends the agent, as a graceful leave through /v1/agent/leave does. */
+  shutdown(): void;
+}
+
+/** A started role: the HTTP API it serves, and what can end it. */
+export interface AgentRole {
+  fetch: Fetch;
+  /** Resolves when the role cannot go on (a server whose Raft failed). */
+  fatal?: Promise<Error>;
+  /** SIGHUP: reloads what the configuration may change at run time. */
+  reload(): Promise<void>;
+  /** Logged once the agent runs. */
+  announce(http: string[]): void;
+}
+
+/**
+ * The life of an agent process around its role: logs, pid file, signals (SIGINT/SIGTERM end it, a second one
+ * exits at once, SIGHUP reloads), the HTTP listeners, and the ordered shutdown. Resolves with the exit code.
+ */
+export async function runAgentProcess(
+  config: AgentConfig,
+  warnings: readonly string[],
+  start: (ctx: RoleContext) => Promise<AgentRole>,
+): Promise<number> {
+  const logs = new LogHub(config.logLevel, config.logJson);
+  const log = logs.logger;
+  for (const warning of warnings) log.warn(warning);
+  let role: AgentRole | undefined;
+  let shutdown: () => void = () => {};
+  const left = new Promise<"left">((resolve) => {
+    shutdown = () => resolve("left");
+  });
+  const signals = shutdownSignal(
+    (signal) => {
+      log.warn({ signal }, "second signal received, exiting without a graceful shutdown");
+      process.exit(1);
+    },
+    () =>
+      void role?.reload().then(
+        () => log.info("configuration reloaded (SIGHUP)"),
+        (err: Error) => log.error({ err: err.message }, "configuration reload failed"),
+      ),
+  );
+  const steps: ((signal: NodeJS.Signals | undefined) => Promise<void> | void)[] = [];
+  let http: HttpListeners | undefined;
+  let signal: NodeJS.Signals | undefined;
+  let code = 0;
+  try {
+    if (config.pidFile) {
+      const removePid = writePidFile(config.pidFile);
+      steps.push(removePid);
+    }
+    role = await start({
+      config,
+      logs,
+      log,
+      now: () => Date.now() + config.clockOffsetMs,
+      onStop: (step) => steps.push(step),
+      shutdown: () => shutdown(),
+    });
+    if (config.ports.http >= 0)
+      http = await HttpListeners.start(role.fetch, config.addresses.http, config.ports.http);
+    role.announce(http?.addresses() ?? []);
+    const outcome = await Promise.race([signals.received, left, role.fatal ?? new Promise<never>(() => {})]);
+    if (outcome instanceof Error) code = 1;
+    else if (outcome === "left") log.info("left the cluster (/v1/agent/leave), shutting down");
+    else {
+      signal = outcome;
+      log.info({ signal }, "caught signal, shutting down");
+    }
+  } catch (err) {
+    log.error({ err: (err as Error).message }, "agent failed to start");
+    code = 1;
+  } finally {
+    await http?.close();
+    for (const step of steps.reverse()) {
+      try {
+        await step(signal);
+      } catch (err) {
+        log.error({ err: (err as Error).message }, "a shutdown step failed");
+      }
+    }
+    signals.dispose();
+    log.info("agent stopped");
+    log.flush?.();
+  }
+  return code;
+}

@@ -1,0 +1,113 @@
+import { AgentGossip } from "../agent-gossip.js";
+import type { AgentRole, RoleContext } from "../agent-process.js";
+import { clientFetch } from "../client/client-app.js";
+import type { AgentConfig } from "../config/index.js";
+import { type ClientLocalAgentRuntime, startClientLocalAgent } from "../local/start.js";
+import type { CoordinateUpdate } from "../membership/index.js";
+import { advertiseHost } from "../server/addresses.js";
+import { resolveNodeId } from "../server/node-identity.js";
+import { tunnelCatalog } from "../tunnel/catalog-calls.js";
+import { TunnelPool } from "../tunnel/pool.js";
+
+export interface ClientRoleOptions {
+  dataDir: string;
+  /** Re-reads the configuration files (reload). */
+  reread: () => AgentConfig;
+}
+
+/**
+ * `cairn agent` without `-server`: a client agent. It gossips in the LAN pool, keeps no Raft state, answers
+ * `/v1/agent/*` and `/v1/event/*` itself and sends every other request to a live server through the tunnel
+ * on the server RPC port.
+ */
+export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): Promise<AgentRole> {
+  const { config, log, now } = ctx;
+  let gossip: AgentGossip | undefined;
+  let local: ClientLocalAgentRuntime | undefined;
+  const pool = new TunnelPool({
+    servers: () =>
+      (gossip?.membership.servers() ?? []).flatMap((m) =>
+        m.rpcAddress ? [{ name: m.name, rpcAddress: m.rpcAddress }] : [],
+      ),
+    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+    agentNode: config.nodeName,
+    count: (name) => local?.metrics.incrCounter(name),
+    log: log.child({ component: "client.rpc" }),
+  });
+  ctx.onStop(() => pool.close());
+  const nodeId = await resolveNodeId(config.nodeId, o.dataDir);
+  const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || "";
+  gossip = await AgentGossip.start({
+    config,
+    nodeId,
+    dataDir: o.dataDir,
+    log,
+    sendCoordinate: (update) => sendCoordinate(pool, update, agentToken()),
+    localServices: () => local?.endpoints.services() ?? [],
+    shutdown: ctx.shutdown,
+  });
+  const { membership } = gossip;
+  const started = gossip;
+  ctx.onStop((signal) => started.stop(signal));
+  local = startClientLocalAgent({
+    config,
+    self: {
+      id: nodeId,
+      name: config.nodeName,
+      datacenter: config.datacenter,
+      address: advertiseHost(config.bindAddr, config.advertiseAddr),
+    },
+    catalog: tunnelCatalog(pool),
+    coordinate: () => membership.localCoordinate(),
+    dataDir: o.dataDir,
+    logs: ctx.logs,
+    now,
+    reread: o.reread,
+  });
+  const runtime = local;
+  ctx.onStop(() => runtime.stop());
+  // A server that (re)appears gets this agent's state at once, as Consul syncs when a server joins.
+  membership.onChange((member) => {
+    if (member.role === "server" && member.status === "alive") runtime.syncNow();
+  });
+  gossip.meter(local.metrics);
+  const fetch = clientFetch({
+    nodeName: config.nodeName,
+    datacenter: config.datacenter,
+    agentRoutes: local.routes,
+    membershipRoutes: gossip.routes(undefined),
+    events: gossip.events,
+    pool,
+    logger: log.child({ component: "http" }),
+    now,
+  });
+  return {
+    fetch: local.meterFetch(fetch),
+    reload: () => runtime.endpoints.reload(),
+    announce: (http) =>
+      log.info(
+        {
+          node: config.nodeName,
+          id: nodeId,
+          datacenter: config.datacenter,
+          server: false,
+          http,
+          serfLan: membership.lanAddress,
+          dataDir: o.dataDir,
+        },
+        "Cairn agent running (client)",
+      ),
+  };
+}
+
+/** The agent's coordinate to the servers, as Consul clients send theirs (Coordinate.Update). */
+async function sendCoordinate(pool: TunnelPool, update: CoordinateUpdate, token: string): Promise<void> {
+  const response = await pool.forward(
+    new Request("http://agent/v1/coordinate/update", {
+      method: "PUT",
+      body: JSON.stringify(update),
+      headers: token ? { "x-consul-token": token } : {},
+    }),
+  );
+  if (!response.ok) throw new Error(await response.text());
+}

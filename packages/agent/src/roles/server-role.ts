@@ -1,0 +1,134 @@
+import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
+import { COMMAND_VERSION } from "@cairn/fsm";
+import { AgentGossip } from "../agent-gossip.js";
+import type { AgentRole, RoleContext } from "../agent-process.js";
+import type { AgentConfig } from "../config/index.js";
+import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
+import type { Fetch } from "../metrics/instrument.js";
+import { meterRaft } from "../metrics/raft-timing.js";
+import { deferredJoinHandlers, joinRoute } from "../server/join/join-listener.js";
+import { JOIN_PATH } from "../server/join/protocol.js";
+import { resolveNodeId } from "../server/node-identity.js";
+import { CairnServer } from "../server/server.js";
+
+export interface ServerRoleOptions {
+  /** Where Raft keeps its state (a temporary directory in dev mode). */
+  dataDir: string;
+  /** Dev mode: nothing persists, so the local agent keeps no state either. */
+  ephemeral: boolean;
+  /** Re-reads the configuration files (reload). */
+  reread: () => AgentConfig;
+}
+
+/**
+ * A server agent: gossip (whose LAN port also serves the servers' join exchange), Raft and the state machine,
+ * the local agent, and the whole HTTP API over them; client agents' requests arrive through the server port.
+ */
+export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): Promise<AgentRole> {
+  const { config, log, now } = ctx;
+  let server: CairnServer | undefined;
+  let local: LocalAgentRuntime | undefined;
+  let fetch: Fetch | undefined;
+  const nodeId = await resolveNodeId(config.nodeId, o.dataDir);
+  const gossip = await AgentGossip.start({
+    config,
+    nodeId,
+    serverPort: config.ports.server,
+    // Answered once the server below exists; a peer asking earlier is told so and tries again.
+    lanRoutes: {
+      [JOIN_PATH]: joinRoute(
+        deferredJoinHandlers(() => server?.joinHandlers()),
+        log,
+      ),
+    },
+    dataDir: o.ephemeral ? undefined : o.dataDir,
+    log,
+    sendCoordinate: async (update) => {
+      await server?.backend.apply({ v: COMMAND_VERSION, type: "coordinate.batch-update", updates: [update] });
+    },
+    localServices: () => local?.endpoints.services() ?? [],
+    shutdown: ctx.shutdown,
+  });
+  ctx.onStop((signal) => gossip.stop(signal));
+  server = await CairnServer.start({
+    config,
+    dataDir: o.dataDir,
+    log,
+    now,
+    membership: gossip.membership,
+    // Client agents are answered once the HTTP app below exists; until then they are told to retry.
+    clientFetch: (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
+  });
+  const started = server;
+  ctx.onStop(() => started.stop());
+  const fatal = new Promise<Error>((resolve) => started.once("fatal", resolve));
+  const acl = config.acl.enabled
+    ? new AclEnforcer({
+        store: server.backend.store,
+        datacenter: config.datacenter,
+        primaryDatacenter: config.primaryDatacenter,
+        defaultPolicy: config.acl.defaultPolicy,
+        defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+        clock: now,
+      })
+    : undefined;
+  local = startLocalAgent({
+    config,
+    self: server.self,
+    backend: server.backend,
+    dataDir: o.ephemeral ? undefined : o.dataDir,
+    logs: ctx.logs,
+    now,
+    reread: o.reread,
+    onLeadership: (listener) => started.on("leadership", listener),
+    ...(acl ? { authorizer: acl } : {}),
+  });
+  const runtime = local;
+  ctx.onStop(() => runtime.stop());
+  meterRaft(server, local.metrics);
+  gossip.meter(local.metrics);
+  const app = createApi({
+    backend: local.backend,
+    nodeName: config.nodeName,
+    datacenter: config.datacenter,
+    config: {
+      sessionTtlMinMs: config.sessionTtlMinMs,
+      kvMaxValueBytes: config.limits.kvMaxValueSize,
+      txnMaxReqBytes: config.limits.txnMaxReqLen,
+    },
+    logger: log.child({ component: "http" }),
+    now,
+    events: gossip.events,
+    datacenters: () => gossip.membership.datacenters(),
+    coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
+    ...(acl ? { acl } : {}),
+  });
+  app.route("/v1/operator", operatorRoutes(server.admin, acl));
+  app.route("/v1/agent", local.routes);
+  app.route("/v1/agent", gossip.routes(acl));
+  fetch = app.fetch;
+  return {
+    fetch: local.meterFetch(app.fetch),
+    fatal,
+    reload: () => runtime.endpoints.reload(),
+    announce: (http) =>
+      log.info(
+        {
+          node: config.nodeName,
+          id: started.self.id,
+          datacenter: config.datacenter,
+          server: true,
+          bootstrap: config.bootstrap,
+          bootstrapExpect: config.bootstrapExpect,
+          http,
+          serverAddress: started.serverAddress,
+          serfLan: gossip.membership.lanAddress,
+          serfWan: gossip.membership.wanAddress,
+          dataDir: o.dataDir,
+        },
+        o.ephemeral
+          ? "Cairn agent running in dev mode: nothing is kept, data lives in a temporary directory removed at exit"
+          : "Cairn agent running",
+      ),
+  };
+}
