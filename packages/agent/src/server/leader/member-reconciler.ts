@@ -126,10 +126,14 @@ export class MemberReconciler {
   private async carryOut(step: ReconcileStep): Promise<void> {
     const { log } = this.options;
     switch (step.kind) {
-      case "catalog":
-        await this.options.apply(step.command);
+      case "catalog": {
+        const result = await this.options.apply(step.command);
+        // A refused registration (a node ID another node holds) is an answer, not an exception.
+        if (typeof result === "object" && result !== null && "error" in result)
+          throw new Error(String(result.error));
         log.info({ node: step.node, status: step.reason }, "member reconciled into the catalog");
         return;
+      }
       case "raft-join":
         await this.options.raft.join(step.id, step.address);
         log.info(

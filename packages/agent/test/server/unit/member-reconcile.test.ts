@@ -258,4 +258,42 @@ describe("member reconciler (leader duty)", () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(c.store.view().node("web-9").value).toBeUndefined();
   });
+
+  it("logs a refused step and carries on with the rest", async () => {
+    const c = catalog();
+    c.apply({
+      v: COMMAND_VERSION,
+      type: "catalog.register",
+      registration: { ID: "id-web-2", Node: "renamed", Address: "10.0.0.2" },
+      now: NOW,
+    });
+    const membership = new DrivenMembership();
+    membership.set(client("web-2", "10.0.0.2"));
+    membership.set(client("web-3", "10.0.0.3"));
+    const lines: string[] = [];
+    const reconciler = new MemberReconciler({
+      self: () => SELF,
+      membership,
+      store: c.store,
+      apply: async (command) => {
+        try {
+          return c.apply(command);
+        } catch (err) {
+          return { error: (err as Error).message, status: 400 };
+        }
+      },
+      raft: { membership: () => raftOf([SELF.id]), join: async () => {}, remove: async () => {} },
+      log: pino({ level: "warn" }, { write: (line: string) => void lines.push(line) }),
+      now: () => NOW,
+      intervalMs: 60_000,
+      batchMs: 5,
+    });
+    reconciler.start();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await reconciler.settled();
+    reconciler.stop();
+    expect(c.store.view().node("web-2").value).toBeUndefined();
+    expect(serfCheck(c, "web-3")?.Status).toBe("passing");
+    expect(lines.join("")).toContain("aliases existing node");
+  });
 });
