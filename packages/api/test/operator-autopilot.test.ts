@@ -112,6 +112,24 @@ describe("/v1/operator/autopilot", () => {
     expect(((await sick.json()) as AutopilotHealthView).Servers[2]?.SerfStatus).toBe("failed");
   });
 
+  it("state keys the same observations by server ID, with each server's Raft role", async () => {
+    const url = await start(() => ({
+      Healthy: false,
+      FailureTolerance: 0,
+      Servers: [server("1", true), { ...server("2", true), Voter: false }, server("3", false)],
+    }));
+    const res = await fetch(`${url}/v1/operator/autopilot/state`, asReader);
+    expect(res.status).toBe(200);
+    const state = (await res.json()) as {
+      Leader: string;
+      Voters: string[];
+      Servers: Record<string, { Status: string; NodeStatus: string; Healthy: boolean }>;
+    };
+    expect(state).toMatchObject({ Healthy: false, FailureTolerance: 0, Leader: "1", Voters: ["1", "3"] });
+    expect(state.Servers["2"]).toMatchObject({ Status: "non-voter", NodeStatus: "alive", Healthy: true });
+    expect(state.Servers["3"]).toMatchObject({ Status: "voter", NodeStatus: "failed", Healthy: false });
+  });
+
   it("configuration reads the settings with durations as Go strings", async () => {
     const url = await start(() => ({ Healthy: true, FailureTolerance: 0, Servers: [] }));
     const res = await fetch(`${url}/v1/operator/autopilot/configuration`, asReader);
@@ -167,5 +185,6 @@ describe("/v1/operator/autopilot", () => {
     const url = await start(() => ({ Healthy: true, FailureTolerance: 0, Servers: [] }));
     expect((await fetch(`${url}/v1/operator/autopilot/health`)).status).toBe(403);
     expect((await fetch(`${url}/v1/operator/autopilot/configuration`)).status).toBe(403);
+    expect((await fetch(`${url}/v1/operator/autopilot/state`)).status).toBe(403);
   });
 });

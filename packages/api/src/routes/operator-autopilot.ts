@@ -78,7 +78,7 @@ const configurationBody = z.looseObject({
 
 type Allow = (token: string, ns: string, access: "read" | "write") => void;
 
-/** /v1/operator/autopilot/{health,configuration} onto `app` (the operator router). */
+/** /v1/operator/autopilot/{health,state,configuration} onto `app` (the operator router). */
 export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, allow: Allow): void {
   route(app, "/autopilot/health", {
     GET: async (c) => {
@@ -87,6 +87,13 @@ export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, 
       // Consul answers 429 while any server is unhealthy, so load balancers can probe this endpoint.
       if (health.Healthy) return jsonResponse(c, health);
       return c.body(writeJson(health), 429, { "Content-Type": "application/json" });
+    },
+  });
+
+  route(app, "/autopilot/state", {
+    GET: async (c) => {
+      allow(c.var.token, c.var.namespace, "read");
+      return jsonResponse(c, autopilotState(await operator.autopilotHealth()));
     },
   });
 
@@ -124,4 +131,38 @@ export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, 
       return jsonResponse(c, cas === undefined ? true : applied);
     },
   });
+}
+
+/**
+ * /v1/operator/autopilot/state (Consul 1.9+): the same observations as the health report, keyed by server
+ * ID with each server's Raft role. Cairn has no read replicas or redundancy zones.
+ */
+function autopilotState(health: AutopilotHealthView) {
+  const servers: Record<string, unknown> = {};
+  for (const s of health.Servers) {
+    servers[s.ID] = {
+      ID: s.ID,
+      Name: s.Name,
+      Address: s.Address,
+      NodeStatus: s.SerfStatus,
+      Version: s.Version,
+      LastContact: s.LastContact,
+      LastTerm: s.LastTerm,
+      LastIndex: s.LastIndex,
+      Healthy: s.Healthy,
+      StableSince: s.StableSince,
+      ReadReplica: false,
+      Status: s.Leader ? "leader" : s.Voter ? "voter" : "non-voter",
+      Meta: {},
+      NodeType: "voter",
+    };
+  }
+  return {
+    Healthy: health.Healthy,
+    FailureTolerance: health.FailureTolerance,
+    OptimisticFailureTolerance: health.FailureTolerance,
+    Servers: servers,
+    Leader: health.Servers.find((s) => s.Leader)?.ID ?? "",
+    Voters: health.Servers.filter((s) => s.Voter).map((s) => s.ID),
+  };
 }
