@@ -57,6 +57,8 @@ beforeAll(async () => {
   const lan = (i: number) => `127.0.0.1:${portSets[i]!.serfLan}`;
   // Only one retry_join target each: the rest is learned through gossip.
   for (let i = 0; i < 3; i++) servers.push(startServer(`s${i + 1}`, portSets[i]!, [lan((i + 1) % 3)]));
+  await awaitLeader(servers, 30_000);
+  // Started once the servers listen: a first retry_join that finds nobody waits out retry_interval (30 s).
   client = scratch.spawn({
     name: "c1",
     ports: portSets[3]!,
@@ -72,7 +74,6 @@ beforeAll(async () => {
     ].concat(["-retry-join", lan(0)]),
     logFile: scratch.path("c1.log"),
   });
-  await awaitLeader(servers, 30_000);
 }, 40_000);
 
 afterAll(() => scratch.dispose());
@@ -109,6 +110,21 @@ describe("gossip failure handling across real processes", () => {
     const leader = await awaitLeader(live());
     const got = await http(`${leader.url}/v1/kv/through-client?raw`);
     expect(got.text).toBe("hello");
+  });
+
+  it("a user event fired on a server reaches the client, which lists it", async () => {
+    const fired = await http(`${servers[1]!.url}/v1/event/fire/deploy?node=c`, "PUT", "v2");
+    expect(fired.status).toBe(200);
+    const { ID } = JSON.parse(fired.text) as { ID: string };
+    const listed = await waitFor("the event on the client", async () => {
+      const r = await http(`${client.url}/v1/event/list?name=deploy`);
+      const events = JSON.parse(r.text) as { ID: string; Payload: string }[];
+      return events.find((e) => e.ID === ID);
+    });
+    expect(Buffer.from(listed.Payload, "base64").toString()).toBe("v2");
+    // The node filter keeps it off the servers (names s1..s3).
+    const onServer = await http(`${servers[0]!.url}/v1/event/list?name=deploy`);
+    expect(JSON.parse(onServer.text)).toEqual([]);
   });
 
   it("a session on the client node holds a lock", async () => {
