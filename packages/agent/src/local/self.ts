@@ -1,5 +1,6 @@
 import type { Coord, StateStore } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
+import { consulMember } from "../membership/member-record.js";
 import { agentTags } from "../membership/tags.js";
 import type { NodeIdentity } from "./sync-plan.js";
 
@@ -36,25 +37,22 @@ export function agentSelf(
           Height: coordinate.Height,
         }
       : ORIGIN,
-    Member: {
-      Name: node.name,
-      Addr: node.address,
-      Port: config.ports.serfLan,
+    Member: consulMember({
+      name: node.name,
+      id: node.id,
+      host: node.address,
+      port: config.ports.serfLan,
+      status: "alive",
       // As gossiped: a client has no RPC port or Raft tags.
-      Tags: agentTags({
+      tags: agentTags({
         config,
         nodeId: node.id,
         ...(config.server ? { serverPort: config.ports.server } : {}),
         wan: false,
       }),
-      Status: 1,
-      ProtocolMin: 1,
-      ProtocolMax: 5,
-      ProtocolCur: 2,
-      DelegateMin: 2,
-      DelegateMax: 5,
-      DelegateCur: 4,
-    },
+      role: config.server ? "server" : "client",
+      datacenter: config.datacenter,
+    }),
     Meta: { ...config.nodeMeta },
   };
 }

@@ -1,3 +1,4 @@
+import type { AgentMemberJson } from "@cairn/api";
 import type { Member } from "@cairn/gossip";
 import type { AgentMember, MemberStatus } from "./types.js";
 
@@ -46,21 +47,8 @@ export function agentMember(member: Member, status: MemberStatus): AgentMember {
   return record;
 }
 
-/** A member as `/v1/agent/members` shows it (serf.Member's JSON). */
-export interface ConsulMember {
-  Name: string;
-  Addr: string;
-  Port: number;
-  Tags: Record<string, string>;
-  /** 0 none, 1 alive, 2 leaving, 3 left, 4 failed. */
-  Status: number;
-  ProtocolMin: number;
-  ProtocolMax: number;
-  ProtocolCur: number;
-  DelegateMin: number;
-  DelegateMax: number;
-  DelegateCur: number;
-}
+/** A member as `/v1/agent/members` shows it. */
+export type ConsulMember = AgentMemberJson;
 
 const STATUS_CODES: Record<MemberStatus, number> = { none: 0, alive: 1, leaving: 2, left: 3, failed: 4 };
 
