@@ -31,6 +31,7 @@ export {
   validateServiceIdentity,
 } from "./identities.js";
 export { type ParsedRules, type ParseRulesOptions, parseRules } from "./parse.js";
+export { type AclTokenRecords, recordedLookups, recordTokenResolution } from "./records.js";
 export {
   type AclLink,
   type AclLookups,

@@ -1,6 +1,6 @@
 export { DurationError, formatDuration, parseDurationMs, parseDurationNs } from "@cairn/duration";
 export { JsonSyntaxError, type JsonValue, readJson, writeJson } from "@cairn/json";
-export { AclEnforcer, type AclEnforcerOptions } from "./acl/enforcer.js";
+export { AclEnforcer, type AclEnforcerOptions, storeAclLookups } from "./acl/enforcer.js";
 export type {
   AgentBackend,
   AggregateSummary,

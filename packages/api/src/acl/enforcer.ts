@@ -45,15 +45,7 @@ export class AclEnforcer implements Authorizer {
     this.#store = store;
     this.#defaultToken = options.defaultToken ?? (() => "");
     // Resolution reads the newest view; the cache key (the ACL index) is read from the same store.
-    const lookups: AclSecretLookups = {
-      tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
-      policy: (id) =>
-        id.startsWith(EMBEDDED)
-          ? embeddedPolicy(store.view().acl().token(id.slice(EMBEDDED.length)))
-          : store.view().acl().policy(id),
-      role: (id) => store.view().acl().role(id),
-      namespaceDefaults: (ns) => store.view().acl().namespace(ns)?.ACLs,
-    };
+    const lookups = storeAclLookups(store);
     this.#tokens = new TokenAuthorizer({
       cache: new AuthorizerCache({ clock: options.clock ?? Date.now }),
       lookups,
@@ -118,5 +110,22 @@ function embeddedPolicy(token: AclToken | undefined) {
     ID: EMBEDDED + token.AccessorID,
     Rules: legacyRulesToModern(token.Rules),
     ModifyIndex: token.ModifyIndex,
+  };
+}
+
+/**
+ * The ACL records of a state store as token resolution reads them (always from the newest view), ID-based
+ * tokens' own rules included as an embedded policy: what the enforcer resolves over, and what a server
+ * records for a client agent that resolves tokens itself.
+ */
+export function storeAclLookups(store: StateStore): AclSecretLookups {
+  return {
+    tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
+    policy: (id) =>
+      id.startsWith(EMBEDDED)
+        ? embeddedPolicy(store.view().acl().token(id.slice(EMBEDDED.length)))
+        : store.view().acl().policy(id),
+    role: (id) => store.view().acl().role(id),
+    namespaceDefaults: (ns) => store.view().acl().namespace(ns)?.ACLs,
   };
 }
