@@ -1,5 +1,6 @@
-// node --import tsx test-cluster/src/cli.ts --servers 5 --time 120 --nemesis kill-leader,partition,pause
+// node --import tsx test-cluster/src/cli.ts --servers 5 --clients 2 --time 120 --nemesis kill-leader,partition,pause
 //   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD]
+// --clients N starts N client agents next to the servers; workloads send a share of their requests through them.
 // --revision runs the servers from that commit, extracted to a temporary tree (immune to concurrent edits).
 // Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
 
@@ -11,6 +12,7 @@ import { runChaos, summarize, WORKLOADS } from "./run.js";
 const { values } = parseArgs({
   options: {
     servers: { type: "string", default: "3" },
+    clients: { type: "string", default: "0" },
     time: { type: "string", default: "60" },
     nemesis: { type: "string", default: [...NEMESES.keys()].join(",") },
     workload: { type: "string", default: [...WORKLOADS.keys()].join(",") },
@@ -20,11 +22,13 @@ const { values } = parseArgs({
   },
 });
 
-function positive(name: string, text: string): number {
+function integer(name: string, text: string, min: number): number {
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name}: expected a positive integer, got ${text}`);
+  if (!Number.isInteger(n) || n < min)
+    throw new Error(`--${name}: expected an integer >= ${min}, got ${text}`);
   return n;
 }
+const positive = (name: string, text: string) => integer(name, text, 1);
 
 const network = values.network;
 if (network !== "auto" && network !== "loopback" && network !== "netns") {
@@ -39,6 +43,7 @@ const list = (s: string) =>
 const report = await runChaos(
   {
     servers: positive("servers", values.servers),
+    clients: integer("clients", values.clients, 0),
     timeSeconds: positive("time", values.time),
     nemeses: values.nemesis === "all" ? [...NEMESES.keys()] : list(values.nemesis),
     workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),

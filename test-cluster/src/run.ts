@@ -32,6 +32,8 @@ export const WORKLOADS: ReadonlyMap<string, (ctx: WorkloadContext) => Workload> 
 
 export interface ChaosOptions {
   readonly servers: number;
+  /** Client agents next to the servers, each joining through one (default 0). */
+  readonly clients?: number;
   readonly timeSeconds: number;
   readonly nemeses: readonly string[];
   readonly workloads: readonly string[];
@@ -52,8 +54,10 @@ export interface ChaosReport {
   readonly verdicts: readonly WorkloadVerdict[];
   readonly windows: readonly RecoveryWindow[];
   readonly unavailability: Distribution | undefined;
+  /** Workload requests per agent (servers, then client agents): answered, and failed or 5xx. */
+  readonly traffic: readonly { agent: string; answered: number; failed: number }[];
   readonly notices: readonly string[];
-  /** Servers that exited without being stopped by the harness (crashes, failed starts). */
+  /** Agents that exited without being stopped by the harness (crashes, failed starts). */
   readonly crashes: readonly { server: string; exit: number | string; output: string }[];
   /** Faults injected while the cluster was not whole (a server still down or not caught up). */
   readonly unhealthyBeforeFault: number;
@@ -87,10 +91,13 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
   };
 
   const useNamespaces = options.network === "netns" || (options.network === "auto" && namespacesAvailable());
-  const network = useNamespaces ? namespaceNetwork(options.servers) : await loopbackNetwork(options.servers);
+  const clients = options.clients ?? 0;
+  const agents = options.servers + clients;
+  const network = useNamespaces ? namespaceNetwork(agents) : await loopbackNetwork(agents);
   const crashes: ChaosReport["crashes"][number][] = [];
   const cluster = new Cluster({
     network,
+    clients,
     dataRoot,
     logRoot: join(runDir, "logs"),
     ...(treeRoot ? { treeRoot } : {}),
@@ -112,6 +119,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     }
     log("start", {
       servers: options.servers,
+      clients,
       network: network.kind,
       seed: options.seed,
       tree: options.revision === undefined ? "working tree" : resolveRevision(REPO_ROOT, options.revision),
@@ -121,7 +129,25 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     log("leader", { server: cluster.nodes[leader]!.name });
 
     const prefix = `chaos/${options.seed}`;
-    const wctx: WorkloadContext = { cluster, rng, prefix, requestTimeoutMs: 3000, now };
+    let endpoints = 0;
+    const traffic = [...cluster.nodes, ...cluster.clients].map((n) => ({
+      agent: n.name,
+      answered: 0,
+      failed: 0,
+    }));
+    const wctx: WorkloadContext = {
+      cluster,
+      rng,
+      prefix,
+      requestTimeoutMs: 3000,
+      firstEndpoint: () => endpoints++ % cluster.endpoints.length,
+      countRequest: (endpoint, answered) => {
+        const t = traffic[endpoint]!;
+        if (answered) t.answered++;
+        else t.failed++;
+      },
+      now,
+    };
     const workloads = options.workloads.map((w) => WORKLOADS.get(w)!(wctx));
     let running = true;
     const runningWorkloads = Promise.all(workloads.map((w) => w.run(() => running)));
@@ -182,6 +208,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
       verdicts,
       windows,
       unavailability: distribution(recovered),
+      traffic,
       notices,
       crashes,
       unhealthyBeforeFault,
@@ -216,6 +243,9 @@ export function summarize(report: ChaosReport): string {
         `${v.workload}: ${v.valid === true ? "ok" : v.valid === false ? "ANOMALY" : "unknown"} - ${v.summary}`,
     ),
   ];
+  lines.push(
+    `requests by agent: ${report.traffic.map((t) => `${t.agent} ${t.answered}${t.failed ? ` (+${t.failed} failed)` : ""}`).join(", ")}`,
+  );
   const d = report.unavailability;
   const unrecovered = report.windows.filter((w) => w.ms === undefined).length;
   lines.push(

@@ -1,14 +1,17 @@
-// The deploy/ files are valid: the example configs load, the compose file's services run commands the agent
-// accepts, and the image's entry command starts a server from a built tree (skipped without a build).
+// The deploy/ files are valid: the example configs load, a server and a client agent started from them
+// (addresses and ports rewritten for loopback in a copy) form a cluster, the compose file's services run
+// commands the agent accepts, and the image's entry command starts a server from a built tree (skipped
+// without a build).
 
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgentConfig } from "@cairn/agent";
 import { afterAll, describe, expect, it } from "vitest";
-import { REPO_ROOT } from "../../scripts/lib/agent.js";
+import { agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
+import { http } from "../../scripts/lib/http.js";
 import { freePorts } from "../../scripts/lib/ports.js";
-import { spawnTracked, stop } from "../../scripts/lib/processes.js";
+import { type Spawned, signal, spawnTracked, stop } from "../../scripts/lib/processes.js";
 import { waitFor } from "../../scripts/lib/wait.js";
 
 const deploy = (path: string) => join(REPO_ROOT, "deploy", path);
@@ -56,27 +59,133 @@ function composeServices(text: string): Map<string, ComposeService> {
   return services;
 }
 
+const SERVERS = ["cairn-server-1", "cairn-server-2", "cairn-server-3"];
+
 describe("example configs", () => {
-  it("server.hcl is a three-server server config", () => {
+  it("server.hcl is a three-server server config with the standard ports", () => {
     const { config } = loadAgentConfig(["-config-file", deploy("config/server.hcl")]);
     expect(config.server).toBe(true);
     expect(config.bootstrapExpect).toBe(3);
-    expect(config.retryJoin).toEqual(["cairn-server-1", "cairn-server-2", "cairn-server-3"]);
-    expect(config.ports.http).toBe(8500);
+    expect(config.retryJoin).toEqual(SERVERS);
+    expect(config.ports).toMatchObject({ http: 8500, server: 8300, serfLan: 8301, serfWan: 8302 });
   });
 
-  it("client.hcl is a client config", () => {
+  it("client.hcl is a client config: no server, a data dir, joins the servers, leaves on terminate", () => {
     const { config } = loadAgentConfig(["-config-file", deploy("config/client.hcl")]);
     expect(config.server).toBe(false);
-    expect(config.retryJoin).toHaveLength(3);
+    expect(config.dataDir).toBe("/cairn/data");
+    expect(config.retryJoin).toEqual(SERVERS);
+    expect(config.leaveOnTerminate).toBe(true);
+    expect(config.ports).toMatchObject({ http: 8500, serfLan: 8301 });
   });
+});
+
+/**
+ * A copy of an example config made to run on loopback: the value of each top-level `key = value` in
+ * `settings`, and of each port in its `ports` block, replaced (each must be there already).
+ */
+function loopbackCopy(
+  file: string,
+  dir: string,
+  settings: Record<string, string>,
+  ports: Record<string, number>,
+): string {
+  let text = readFileSync(deploy(`config/${file}`), "utf8");
+  const replace = (pattern: string, value: string) => {
+    const line = new RegExp(pattern, "m");
+    if (!line.test(text)) throw new Error(`${file} has no line ${pattern}`);
+    text = text.replace(line, `$1${value}`);
+  };
+  for (const [key, value] of Object.entries(settings)) replace(`^(${key}\\s*=\\s*).*$`, value);
+  for (const [key, port] of Object.entries(ports)) replace(`^(\\s+${key}\\s*=\\s*)\\d+$`, String(port));
+  const path = join(dir, file);
+  writeFileSync(path, text);
+  return path;
+}
+
+describe("a server and a client agent started from the example configs", () => {
+  const dir = mkdtempSync(join(tmpdir(), "cairn-deploy-configs-"));
+  const started: Spawned[] = [];
+  afterAll(async () => {
+    await Promise.all(started.map((p) => stop(p, 2000)));
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const start = (name: string, config: string) => {
+    const { command, args, cwd } = agentArgv({ flags: ["-config-file", config] });
+    const p = spawnTracked(name, command, args, { cwd, logFile: join(dir, `${name}.log`) });
+    started.push(p);
+    return p;
+  };
+  const json = async (url: string): Promise<unknown> => JSON.parse((await http(url)).text);
+
+  it("form a cluster: the client forwards to the server, is in the catalog, and leaves on SIGTERM", async () => {
+    const [sHttp, sRpc, sLan, sWan, cHttp, cLan] = (await freePorts(6)) as number[];
+    const loopback = { bind_addr: `"127.0.0.1"`, client_addr: `"127.0.0.1"` };
+    const serverFile = loopbackCopy(
+      "server.hcl",
+      dir,
+      { ...loopback, data_dir: JSON.stringify(join(dir, "server")), bootstrap_expect: "1", retry_join: "[]" },
+      { http: sHttp!, server: sRpc!, serf_lan: sLan!, serf_wan: sWan! },
+    );
+    const server = start("deploy-server", serverFile);
+    const serverUrl = `http://127.0.0.1:${sHttp}`;
+    await waitFor(
+      "the server to elect itself",
+      async () => {
+        if (server.child.exitCode !== null) throw new Error(`server exited: ${server.tail()}`);
+        return (await json(`${serverUrl}/v1/status/leader`).catch(() => "")) === `127.0.0.1:${sRpc}`
+          ? true
+          : undefined;
+      },
+      30_000,
+      200,
+    );
+
+    const clientFile = loopbackCopy(
+      "client.hcl",
+      dir,
+      {
+        ...loopback,
+        data_dir: JSON.stringify(join(dir, "client")),
+        retry_join: JSON.stringify([`127.0.0.1:${sLan}`]),
+      },
+      { http: cHttp!, serf_lan: cLan! },
+    );
+    const client = start("deploy-client", clientFile);
+    const clientUrl = `http://127.0.0.1:${cHttp}`;
+    const leader = await waitFor(
+      "the client to reach the server",
+      async () => {
+        if (client.child.exitCode !== null) throw new Error(`client exited: ${client.tail()}`);
+        const named = await json(`${clientUrl}/v1/status/leader`).catch(() => "");
+        return named === "" ? undefined : named;
+      },
+      30_000,
+      200,
+    );
+    expect(leader).toBe(`127.0.0.1:${sRpc}`);
+    expect((await http(`${clientUrl}/v1/kv/deploy/through-client`, "PUT", "yes")).text).toBe("true");
+    expect((await http(`${serverUrl}/v1/kv/deploy/through-client?raw`)).text).toBe("yes");
+    await waitFor("the client in the catalog", async () => {
+      const nodes = (await json(`${serverUrl}/v1/catalog/nodes`)) as { Node: string }[];
+      return nodes.some((n) => n.Node === "cairn-client-1") ? true : undefined;
+    });
+
+    // leave_on_terminate: a graceful leave (Status 3, left), exit 0.
+    signal(client, "SIGTERM");
+    expect(await client.exited).toBe(0);
+    await waitFor("the client to have left", async () => {
+      const members = (await json(`${serverUrl}/v1/agent/members`)) as { Name: string; Status: number }[];
+      return members.find((m) => m.Name === "cairn-client-1")?.Status === 3 ? true : undefined;
+    });
+  }, 90_000);
 });
 
 describe("docker-compose.yml", () => {
   const text = readFileSync(deploy("docker-compose.yml"), "utf8");
   const services = composeServices(text);
 
-  it("has three servers and two clients (clients behind a profile until client mode lands)", () => {
+  it("has three servers and two clients, all started by default", () => {
     expect([...services.keys()].sort()).toEqual([
       "cairn-client-1",
       "cairn-client-2",
@@ -84,8 +193,7 @@ describe("docker-compose.yml", () => {
       "cairn-server-2",
       "cairn-server-3",
     ]);
-    for (const name of ["cairn-client-1", "cairn-client-2"])
-      expect(services.get(name)!.profiles).toEqual(["clients"]);
+    for (const s of services.values()) expect(s.profiles).toBeUndefined();
   });
 
   it("runs server commands the agent accepts, each joining the other two", () => {
@@ -102,10 +210,26 @@ describe("docker-compose.yml", () => {
     }
   });
 
-  it("runs client commands that load as client configs", () => {
+  it("runs client commands that load as client configs: a data dir, every server to join, leave on stop", () => {
     for (const i of [1, 2]) {
-      const { config } = loadAgentConfig(services.get(`cairn-client-${i}`)!.command!, { HOSTNAME: "x" });
+      const service = services.get(`cairn-client-${i}`)!;
+      const { config } = loadAgentConfig(service.command!, { HOSTNAME: "x" });
       expect(config.server).toBe(false);
+      expect(config.nodeName).toBe(`cairn-client-${i}`);
+      expect(config.dataDir).toBe("/cairn/data");
+      expect(config.retryJoin).toEqual(SERVERS);
+      expect(config.leaveOnTerminate).toBe(true);
+      expect(config.ports).toMatchObject({ http: 8500, serfLan: 8301 });
+      expect(service.lines).toContain(`    ports: ["851${i - 1}:8500"]`);
+      expect(service.lines).toContain(`    expose: ["8301"]`);
+    }
+  });
+
+  it("lets servers take RPC, LAN and WAN gossip on the standard ports", () => {
+    expect(text).toMatch(/^ {2}expose: \["8300", "8301", "8302"\]$/m);
+    for (const i of [1, 2, 3]) {
+      const { config } = loadAgentConfig(services.get(`cairn-server-${i}`)!.command!, { HOSTNAME: "x" });
+      expect(config.ports).toMatchObject({ server: 8300, serfLan: 8301, serfWan: 8302 });
     }
   });
 
@@ -123,6 +247,7 @@ describe("Dockerfile", () => {
     expect(text).toMatch(/^USER cairn$/m);
     expect(text).toMatch(/^VOLUME \["\/cairn\/data"\]$/m);
     expect(text).toMatch(/^ENTRYPOINT \["node", "packages\/cli\/dist\/main.js", "agent"\]$/m);
+    expect(text).toMatch(/^EXPOSE 8500 8300 8301 8302$/m);
     expect(text).toContain("npm ci --omit=dev");
   });
 });

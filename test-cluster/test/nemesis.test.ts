@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { clientPairs } from "../src/cluster/network.js";
 import { partitionPairs } from "../src/nemesis/partition.js";
 import { createRng } from "../src/rng.js";
 
@@ -47,5 +48,25 @@ describe("seeded randomness", () => {
     expect(Array.from({ length: 5 }, () => a.int(1000))).toEqual(
       Array.from({ length: 5 }, () => b.int(1000)),
     );
+  });
+});
+
+describe("client agents in a partition", () => {
+  it("lose the links of the server they stand next to, and to clients on the other side", () => {
+    // Servers 0..2; 0 is isolated. Client 3 stands next to 0, clients 4 and 5 next to 1 and 2.
+    const servers: [number, number][] = [
+      [0, 1],
+      [0, 2],
+    ];
+    const cuts = clientPairs(servers, [
+      [3, 0],
+      [4, 1],
+      [5, 2],
+    ]);
+    const r = reachable(6, [...servers, ...cuts]);
+    expect(r[3]).toEqual([0]);
+    expect(r[4]).toEqual([1, 2, 5]);
+    expect(r[5]).toEqual([1, 2, 4]);
+    expect(r[0]).toEqual([3]);
   });
 });

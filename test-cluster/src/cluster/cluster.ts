@@ -1,6 +1,8 @@
-// A cluster of real `cairn agent -server` processes, each with its own data directory, on a Network. The
-// harness can kill, pause, resume and restart any of them; every process it starts is stopped by PID when
-// the cluster stops (and by the process registry's exit hook if the harness dies first).
+// A cluster of real `cairn agent -server` processes and, next to them, client agents (`cairn agent` without
+// -server, each joining the LAN pool through one server), each with its own data directory, on a Network:
+// the servers take its first addresses, the clients the rest. Every agent has an index, its address on the
+// Network; the harness can kill, pause, resume and restart any of them, and every process it starts is
+// stopped by PID when the cluster stops (and by the process registry's exit hook if the harness dies first).
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -12,30 +14,45 @@ import type { Network } from "./network.js";
 
 export interface ClusterOptions {
   readonly network: Network;
-  /** Data directories live here, one per server. */
+  /** How many of the network's addresses (the last ones) are client agents; default 0. */
+  readonly clients?: number;
+  /** Data directories live here, one per agent. */
   readonly dataRoot: string;
-  /** Server logs are appended here, one file per server. */
+  /** Agent logs are appended here, one file per agent. */
   readonly logRoot: string;
   /** Consul's raft_multiplier: 1 gives an election timeout of about a second. */
   readonly raftMultiplier?: number;
   /** The source tree to run `cairn agent` from (default: this checkout). */
   readonly treeRoot?: string;
-  /** Called when a server exits without the harness having stopped it (a crash, or a failed start). */
-  readonly onCrash?: (node: ServerNode, exit: number | string, outputTail: string) => void;
+  /** Called when an agent exits without the harness having stopped it (a crash, or a failed start). */
+  readonly onCrash?: (node: AgentNode, exit: number | string, outputTail: string) => void;
 }
 
-export interface ServerNode {
+export interface AgentNode {
+  /** Its address on the Network (servers first, then clients). */
   readonly index: number;
   readonly name: string;
   /** Base URL of its HTTP API. */
   readonly url: string;
-  /** Its Raft address as /v1/status/leader reports it. */
-  readonly rpcAddress: string;
   readonly dataDir: string;
 }
 
+export interface ServerNode extends AgentNode {
+  /** Its Raft address as /v1/status/leader reports it. */
+  readonly rpcAddress: string;
+}
+
+export interface ClientNode extends AgentNode {
+  /** The server it joins the LAN pool through. */
+  readonly joins: number;
+}
+
 export class Cluster {
+  /** The servers; `nodes[i].index === i`. */
   readonly nodes: readonly ServerNode[];
+  readonly clients: readonly ClientNode[];
+  /** Base URLs of every agent's HTTP API, servers then clients: where workloads send their requests. */
+  readonly endpoints: readonly string[];
   private readonly agents: (AgentProcess | undefined)[];
   private readonly paused = new Set<number>();
   private readonly extraArgs: string[][];
@@ -44,17 +61,39 @@ export class Cluster {
 
   constructor(private readonly options: ClusterOptions) {
     const { network, dataRoot } = options;
-    this.nodes = network.addresses.map((a, i) => ({
+    const clients = options.clients ?? 0;
+    const servers = network.addresses.length - clients;
+    if (!Number.isInteger(clients) || clients < 0 || servers < 1) {
+      throw new Error(`${network.addresses.length} addresses cannot hold ${clients} clients and a server`);
+    }
+    const url = (i: number) => `http://${network.addresses[i]!.host}:${network.addresses[i]!.httpPort}`;
+    this.nodes = network.addresses.slice(0, servers).map((a, i) => ({
       index: i,
       name: `s${i + 1}`,
-      url: `http://${a.host}:${a.httpPort}`,
+      url: url(i),
       rpcAddress: `${a.host}:${a.serverPort}`,
       dataDir: join(dataRoot, `s${i + 1}`),
     }));
-    this.agents = this.nodes.map(() => undefined);
-    this.extraArgs = this.nodes.map(() => []);
+    this.clients = Array.from({ length: clients }, (_, c) => ({
+      index: servers + c,
+      name: `c${c + 1}`,
+      url: url(servers + c),
+      dataDir: join(dataRoot, `c${c + 1}`),
+      joins: c % servers,
+    }));
+    this.endpoints = [...this.nodes, ...this.clients].map((n) => n.url);
+    this.agents = network.addresses.map(() => undefined);
+    this.extraArgs = network.addresses.map(() => []);
   }
 
+  /** The agent at network index `i`, server or client. */
+  agent(i: number): AgentNode {
+    const node = i < this.size ? this.nodes[i] : this.clients[i - this.size];
+    if (node === undefined) throw new Error(`no agent at index ${i}`);
+    return node;
+  }
+
+  /** The number of servers. */
   get size(): number {
     return this.nodes.length;
   }
@@ -63,35 +102,49 @@ export class Cluster {
     return this.options.network;
   }
 
-  /** Starts every server (they bootstrap through -bootstrap-expect and find each other by -retry-join). */
+  /**
+   * Starts every server (they bootstrap through -bootstrap-expect and find each other by -retry-join) and
+   * every client (each retry-joins its server until that one answers).
+   */
   async start(): Promise<void> {
     await mkdir(this.options.logRoot, { recursive: true });
-    for (const node of this.nodes) {
+    for (const node of [...this.nodes, ...this.clients]) {
       await mkdir(node.dataDir, { recursive: true });
       this.spawn(node.index);
     }
   }
 
-  private spawn(i: number): void {
-    const node = this.nodes[i]!;
+  private flags(i: number): string[] {
     const { addresses } = this.options.network;
-    const me = addresses[i]!;
+    const serf = (j: number) => `${addresses[j]!.host}:${addresses[j]!.serfPort}`;
+    const host = addresses[i]!.host;
+    if (i < this.size) {
+      return serverFlags({
+        name: this.nodes[i]!.name,
+        dataDir: this.nodes[i]!.dataDir,
+        host,
+        join: this.nodes.flatMap((n) => (n.index === i ? [] : [serf(n.index)])),
+        bootstrapExpect: this.size,
+        raftMultiplier: this.options.raftMultiplier ?? 1,
+        logLevel: "info",
+      });
+    }
+    const client = this.clients[i - this.size]!;
+    // A client may start before its server listens: retry every second, not Consul's 30 s.
+    return [
+      ...["-node", client.name, "-data-dir", client.dataDir, "-bind", host, "-client", host],
+      ...["-retry-join", serf(client.joins), "-retry-interval", "1s", "-log-level", "info"],
+    ];
+  }
+
+  private spawn(i: number): void {
+    const node = this.agent(i);
+    const me = this.options.network.addresses[i]!;
     const agent = spawnAgent({
       name: node.name,
       host: me.host,
       ports: { http: me.httpPort, server: me.serverPort, serfLan: me.serfPort },
-      flags: [
-        ...serverFlags({
-          name: node.name,
-          dataDir: node.dataDir,
-          host: me.host,
-          join: addresses.flatMap((a, j) => (j === i ? [] : [`${a.host}:${a.serfPort}`])),
-          bootstrapExpect: this.size,
-          raftMultiplier: this.options.raftMultiplier ?? 1,
-          logLevel: "info",
-        }),
-        ...this.extraArgs[i]!,
-      ],
+      flags: [...this.flags(i), ...this.extraArgs[i]!],
       wrap: this.options.network.wrap(i),
       cwd: this.options.treeRoot,
       logFile: join(this.options.logRoot, `${node.name}.log`),
@@ -151,22 +204,22 @@ export class Cluster {
     resume(a.process);
   }
 
-  /** Starts server `i` again on its kept data directory; `extraArgs` replace the previous extra flags. */
+  /** Starts agent `i` again on its kept data directory; `extraArgs` replace the previous extra flags. */
   restart(i: number, extraArgs: string[] = []): void {
-    if (this.isRunning(i)) throw new Error(`${this.nodes[i]!.name} is still running`);
+    if (this.isRunning(i)) throw new Error(`${this.agent(i).name} is still running`);
     this.extraArgs[i] = extraArgs;
     this.spawn(i);
   }
 
-  /** Starts every server that is down and resumes every paused one. */
+  /** Starts every agent that is down and resumes every paused one. */
   reviveAll(): void {
-    for (const node of this.nodes) {
+    for (const node of [...this.nodes, ...this.clients]) {
       this.resume(node.index);
       if (!this.isRunning(node.index)) this.restart(node.index, this.extraArgs[node.index]);
     }
   }
 
-  /** Stops every server by PID (paused ones are resumed first so that they can take the signal). */
+  /** Stops every agent by PID (paused ones are resumed first so that they can take the signal). */
   async stop(): Promise<void> {
     this.paused.clear();
     await Promise.all(
@@ -200,15 +253,17 @@ export class Cluster {
   }
 
   /**
-   * Every server running, unpaused, and naming the same leader: the state to wait for before the next fault,
-   * so that each fault strikes a whole cluster and its recovery time means one thing.
+   * Every agent running, unpaused, and naming the same leader (a client asks a server through its tunnel):
+   * the state to wait for before the next fault, so that each fault strikes a whole cluster and its recovery
+   * time means one thing.
    */
   async healthy(): Promise<boolean> {
-    if (!this.nodes.every((n) => this.isServing(n.index))) return false;
+    const all = [...this.nodes, ...this.clients];
+    if (!all.every((n) => this.isServing(n.index))) return false;
     const leader = await this.leader();
     if (leader === undefined) return false;
     const expected = this.nodes[leader]!.rpcAddress;
-    const answers = await Promise.all(this.nodes.map((n) => leaderAddress(n.url, 1000)));
+    const answers = await Promise.all(all.map((n) => leaderAddress(n.url, 1000)));
     return answers.every((a) => a === expected);
   }
 

@@ -1,4 +1,4 @@
-// Every server on 127.0.0.1 with its own free ports. Processes can be killed and paused; links cannot be cut.
+// Every agent on 127.0.0.1 with its own free ports. Processes can be killed and paused; links cannot be cut.
 
 import { freePorts } from "../../../scripts/lib/ports.js";
 import type { Network, NodeAddress } from "./network.js";

@@ -1,6 +1,6 @@
-// One network namespace per server, each joined by a veth pair to a bridge in the root namespace. Servers get
-// 10.77.<subnet>.<i+1>; the bridge holds .254 so that the harness (in the root namespace) reaches every
-// server's HTTP port. The namespaces have no default route: their traffic stays among themselves and the
+// One network namespace per agent (server or client), each joined by a veth pair to a bridge in the root
+// namespace. Agent i gets 10.77.<subnet>.<i+1>; the bridge holds .254 so that the harness (in the root
+// namespace) reaches every agent's HTTP port. The namespaces have no default route: their traffic stays among themselves and the
 // harness. A cut is a blackhole route to the peer on both sides (silently dropped packets, as a real
 // partition; no iptables needed).
 

@@ -1,9 +1,10 @@
 // Network partitions (namespaces only): a random majority/minority split, the leader isolated, a bridge (two
-// halves that both see one middle server), and a ring (each server sees only its two neighbours). Healed
-// after a while; recovery is measured from the heal, and from the cut when it isolates the leader.
+// halves that both see one middle server), and a ring (each server sees only its two neighbours). Each client
+// agent lands next to a random server and shares its fate. Healed after a while; recovery is measured from
+// the heal, and from the cut when it isolates the leader.
 
 import { sleep } from "../../../scripts/lib/wait.js";
-import { pairsBetween } from "../cluster/network.js";
+import { clientPairs, pairsBetween } from "../cluster/network.js";
 import type { Rng } from "../rng.js";
 import type { Nemesis } from "./nemesis.js";
 
@@ -56,10 +57,11 @@ export const partition: Nemesis = {
     // On three servers a ring is every link: nothing to cut.
     const shape = ctx.rng.pick(SHAPES.filter((s) => s !== "ring" || ctx.cluster.size >= 4));
     const leader = await ctx.cluster.leader();
-    const pairs = partitionPairs(shape, ctx.cluster.size, ctx.rng, leader);
+    const serverPairs = partitionPairs(shape, ctx.cluster.size, ctx.rng, leader);
+    const anchors = ctx.cluster.clients.map((c) => [c.index, ctx.rng.int(ctx.cluster.size)] as const);
+    const pairs = [...serverPairs, ...clientPairs(serverPairs, anchors)];
     for (const [a, b] of pairs) await ctx.cluster.network.cut(a, b);
-    const names = (p: [number, number]) =>
-      `${ctx.cluster.nodes[p[0]]!.name}-${ctx.cluster.nodes[p[1]]!.name}`;
+    const names = (p: [number, number]) => `${ctx.cluster.agent(p[0]).name}-${ctx.cluster.agent(p[1]).name}`;
     ctx.log("partition", { shape, cut: pairs.map(names) });
     if (shape === "isolate-leader" && leader !== undefined) ctx.measureRecovery("isolate-leader");
     await sleep(ctx.rng.between(3, 8) * ctx.electionTimeoutMs);

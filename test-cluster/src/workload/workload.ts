@@ -1,5 +1,6 @@
 // What every workload offers the runner, and the client plumbing they share: each client is bound to one
-// server and moves to the next one after a failed request (as a client library would fail over).
+// agent, server or client agent in turn (so that the checkers judge the client agents' forwarding too), and
+// moves to the next one after a failed request (as a client library would fail over).
 
 import { type HttpOutcome, httpCall } from "../../../scripts/lib/http.js";
 import type { Cluster } from "../cluster/cluster.js";
@@ -11,6 +12,10 @@ export interface WorkloadContext {
   /** Keys of this run live under this prefix, so that runs never share state. */
   readonly prefix: string;
   readonly requestTimeoutMs: number;
+  /** The cluster endpoint a new client starts on: round-robin over servers and client agents. */
+  firstEndpoint(): number;
+  /** Counts one request to an endpoint, answered (any status below 500) or not. */
+  countRequest(endpoint: number, answered: boolean): void;
   /** Milliseconds on the harness's single clock (all history times come from it). */
   now(): number;
 }
@@ -41,14 +46,16 @@ export class Client {
     readonly id: number,
     private readonly ctx: WorkloadContext,
   ) {
-    this.node = id % ctx.cluster.size;
+    this.node = ctx.firstEndpoint();
   }
 
   async call(method: string, path: string, body?: string): Promise<HttpOutcome> {
-    const url = `${this.ctx.cluster.nodes[this.node]!.url}${path}`;
-    const outcome = await httpCall(url, method, body, this.ctx.requestTimeoutMs);
-    if (outcome.kind === "failure" || outcome.status >= 500)
-      this.node = (this.node + 1) % this.ctx.cluster.size;
+    const { endpoints } = this.ctx.cluster;
+    const endpoint = this.node % endpoints.length;
+    const outcome = await httpCall(`${endpoints[endpoint]!}${path}`, method, body, this.ctx.requestTimeoutMs);
+    const failed = outcome.kind === "failure" || outcome.status >= 500;
+    this.ctx.countRequest(endpoint, !failed);
+    if (failed) this.node = (endpoint + 1) % endpoints.length;
     return outcome;
   }
 }
