@@ -16,11 +16,17 @@ client_addr = "0.0.0.0"
 # with the LAN gossip port when it is not the default 8301.
 retry_join = ["cairn-server-1", "cairn-server-2", "cairn-server-3"]
 
+# 8300: server RPC and Raft (servers and client agents connect here); 8301: LAN gossip (every agent);
+# 8302: WAN gossip (servers only, between datacenters; -1 turns it off).
 ports {
   http     = 8500
   server   = 8300
   serf_lan = 8301
+  serf_wan = 8302
 }
+
+# The same gossip key on every agent, servers and clients (`cairn keygen` makes one; see OPERATIONS.md).
+# encrypt = "<base64 key>"
 
 # 1 is Consul's production recommendation (election timeout about a second); raise it on slow or shared
 # machines.
