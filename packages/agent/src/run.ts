@@ -25,10 +25,6 @@ export async function runAgent(
   }
   const reread = () => loadAgentConfig(argv, env).config;
   if (!config.server) {
-    if (config.acl.enabled)
-      return refuse(
-        "ACLs on client agents are not supported yet: run client agents with ACLs disabled, or use a server",
-      );
     const dataDir = config.dataDir;
     if (dataDir === undefined) return refuse("data_dir is required (-data-dir)");
     return runAgentProcess(config, warnings, (ctx) => startClientRole(ctx, { dataDir, reread }));

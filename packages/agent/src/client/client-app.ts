@@ -2,6 +2,8 @@ import { type ApiEnv, type ClusterBackend, createApi, type EventBackend } from "
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { TunnelPool } from "../tunnel/pool.js";
+import { requestToken } from "../tunnel/request-token.js";
+import type { ClientAclEnforcer } from "./acl/client-enforcer.js";
 
 export interface ClientAppOptions {
   nodeName: string;
@@ -13,6 +15,8 @@ export interface ClientAppOptions {
   /** The user events this agent received over gossip: /v1/event/* is answered here, as on any agent. */
   events: EventBackend;
   pool: TunnelPool;
+  /** With ACLs on: tokens resolved through a server, enforced by the agent's own endpoints. */
+  acl?: ClientAclEnforcer;
   logger: Logger;
   now: () => number;
 }
@@ -34,10 +38,19 @@ export function clientFetch(o: ClientAppOptions): Fetch {
     datacenter: o.datacenter,
     logger: o.logger,
     now: o.now,
+    ...(o.acl ? { acl: o.acl } : {}),
   });
   agentApp.route("/v1/agent", o.membershipRoutes);
   agentApp.route("/v1/agent", o.agentRoutes);
-  return (request) => (isLocalPath(request.url) ? agentApp.fetch(request) : o.pool.forward(request));
+  const acl = o.acl;
+  // Routes authorize synchronously: the request's token is resolved (or found cached) before they run.
+  const local: Fetch = acl
+    ? async (request) => {
+        await acl.prepare(requestToken(request.url, request.headers));
+        return agentApp.fetch(request);
+      }
+    : agentApp.fetch;
+  return (request) => (isLocalPath(request.url) ? local(request) : o.pool.forward(request));
 }
 
 /** What the agent answers itself: its own endpoints, and the events gossip brought it. */

@@ -1,11 +1,14 @@
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
+import { ClientAclEnforcer } from "../client/acl/client-enforcer.js";
+import { RemoteTokens } from "../client/acl/remote-tokens.js";
 import { clientFetch } from "../client/client-app.js";
 import type { AgentConfig } from "../config/index.js";
 import { type ClientLocalAgentRuntime, startClientLocalAgent } from "../local/start.js";
 import type { CoordinateUpdate } from "../membership/index.js";
 import { advertiseHost } from "../server/addresses.js";
 import { resolveNodeId } from "../server/node-identity.js";
+import { tunnelAclResolve } from "../tunnel/acl-calls.js";
 import { tunnelCatalog } from "../tunnel/catalog-calls.js";
 import { TunnelPool } from "../tunnel/pool.js";
 
@@ -24,19 +27,22 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   const { config, log, now } = ctx;
   let gossip: AgentGossip | undefined;
   let local: ClientLocalAgentRuntime | undefined;
+  const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
+  // The agent's own calls (anti-entropy, coordinates) use the agent token, else the default one, as Consul's.
+  const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || defaultToken();
   const pool = new TunnelPool({
     servers: () =>
       (gossip?.membership.servers() ?? []).flatMap((m) =>
         m.rpcAddress ? [{ name: m.name, rpcAddress: m.rpcAddress }] : [],
       ),
-    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+    defaultToken,
     agentNode: config.nodeName,
     count: (name) => local?.metrics.incrCounter(name),
     log: log.child({ component: "client.rpc" }),
   });
   ctx.onStop(() => pool.close());
   const nodeId = await resolveNodeId(config.nodeId, o.dataDir);
-  const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || "";
+  const acl = config.acl.enabled ? clientAcl(config, pool, defaultToken, now, log) : undefined;
   gossip = await AgentGossip.start({
     config,
     nodeId,
@@ -57,12 +63,13 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
       datacenter: config.datacenter,
       address: advertiseHost(config.bindAddr, config.advertiseAddr),
     },
-    catalog: tunnelCatalog(pool),
+    catalog: tunnelCatalog(pool, agentToken),
     coordinate: () => membership.localCoordinate(),
     dataDir: o.dataDir,
     logs: ctx.logs,
     now,
     reread: o.reread,
+    ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;
   ctx.onStop(() => runtime.stop());
@@ -75,9 +82,10 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
     nodeName: config.nodeName,
     datacenter: config.datacenter,
     agentRoutes: local.routes,
-    membershipRoutes: gossip.routes(undefined),
+    membershipRoutes: gossip.routes(acl),
     events: gossip.events,
     pool,
+    ...(acl ? { acl } : {}),
     logger: log.child({ component: "http" }),
     now,
   });
@@ -110,4 +118,30 @@ async function sendCoordinate(pool: TunnelPool, update: CoordinateUpdate, token:
     }),
   );
   if (!response.ok) throw new Error(await response.text());
+}
+
+/** Tokens resolved through a server and cached for `acl.token_ttl`, `acl.down_policy` when none answers. */
+function clientAcl(
+  config: AgentConfig,
+  pool: TunnelPool,
+  defaultToken: () => string,
+  now: () => number,
+  log: RoleContext["log"],
+): ClientAclEnforcer {
+  const aclLog = log.child({ component: "acl" });
+  const tokens = new RemoteTokens({
+    resolve: tunnelAclResolve(pool),
+    ttlMs: config.acl.tokenTtlMs,
+    downPolicy: config.acl.downPolicy,
+    clock: now,
+    onError: (err) => aclLog.warn({ err: err.message }, "cannot resolve an ACL token through a server"),
+  });
+  return new ClientAclEnforcer({
+    tokens,
+    datacenter: config.datacenter,
+    primaryDatacenter: config.primaryDatacenter,
+    defaultPolicy: config.acl.defaultPolicy,
+    defaultToken,
+    clock: now,
+  });
 }

@@ -8,7 +8,7 @@ import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
 import { storeCatalog } from "../local/catalog.js";
 import type { AgentMember, MembershipView } from "../membership/types.js";
-import { catalogCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
+import { clientCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
 import { planFormation } from "./formation-plan.js";
 import { FsmStateMachine } from "./fsm-state-machine.js";
@@ -53,7 +53,7 @@ export interface ServerOptions {
   membership?: MembershipView & { readonly lanAddress: string };
   /**
    * Client agents' requests arriving through the tunnel on the server RPC port: the agent's own HTTP app. The
-   * server adds its catalog's answers to their anti-entropy (without ACLs; with ACLs those calls are refused).
+   * server adds its answers to their agent RPCs (anti-entropy, token resolution with ACLs on).
    */
   clientFetch?: TunnelFetch;
 }
@@ -371,8 +371,12 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     const { config, log } = this.options;
     return tunnelRoute(fetch, {
       log: log.child({ component: "client.rpc" }),
-      // These calls carry no token: with ACLs on, a client's writes must go through the HTTP app.
-      ...(config.acl.enabled ? {} : { calls: catalogCalls(storeCatalog(this.backend)) }),
+      calls: clientCalls({
+        catalog: storeCatalog(this.backend),
+        store: this.fsm.store,
+        config,
+        now: this.now,
+      }),
     });
   }
 

@@ -7,6 +7,7 @@ import {
   TunnelConnection,
 } from "./connection.js";
 import { headerList, MAX_FRAME_BYTES, type RequestFrame, type ResponseFrame } from "./protocol.js";
+import { requestToken } from "./request-token.js";
 
 export interface TunnelPoolOptions {
   /** Servers to use, best known first (alive servers from gossip). */
@@ -187,7 +188,7 @@ export class TunnelPool {
     // The agent node header is this agent's to set, never a caller's.
     const headers = headerList(request.headers).filter(([name]) => name !== AGENT_NODE_HEADER);
     const token = this.o.defaultToken?.() ?? "";
-    if (token !== "" && !carriesToken(url, request.headers)) headers.push(["x-consul-token", token]);
+    if (token !== "" && requestToken(url, request.headers) === "") headers.push(["x-consul-token", token]);
     if (this.o.agentNode !== undefined) headers.push([AGENT_NODE_HEADER, this.o.agentNode]);
     return {
       method: request.method,
@@ -196,14 +197,6 @@ export class TunnelPool {
       ...(body !== undefined && body.byteLength > 0 ? { body } : {}),
     };
   }
-}
-
-/** Whether a request names a token where Consul looks for one (query, token headers, bearer). */
-function carriesToken(url: string, headers: Headers): boolean {
-  const query = url.indexOf("?");
-  if (query >= 0 && new URLSearchParams(url.slice(query + 1)).get("token")) return true;
-  if (headers.get("x-consul-token") || headers.get("x-service-token")) return true;
-  return /^\s*bearer\s+\S/i.test(headers.get("authorization") ?? "");
 }
 
 const NO_BODY = new Set([101, 204, 205, 304]);

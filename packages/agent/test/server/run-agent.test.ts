@@ -26,9 +26,10 @@ describe("runAgent refusals", () => {
     expect(stderr.join("")).toMatch(/http-port|ports\.http/);
   });
 
-  it("exits 1 for a client agent with ACLs on, which it cannot enforce yet", async () => {
-    expect(await runAgent(["-data-dir", dir, "-hcl", "acl { enabled = true }"])).toBe(1);
-    expect(stderr.join("")).toContain("ACLs on client agents are not supported yet");
+  it("exits 1 for a client agent without a data directory; ACLs on are no reason to refuse one", async () => {
+    expect(await runAgent(["-hcl", "acl { enabled = true }"])).toBe(1);
+    expect(stderr.join("")).toContain("data_dir is required");
+    expect(stderr.join("")).not.toContain("ACL");
   });
 
   it("gives up after retry_max rounds in which no retry_join target answered", async () => {

@@ -1,0 +1,47 @@
+import {
+  AclNotFoundError,
+  type AclTokenRecords,
+  type DefaultPolicy,
+  RulesCache,
+  recordTokenResolution,
+} from "@cairn/acl";
+import { storeAclLookups } from "@cairn/api";
+import type { StateStore } from "@cairn/fsm";
+import type { TunnelPool } from "./pool.js";
+import type { TunnelCalls } from "./server-route.js";
+
+const RESOLVE = "acl.resolve";
+
+export interface AclCallsOptions {
+  store: StateStore;
+  datacenter: string;
+  defaultPolicy: DefaultPolicy;
+  now: () => number;
+}
+
+/**
+ * A server's answer to client agents resolving a token: the token and every policy, role and namespace
+ * default its resolution reads, or null when the secret is unknown or expired. Knowing the secret is what
+ * entitles a caller to its records, as a token may always read itself.
+ */
+export function aclCalls(o: AclCallsOptions): TunnelCalls {
+  const lookups = storeAclLookups(o.store);
+  const rules = new RulesCache();
+  return {
+    [RESOLVE]: async (secret) => {
+      if (typeof secret !== "string" || secret === "") throw new Error("token resolution needs a secret");
+      try {
+        const ctx = { now: o.now(), datacenter: o.datacenter, defaultPolicy: o.defaultPolicy, rules };
+        return recordTokenResolution(secret, lookups, ctx).records;
+      } catch (err) {
+        if (err instanceof AclNotFoundError) return null;
+        throw err;
+      }
+    },
+  };
+}
+
+/** A client agent's token resolution: a server's records of the token, undefined when it is unknown. */
+export function tunnelAclResolve(pool: TunnelPool): (secret: string) => Promise<AclTokenRecords | undefined> {
+  return async (secret) => ((await pool.call(RESOLVE, [secret])) as AclTokenRecords | null) ?? undefined;
+}

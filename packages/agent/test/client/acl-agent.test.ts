@@ -1,0 +1,175 @@
+// ACLs on a client agent, with real processes: a server with ACLs on (default deny) and policies made
+// through its API, and a client agent whose own endpoints resolve tokens through the server, whose
+// anti-entropy writes with its agent token, and which falls back to its cache when the server is gone.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  type AgentProcess,
+  AgentScratch,
+  freePorts,
+  http,
+  kill,
+  sleep,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
+
+const ROOT = "00000000-0000-4000-8000-0000000000aa";
+const AGENT = "00000000-0000-4000-8000-000000000001";
+const READER = "00000000-0000-4000-8000-000000000002";
+const WEB = "00000000-0000-4000-8000-000000000003";
+const EVENTS = "00000000-0000-4000-8000-000000000004";
+const UNUSED = "00000000-0000-4000-8000-000000000005";
+const UNKNOWN = "00000000-0000-4000-8000-0000000000ff";
+
+const scratch = new AgentScratch();
+let server: AgentProcess;
+let client: AgentProcess;
+
+const aclHcl = (tokens: string, extra = "") =>
+  `acl {\n enabled = true\n default_policy = "deny"\n${extra}\n tokens {\n ${tokens}\n }\n}`;
+
+async function call(agent: AgentProcess, method: string, path: string, token?: string, body?: unknown) {
+  return http(`${agent.url}${path}`, method, body === undefined ? undefined : JSON.stringify(body), {
+    headers: token ? { "X-Consul-Token": token } : {},
+  });
+}
+
+async function tokenWith(secret: string, name: string, rules: string): Promise<void> {
+  const policy = await call(server, "PUT", "/v1/acl/policy", ROOT, { Name: name, Rules: rules });
+  expect(policy.status, policy.text).toBe(200);
+  const token = await call(server, "PUT", "/v1/acl/token", ROOT, {
+    SecretID: secret,
+    Policies: [{ Name: name }],
+  });
+  expect(token.status, token.text).toBe(200);
+}
+
+beforeAll(async () => {
+  const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
+  server = scratch.spawn({
+    name: "srv",
+    ports: { http: http1!, server: rpc1!, serfLan: serf1! },
+    flags: [
+      "-server",
+      "-bootstrap",
+      "-node",
+      "srv",
+      "-data-dir",
+      scratch.path("srv"),
+      "-bind",
+      "127.0.0.1",
+      "-client",
+      "127.0.0.1",
+      "-hcl",
+      "performance { raft_multiplier = 1 }",
+      "-hcl",
+      aclHcl(`initial_management = "${ROOT}"`),
+    ],
+    logFile: scratch.path("srv.log"),
+  });
+  await waitFor(
+    "the server's initial management token",
+    async () => ((await call(server, "GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
+    20_000,
+  );
+  await tokenWith(
+    AGENT,
+    "agent-c1",
+    `node "c1" { policy = "write" }\nservice_prefix "" { policy = "write" }`,
+  );
+  await tokenWith(READER, "reader", `agent "c1" { policy = "read" }`);
+  await tokenWith(WEB, "web", `service "web" { policy = "write" }`);
+  await tokenWith(EVENTS, "events", `event "deploy" { policy = "write" }`);
+  await tokenWith(UNUSED, "unused", `agent "c1" { policy = "read" }`);
+  client = scratch.spawn({
+    name: "c1",
+    ports: { http: http2!, server: rpc2!, serfLan: serf2! },
+    flags: [
+      "-node",
+      "c1",
+      "-data-dir",
+      scratch.path("c1"),
+      "-bind",
+      "127.0.0.1",
+      "-client",
+      "127.0.0.1",
+      "-retry-join",
+      `127.0.0.1:${serf1}`,
+      "-hcl",
+      // A short TTL so the server's disappearance is noticed within the test (Consul's default is 30 s).
+      aclHcl(`agent = "${AGENT}"`, ' token_ttl = "1s"\n down_policy = "extend-cache"'),
+    ],
+    logFile: scratch.path("c1.log"),
+  });
+  await waitFor(
+    "the client to reach the server",
+    async () => ((await call(client, "GET", "/v1/agent/self", READER)).status === 200 ? true : undefined),
+    20_000,
+  );
+}, 40_000);
+
+afterAll(async () => {
+  await scratch.dispose();
+});
+
+const catalogNodes = async (service: string) =>
+  (
+    JSON.parse((await call(client, "GET", `/v1/catalog/service/${service}`, ROOT)).text) as { Node: string }[]
+  ).map((e) => e.Node);
+
+describe("a client agent with ACLs on", () => {
+  it("answers /v1/agent/self only to a token with agent:read, and an unknown one with ACL not found", async () => {
+    const anonymous = await call(client, "GET", "/v1/agent/self");
+    expect(anonymous.status).toBe(403);
+    expect(anonymous.text).toContain("Permission denied");
+    const self = await call(client, "GET", "/v1/agent/self", READER);
+    expect(self.status).toBe(200);
+    expect(JSON.parse(self.text).Config).toMatchObject({ NodeName: "c1", Server: false });
+    const unknown = await call(client, "GET", "/v1/agent/self", UNKNOWN);
+    expect(unknown.status).toBe(403);
+    expect(unknown.text).toContain("ACL not found");
+    expect((await call(client, "GET", `/v1/agent/self?token=${READER}`)).status).toBe(200);
+  });
+
+  it("refuses a service registration without service:write; with it, anti-entropy puts it in the catalog", async () => {
+    const service = { Name: "web", Port: 80, Check: { TTL: "30s" } };
+    const refused = await call(client, "PUT", "/v1/agent/service/register", READER, service);
+    expect(refused.status).toBe(403);
+    expect((await call(client, "PUT", "/v1/agent/service/register", WEB, service)).status).toBe(200);
+    // The agent token (node:write on c1, service:write) writes the node and the service.
+    await waitFor("web on c1 in the catalog", async () =>
+      (await catalogNodes("web")).includes("c1") ? true : undefined,
+    );
+    const health = JSON.parse((await call(server, "GET", "/v1/health/service/web", ROOT)).text) as {
+      Checks: { CheckID: string }[];
+    }[];
+    expect(health[0]!.Checks.map((c) => c.CheckID)).toContain("service:web");
+    expect((await call(client, "PUT", "/v1/agent/service/deregister/web", WEB)).status).toBe(200);
+    await waitFor("web gone from the catalog", async () =>
+      (await catalogNodes("web")).length === 0 ? true : undefined,
+    );
+  });
+
+  it("fires a user event only for a token with event:write", async () => {
+    expect((await call(client, "PUT", "/v1/event/fire/deploy", READER)).status).toBe(403);
+    const fired = await call(client, "PUT", "/v1/event/fire/deploy", EVENTS);
+    expect(fired.status).toBe(200);
+    expect(JSON.parse(fired.text).Name).toBe("deploy");
+  });
+
+  it("applies the agent's default token to requests without one", async () => {
+    expect((await call(client, "PUT", "/v1/agent/token/default", READER, { Token: READER })).status).toBe(
+      403,
+    );
+    expect((await call(client, "PUT", "/v1/agent/token/default", ROOT, { Token: READER })).status).toBe(200);
+    expect((await call(client, "GET", "/v1/agent/self")).status).toBe(200);
+    expect((await call(client, "PUT", "/v1/agent/token/default", ROOT, { Token: "" })).status).toBe(200);
+    expect((await call(client, "GET", "/v1/agent/self")).status).toBe(403);
+  });
+
+  it("with the server gone, extends its cached tokens and denies tokens it never resolved", async () => {
+    await kill(server.process);
+    await sleep(1_500);
+    expect((await call(client, "GET", "/v1/agent/self", READER)).status).toBe(200);
+    expect((await call(client, "GET", "/v1/agent/self", UNUSED)).status).toBe(403);
+  }, 20_000);
+});
