@@ -50,12 +50,18 @@ export interface ServerOptions {
   /** Wall clock stamped into the commands this server makes (the agent's clock, `-clock-offset` included). */
   now?: () => number;
   /** Gossip membership: the leader reconciles members into the catalog and Raft. Absent: no reconciliation. */
-  membership?: MembershipView & { readonly lanAddress: string };
+  membership?: ServerMembership;
   /**
    * Client agents' requests arriving through the tunnel on the server RPC port: the agent's own HTTP app. The
    * server adds its answers to their agent RPCs (anti-entropy, token resolution with ACLs on).
    */
   clientFetch?: TunnelFetch;
+}
+
+/** The gossip pool as a server uses it: members to reconcile, its own LAN address, and joining servers found. */
+export interface ServerMembership extends MembershipView {
+  readonly lanAddress: string;
+  join(addresses: string[], opts: { wan: boolean }): Promise<number>;
 }
 
 interface ServerEvents {
@@ -170,6 +176,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       retryIntervalMs: config.retryIntervalMs,
       retryMax: config.retryMax,
       log: log.child({ component: "join" }),
+      // The join exchange finds servers before gossip may have: a server it finds is joined in gossip too,
+      // so that no server waits out retry_interval alone in its LAN pool.
+      discovered: (info) => this.gossipJoin(info.joinAddress),
     });
   }
 
@@ -380,6 +389,19 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     });
   }
 
+  private gossipJoin(lanAddress: string): void {
+    const membership = this.options.membership;
+    if (!membership) return;
+    const member = membership.lanMembers().find((m) => hostPort(m.host, m.port) === lanAddress);
+    if (member?.status === "alive") return;
+    membership.join([lanAddress], { wan: false }).catch((err: Error) => {
+      this.options.log.debug(
+        { address: lanAddress, err: err.message },
+        "gossip join of a discovered server failed",
+      );
+    });
+  }
+
   /** Server addresses by id from every hello: the servers themselves and the voters they know. */
   private knownAddresses(): Record<string, string> {
     const addresses: Record<string, string> = {};
@@ -399,6 +421,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   /** Registers this server in the catalog once a leader exists and whenever the entry is missing. */
   private checkRegistration(): void {
     if (this.registering || this.stopped || !this.node?.leaderId()) return;
+    // With gossip the leader reconciles every other server's entry (a failed one must stay critical, not be
+    // re-registered passing by a server that still reaches the leader); it registers only itself.
+    if (this.options.membership && !this.node.isLeader()) return;
     if (isRegistered(this.fsm.store, this.self)) return;
     this.registering = true;
     this.backend

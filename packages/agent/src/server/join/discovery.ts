@@ -17,6 +17,8 @@ export interface DiscoveryOptions {
   /** retry_max: rounds without a single answer before giving up; 0 retries forever. */
   retryMax: number;
   log: Logger;
+  /** A server of this datacenter was heard of for the first time (gossip joins it too). */
+  discovered?: (info: ServerInfo) => void;
 }
 
 /** retry_max rounds went by without any retry_join target answering. */
@@ -48,7 +50,7 @@ export class Discovery {
   /** A server said hello to this one. */
   heard(info: ServerInfo): void {
     if (info.id === this.options.self().id) return;
-    this.peers.set(info.id, info);
+    this.remember(info);
     this.targets.add(info.joinAddress);
   }
 
@@ -84,7 +86,7 @@ export class Discovery {
               return;
             }
             this.answered = true;
-            if (info.id !== self.id) this.peers.set(info.id, info);
+            if (info.id !== self.id) this.remember(info);
             for (const a of known) if (a !== self.joinAddress) this.targets.add(a);
           } catch (err) {
             this.options.log.debug({ target, err: (err as Error).message }, "join attempt failed");
@@ -133,6 +135,12 @@ export class Discovery {
       }
       return false;
     });
+  }
+
+  private remember(info: ServerInfo): void {
+    const known = this.peers.get(info.id);
+    this.peers.set(info.id, info);
+    if (known?.joinAddress !== info.joinAddress) this.options.discovered?.(info);
   }
 
   stop(): void {

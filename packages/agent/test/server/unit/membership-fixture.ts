@@ -1,7 +1,8 @@
-import type { AgentMember, MemberStatus, MembershipView } from "../../../src/membership/types.js";
+import type { AgentMember, MemberStatus } from "../../../src/membership/types.js";
+import type { ServerMembership } from "../../../src/server/server.js";
 
 /** A LAN pool the test drives: set members, change their status, and the listeners hear of it. */
-export class DrivenMembership implements MembershipView {
+export class DrivenMembership implements ServerMembership {
   private readonly members = new Map<string, AgentMember>();
   private readonly listeners = new Set<(member: AgentMember) => void>();
 
@@ -14,6 +15,14 @@ export class DrivenMembership implements MembershipView {
 
   servers(): AgentMember[] {
     return this.lanMembers().filter((m) => m.role === "server" && m.status === "alive");
+  }
+
+  /** Addresses the server asked to join; the test decides who becomes a member. */
+  readonly joined: string[] = [];
+
+  async join(addresses: string[]): Promise<number> {
+    this.joined.push(...addresses);
+    return addresses.length;
   }
 
   onChange(listener: (member: AgentMember) => void): () => void {
