@@ -175,7 +175,9 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
       await sleep(rng.between(quietMin, quietMax) * ELECTION_TIMEOUT_MS);
       if (!(await cluster.awaitHealthy(30_000))) {
         unhealthyBeforeFault++;
-        log("unhealthy", { note: "the cluster was not whole after 30 s; striking anyway" });
+        log("unhealthy", {
+          note: "the cluster was not whole (an agent down, no agreed leader, or a server not a voter) after 30 s; striking anyway",
+        });
       }
       if (now() >= deadline) break;
       await rng.pick(nemeses).run(nctx);

@@ -7,6 +7,7 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentProcess, serverFlags, spawnAgent } from "../../../scripts/lib/agent.js";
+import { http } from "../../../scripts/lib/http.js";
 import { leaderAddress } from "../../../scripts/lib/leader.js";
 import { isRunning, kill, pause, resume, stop } from "../../../scripts/lib/processes.js";
 import { waitFor } from "../../../scripts/lib/wait.js";
@@ -253,9 +254,10 @@ export class Cluster {
   }
 
   /**
-   * Every agent running, unpaused, and naming the same leader (a client asks a server through its tunnel):
-   * the state to wait for before the next fault, so that each fault strikes a whole cluster and its recovery
-   * time means one thing.
+   * Every agent running, unpaused, and naming the same leader (a client asks a server through its tunnel),
+   * and every server a voter (autopilot may have removed one that looked dead and re-added it as a non-voter
+   * not yet promoted): the state to wait for before the next fault, so that each fault strikes a whole
+   * cluster and its recovery time means one thing.
    */
   async healthy(): Promise<boolean> {
     const all = [...this.nodes, ...this.clients];
@@ -264,7 +266,9 @@ export class Cluster {
     if (leader === undefined) return false;
     const expected = this.nodes[leader]!.rpcAddress;
     const answers = await Promise.all(all.map((n) => leaderAddress(n.url, 1000)));
-    return answers.every((a) => a === expected);
+    if (!answers.every((a) => a === expected)) return false;
+    const voters = await voterAddresses(this.nodes[leader]!.url);
+    return this.nodes.every((n) => voters.has(n.rpcAddress));
   }
 
   async awaitHealthy(timeoutMs: number): Promise<boolean> {
@@ -275,5 +279,23 @@ export class Cluster {
 
   async awaitLeader(timeoutMs = 60_000): Promise<number> {
     return waitFor("a leader", () => this.leader(), timeoutMs, 200);
+  }
+}
+
+/** The server addresses `url`'s Raft configuration lists as voters; empty when it does not answer. */
+async function voterAddresses(url: string): Promise<Set<string>> {
+  try {
+    const res = await http(`${url}/v1/operator/raft/configuration`, "GET", undefined, { timeoutMs: 1000 });
+    const body: unknown = res.status === 200 ? JSON.parse(res.text) : undefined;
+    const servers = typeof body === "object" && body !== null ? (body as { Servers?: unknown }).Servers : [];
+    if (!Array.isArray(servers)) return new Set();
+    return new Set(
+      servers.flatMap((s: unknown) => {
+        const { Address, Voter } = (typeof s === "object" && s !== null ? s : {}) as Record<string, unknown>;
+        return Voter === true && typeof Address === "string" ? [Address] : [];
+      }),
+    );
+  } catch {
+    return new Set();
   }
 }

@@ -1,6 +1,6 @@
 // What every workload offers the runner, and the client plumbing they share: each client is bound to one
 // agent, server or client agent in turn (so that the checkers judge the client agents' forwarding too), and
-// moves to the next one after a failed request (as a client library would fail over).
+// moves to another one after a failed request (as a client library would fail over).
 
 import { type HttpOutcome, httpCall } from "../../../scripts/lib/http.js";
 import type { Cluster } from "../cluster/cluster.js";
@@ -55,7 +55,8 @@ export class Client {
     const outcome = await httpCall(`${endpoints[endpoint]!}${path}`, method, body, this.ctx.requestTimeoutMs);
     const failed = outcome.kind === "failure" || outcome.status >= 500;
     this.ctx.countRequest(endpoint, !failed);
-    if (failed) this.node = (endpoint + 1) % endpoints.length;
+    // Another endpoint at random, so that failovers do not pile every client onto the agent after a dead one.
+    if (failed) this.node = (endpoint + 1 + this.ctx.rng.int(endpoints.length - 1)) % endpoints.length;
     return outcome;
   }
 }
