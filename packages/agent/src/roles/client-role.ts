@@ -29,6 +29,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   let local: ClientLocalAgentRuntime | undefined;
   const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
   // The agent's own calls (anti-entropy, coordinates) use the agent token, else the default one, as Consul's.
+  const recoveryToken = () => local?.tokens.get("agent_recovery") || config.acl.tokens.agentRecovery || "";
   const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || defaultToken();
   const pool = new TunnelPool({
     servers: () =>
@@ -42,7 +43,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   });
   ctx.onStop(() => pool.close());
   const nodeId = await resolveNodeId(config.nodeId, o.dataDir);
-  const acl = config.acl.enabled ? clientAcl(config, pool, defaultToken, now, log) : undefined;
+  const acl = config.acl.enabled ? clientAcl(config, pool, { defaultToken, recoveryToken }, ctx) : undefined;
   gossip = await AgentGossip.start({
     config,
     nodeId,
@@ -120,18 +121,21 @@ async function sendCoordinate(pool: TunnelPool, update: CoordinateUpdate, token:
   if (!response.ok) throw new Error(await response.text());
 }
 
-/** Tokens resolved through a server and cached for `acl.token_ttl`, `acl.down_policy` when none answers. */
+/**
+ * Tokens resolved through a server and cached for `acl.token_ttl` (policy_ttl, role_ttl), `acl.down_policy`
+ * when none answers; the agent recovery token is resolved locally.
+ */
 function clientAcl(
   config: AgentConfig,
   pool: TunnelPool,
-  defaultToken: () => string,
-  now: () => number,
-  log: RoleContext["log"],
+  agentTokens: { defaultToken: () => string; recoveryToken: () => string },
+  { now, log }: RoleContext,
 ): ClientAclEnforcer {
   const aclLog = log.child({ component: "acl" });
   const tokens = new RemoteTokens({
     resolve: tunnelAclResolve(pool),
-    ttlMs: config.acl.tokenTtlMs,
+    // One answer carries the token with its policies and roles: it is kept no longer than any of their TTLs.
+    ttlMs: Math.min(config.acl.tokenTtlMs, config.acl.policyTtlMs, config.acl.roleTtlMs),
     downPolicy: config.acl.downPolicy,
     clock: now,
     onError: (err) => aclLog.warn({ err: err.message }, "cannot resolve an ACL token through a server"),
@@ -141,7 +145,8 @@ function clientAcl(
     datacenter: config.datacenter,
     primaryDatacenter: config.primaryDatacenter,
     defaultPolicy: config.acl.defaultPolicy,
-    defaultToken,
+    ...agentTokens,
+    nodeName: config.nodeName,
     clock: now,
   });
 }

@@ -18,6 +18,7 @@ const READER = "00000000-0000-4000-8000-000000000002";
 const WEB = "00000000-0000-4000-8000-000000000003";
 const EVENTS = "00000000-0000-4000-8000-000000000004";
 const UNUSED = "00000000-0000-4000-8000-000000000005";
+const RECOVERY = "00000000-0000-4000-8000-000000000006";
 const UNKNOWN = "00000000-0000-4000-8000-0000000000ff";
 
 const scratch = new AgentScratch();
@@ -96,7 +97,10 @@ beforeAll(async () => {
       `127.0.0.1:${serf1}`,
       "-hcl",
       // A short TTL so the server's disappearance is noticed within the test (Consul's default is 30 s).
-      aclHcl(`agent = "${AGENT}"`, ' token_ttl = "1s"\n down_policy = "extend-cache"'),
+      aclHcl(
+        `agent = "${AGENT}"\n agent_recovery = "${RECOVERY}"`,
+        ' token_ttl = "1s"\n down_policy = "extend-cache"',
+      ),
     ],
     logFile: scratch.path("c1.log"),
   });
@@ -171,5 +175,8 @@ describe("a client agent with ACLs on", () => {
     await sleep(1_500);
     expect((await call(client, "GET", "/v1/agent/self", READER)).status).toBe(200);
     expect((await call(client, "GET", "/v1/agent/self", UNUSED)).status).toBe(403);
+    // The agent recovery token needs no server: agent:write on this agent, nothing more.
+    expect((await call(client, "GET", "/v1/agent/self", RECOVERY)).status).toBe(200);
+    expect((await call(client, "PUT", "/v1/event/fire/deploy", RECOVERY)).status).toBe(403);
   }, 20_000);
 });

@@ -43,6 +43,8 @@ function enforcer(o: { up?: boolean; downPolicy?: DownPolicy; defaultToken?: str
     datacenter: "dc1",
     defaultPolicy: "allow",
     defaultToken: () => o.defaultToken ?? "",
+    recoveryToken: () => "recovery",
+    nodeName: "c1",
     clock: () => now,
   });
   return { acl, advance: (ms: number) => (now += ms) };
@@ -96,5 +98,15 @@ describe("ClientAclEnforcer", () => {
     const extend = enforcer({ up: false }).acl;
     await extend.prepare("whatever");
     expect(extend.authorize("whatever", "default", "agent", "c1", "read")).toBe("deny");
+  });
+
+  it("grants the agent recovery token agent:write on this agent and node:read, without a server", async () => {
+    const { acl } = enforcer({ up: false });
+    await acl.prepare("recovery");
+    expect(acl.authorize("recovery", "default", "agent", "c1", "write")).toBe("allow");
+    expect(acl.authorize("recovery", "default", "agent", "c2", "read")).toBe("deny");
+    expect(acl.authorize("recovery", "default", "node", "any", "read")).toBe("allow");
+    expect(acl.authorize("recovery", "default", "node", "any", "write")).toBe("deny");
+    expect(acl.authorize("recovery", "default", "service", "web", "read")).toBe("deny");
   });
 });

@@ -2,7 +2,10 @@ import {
   AclNotFoundError,
   type AclTokenRecords,
   Authorizer,
+  CompiledRules,
+  DEFAULT_NAMESPACE,
   type DefaultPolicy,
+  parseRules,
   RulesCache,
   recordedLookups,
   resolveSecret,
@@ -19,6 +22,10 @@ export interface ClientAclEnforcerOptions {
   defaultPolicy: DefaultPolicy;
   /** The agent's `default` token, for requests that carry none. */
   defaultToken: () => string;
+  /** `acl.tokens.agent_recovery`: resolved here, without a server. Empty: none. */
+  recoveryToken: () => string;
+  /** This agent's node (the recovery token's rules name it). */
+  nodeName: string;
   /** Milliseconds since the epoch (token expiry). */
   clock: () => number;
 }
@@ -37,6 +44,7 @@ export class ClientAclEnforcer extends AclEnforcer {
   private readonly tokens: RemoteTokens;
   private readonly rules = new RulesCache();
   private readonly resolved = new WeakMap<AclTokenRecords, { authorizer: Authorizer; expiresAt?: number }>();
+  private readonly recovery: Authorizer;
 
   constructor(private readonly o: ClientAclEnforcerOptions) {
     super({
@@ -48,15 +56,18 @@ export class ClientAclEnforcer extends AclEnforcer {
       clock: o.clock,
     });
     this.tokens = o.tokens;
+    this.recovery = recoveryAuthorizer(o.nodeName);
   }
 
   /** Resolves the secret a request acts with (its own, else the default token, else anonymous). */
   prepare(secret: string): Promise<void> {
-    return this.tokens.prepare(this.effectiveSecret(secret));
+    const effective = this.effectiveSecret(secret);
+    return this.isRecovery(effective) ? Promise.resolve() : this.tokens.prepare(effective);
   }
 
   override forToken(secret: string): Authorizer {
     const effective = this.effectiveSecret(secret);
+    if (this.isRecovery(effective)) return this.recovery;
     const state = this.tokens.state(effective);
     if (state === undefined) return DENY_ALL;
     if (state.kind === "not-found") throw new HttpError(403, "ACL not found");
@@ -67,6 +78,11 @@ export class ClientAclEnforcer extends AclEnforcer {
   override tokenNamespace(secret: string): string | undefined {
     const state = this.tokens.state(this.effectiveSecret(secret));
     return state?.kind === "found" ? state.records.token.Namespace || undefined : undefined;
+  }
+
+  private isRecovery(secret: string): boolean {
+    const recovery = this.o.recoveryToken();
+    return recovery !== "" && secret === recovery;
   }
 
   /** Resolved once per answer from a server; an expired token is refused as the server would. */
@@ -94,4 +110,14 @@ export class ClientAclEnforcer extends AclEnforcer {
       throw new HttpError(403, "ACL not found");
     return hit.authorizer;
   }
+}
+
+/**
+ * The agent recovery token's rights, as Consul grants them without asking a server (for operators during an
+ * outage): write on this agent, read on every node, nothing else.
+ */
+function recoveryAuthorizer(nodeName: string): Authorizer {
+  const text = `agent ${JSON.stringify(nodeName)} { policy = "write" }\nnode_prefix "" { policy = "read" }`;
+  const rules = parseRules(text, { namespace: DEFAULT_NAMESPACE }).rules;
+  return new Authorizer([new CompiledRules([{ namespace: DEFAULT_NAMESPACE, rules }])], "deny");
 }
