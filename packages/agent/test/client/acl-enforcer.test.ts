@@ -95,9 +95,14 @@ describe("ClientAclEnforcer", () => {
     const allow = enforcer({ up: false, downPolicy: "allow" }).acl;
     await allow.prepare("whatever");
     expect(allow.authorize("whatever", "default", "agent", "c1", "write")).toBe("allow");
+    const deny = enforcer({ up: false, downPolicy: "deny" }).acl;
+    await deny.prepare("whatever");
+    expect(deny.authorize("whatever", "default", "agent", "c1", "read")).toBe("deny");
+    // extend-cache with nothing cached: the agent's default policy (allow here).
     const extend = enforcer({ up: false }).acl;
     await extend.prepare("whatever");
-    expect(extend.authorize("whatever", "default", "agent", "c1", "read")).toBe("deny");
+    expect(extend.authorize("whatever", "default", "agent", "c1", "write")).toBe("allow");
+    expect(extend.authorize("whatever", "default", "acl", "", "read")).toBe("deny");
   });
 
   it("grants the agent recovery token agent:write on this agent and node:read, without a server", async () => {

@@ -38,21 +38,27 @@ function setup(downPolicy: DownPolicy) {
 }
 
 describe("RemoteTokens", () => {
-  it("asks a server once per TTL, remembers unknown secrets too, and shares one question among callers", async () => {
+  it("asks a server once per TTL, and shares one question among callers", async () => {
     const t = setup("extend-cache");
     await Promise.all([t.tokens.prepare("a"), t.tokens.prepare("a")]);
     await t.tokens.prepare("a");
-    await t.tokens.prepare("unknown");
     expect(t.tokens.state("a")).toEqual({ kind: "found", records: records("a") });
-    expect(t.tokens.state("unknown")).toEqual({ kind: "not-found" });
-    expect(t.asked).toEqual(["a", "unknown"]);
+    expect(t.asked).toEqual(["a"]);
     t.advance(1_000);
     await t.tokens.prepare("a");
-    expect(t.asked).toEqual(["a", "unknown", "a"]);
+    expect(t.asked).toEqual(["a", "a"]);
     expect(t.tokens.state("never")).toBeUndefined();
   });
 
-  it("extend-cache: keeps using a stale answer while no server answers, denies what it never resolved", async () => {
+  it("asks again each time for an unknown secret, as Consul does not cache one", async () => {
+    const t = setup("extend-cache");
+    await t.tokens.prepare("unknown");
+    expect(t.tokens.state("unknown")).toEqual({ kind: "not-found" });
+    await t.tokens.prepare("unknown");
+    expect(t.asked).toEqual(["unknown", "unknown"]);
+  });
+
+  it("extend-cache: keeps using a stale answer while no server answers, else the default policy", async () => {
     const t = setup("extend-cache");
     await t.tokens.prepare("a");
     t.down();
@@ -60,7 +66,7 @@ describe("RemoteTokens", () => {
     await t.tokens.prepare("a");
     await t.tokens.prepare("b");
     expect(t.tokens.state("a")?.kind).toBe("found");
-    expect(t.tokens.state("b")).toEqual({ kind: "unresolved", decision: "deny" });
+    expect(t.tokens.state("b")).toEqual({ kind: "unresolved", decision: "default" });
   });
 
   it("allow and deny: decide every unresolved token alike, cached or not", async () => {

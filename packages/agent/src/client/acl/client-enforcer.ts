@@ -71,7 +71,10 @@ export class ClientAclEnforcer extends AclEnforcer {
     const state = this.tokens.state(effective);
     if (state === undefined) return DENY_ALL;
     if (state.kind === "not-found") throw new HttpError(403, "ACL not found");
-    if (state.kind === "unresolved") return state.decision === "allow" ? ALLOW_ALL : DENY_ALL;
+    if (state.kind === "unresolved") {
+      const decision = state.decision === "default" ? this.o.defaultPolicy : state.decision;
+      return decision === "allow" ? ALLOW_ALL : DENY_ALL;
+    }
     return this.authorizerOf(effective, state.records);
   }
 

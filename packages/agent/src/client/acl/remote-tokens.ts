@@ -7,8 +7,11 @@ export type DownPolicy = "allow" | "deny" | "extend-cache" | "async-cache";
 export type TokenState =
   | { readonly kind: "found"; readonly records: AclTokenRecords }
   | { readonly kind: "not-found" }
-  /** No server answered and nothing cached may stand in: the down policy decides. */
-  | { readonly kind: "unresolved"; readonly decision: "allow" | "deny" };
+  /**
+   * No server answered and nothing cached may stand in: the down policy decides (`default`: the agent's
+   * default policy, as Consul's extend-cache and async-cache do for a token they never cached).
+   */
+  | { readonly kind: "unresolved"; readonly decision: "allow" | "deny" | "default" };
 
 export interface RemoteTokensOptions {
   /** Asks a server for a token's records; undefined: unknown or expired there. Rejects when none answers. */
@@ -20,7 +23,7 @@ export interface RemoteTokensOptions {
   clock: () => number;
   /** Told of each failed resolution (to log it). */
   onError?: (err: Error) => void;
-  /** Most secrets remembered (oldest dropped first). Default 10,000. */
+  /** Most tokens cached (oldest dropped first). Default 1,024, as a Consul client agent. */
   maxEntries?: number;
 }
 
@@ -30,26 +33,27 @@ interface Entry {
 }
 
 /**
- * A client agent's knowledge of tokens, as Consul's client ACL resolver keeps it: each secret's answer from
- * a server, used for `ttlMs`, then asked for again. When no server answers, the down policy applies:
- * `allow` or `deny` everything, `extend-cache` keeps using what was cached (deny without it), and
- * `async-cache` does the same but answers from the cache at once while it refreshes in the background.
+ * A client agent's knowledge of tokens, as Consul's client ACL resolver keeps it: each token a server
+ * resolved, used for `ttlMs`, then asked for again. An unknown secret is not remembered: it is asked for
+ * each time. When no server answers, the down policy applies: `allow` or `deny` everything, `extend-cache`
+ * keeps using what was cached (the default policy without it), and `async-cache` does the same but answers
+ * from the cache at once while it refreshes in the background.
  * Resolution is asynchronous and authorization is not: `prepare` a request's secret, then read its `state`.
  */
 export class RemoteTokens {
-  private readonly entries = new Map<string, Entry>();
-  /** Down-policy decisions for secrets no server could resolve, until the next `prepare` of each. */
-  private readonly unresolved = new Map<string, TokenState>();
+  private readonly cached = new Map<string, Entry>();
+  /** The last answer for secrets with nothing cached to use (unknown, or unresolved), until asked again. */
+  private readonly latest = new Map<string, TokenState>();
   private readonly pending = new Map<string, Promise<void>>();
   private readonly maxEntries: number;
 
   constructor(private readonly o: RemoteTokensOptions) {
-    this.maxEntries = o.maxEntries ?? 10_000;
+    this.maxEntries = o.maxEntries ?? 1024;
   }
 
   /** Makes `state(secret)` current: resolves through a server unless a fresh answer is cached. */
   prepare(secret: string): Promise<void> {
-    const entry = this.entries.get(secret);
+    const entry = this.cached.get(secret);
     if (entry !== undefined && this.o.clock() - entry.at < this.o.ttlMs) return Promise.resolve();
     const refresh = this.refresh(secret);
     // async-cache: a stale answer serves now; the refresh replaces it when it comes.
@@ -59,7 +63,7 @@ export class RemoteTokens {
 
   /** What is known of `secret`; undefined when it was never prepared. */
   state(secret: string): TokenState | undefined {
-    return this.unresolved.get(secret) ?? this.entries.get(secret)?.state;
+    return this.latest.get(secret) ?? this.cached.get(secret)?.state;
   }
 
   private refresh(secret: string): Promise<void> {
@@ -80,27 +84,33 @@ export class RemoteTokens {
       this.down(secret);
       return;
     }
-    this.unresolved.delete(secret);
-    this.remember(secret, records === undefined ? { kind: "not-found" } : { kind: "found", records });
+    if (records === undefined) {
+      this.cached.delete(secret);
+      this.answer(secret, { kind: "not-found" });
+      return;
+    }
+    this.latest.delete(secret);
+    this.cached.delete(secret);
+    if (this.cached.size >= this.maxEntries) {
+      const oldest = this.cached.keys().next();
+      if (!oldest.done) this.cached.delete(oldest.value);
+    }
+    this.cached.set(secret, { state: { kind: "found", records }, at: this.o.clock() });
   }
 
   private down(secret: string): void {
     const policy = this.o.downPolicy;
-    const cached = this.entries.has(secret);
-    if ((policy === "extend-cache" || policy === "async-cache") && cached) {
-      this.unresolved.delete(secret);
-      return;
+    if (policy === "allow" || policy === "deny") {
+      this.answer(secret, { kind: "unresolved", decision: policy });
+    } else if (this.cached.has(secret)) {
+      this.latest.delete(secret);
+    } else {
+      this.answer(secret, { kind: "unresolved", decision: "default" });
     }
-    if (!cached && this.unresolved.size >= this.maxEntries) this.unresolved.clear();
-    this.unresolved.set(secret, { kind: "unresolved", decision: policy === "allow" ? "allow" : "deny" });
   }
 
-  private remember(secret: string, state: TokenState): void {
-    this.entries.delete(secret);
-    if (this.entries.size >= this.maxEntries) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
-    }
-    this.entries.set(secret, { state, at: this.o.clock() });
+  private answer(secret: string, state: TokenState): void {
+    if (!this.latest.has(secret) && this.latest.size >= this.maxEntries) this.latest.clear();
+    this.latest.set(secret, state);
   }
 }
