@@ -41,7 +41,6 @@ const ALLOW_ALL = new Authorizer([], "allow");
  * `prepare` each request's secret before its route runs; authorization itself stays synchronous.
  */
 export class ClientAclEnforcer extends AclEnforcer {
-  private readonly tokens: RemoteTokens;
   private readonly rules = new RulesCache();
   private readonly resolved = new WeakMap<AclTokenRecords, { authorizer: Authorizer; expiresAt?: number }>();
   private readonly recovery: Authorizer;
@@ -55,20 +54,19 @@ export class ClientAclEnforcer extends AclEnforcer {
       defaultToken: o.defaultToken,
       clock: o.clock,
     });
-    this.tokens = o.tokens;
     this.recovery = recoveryAuthorizer(o.nodeName);
   }
 
   /** Resolves the secret a request acts with (its own, else the default token, else anonymous). */
   prepare(secret: string): Promise<void> {
     const effective = this.effectiveSecret(secret);
-    return this.isRecovery(effective) ? Promise.resolve() : this.tokens.prepare(effective);
+    return this.isRecovery(effective) ? Promise.resolve() : this.o.tokens.prepare(effective);
   }
 
   override forToken(secret: string): Authorizer {
     const effective = this.effectiveSecret(secret);
     if (this.isRecovery(effective)) return this.recovery;
-    const state = this.tokens.state(effective);
+    const state = this.o.tokens.state(effective);
     if (state === undefined) return DENY_ALL;
     if (state.kind === "not-found") throw new HttpError(403, "ACL not found");
     if (state.kind === "unresolved") {
@@ -79,7 +77,7 @@ export class ClientAclEnforcer extends AclEnforcer {
   }
 
   override tokenNamespace(secret: string): string | undefined {
-    const state = this.tokens.state(this.effectiveSecret(secret));
+    const state = this.o.tokens.state(this.effectiveSecret(secret));
     return state?.kind === "found" ? state.records.token.Namespace || undefined : undefined;
   }
 
