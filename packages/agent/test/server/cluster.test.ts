@@ -320,6 +320,9 @@ describe("a three-server cluster of real processes", () => {
   it("removes a server from the Raft configuration by address", async () => {
     const [leader] = await settledLeader();
     const s4 = live().find((a) => a.name === "s4")!;
+    // A live server would be added back by the leader's gossip reconciliation, as Consul's is: remove-peer
+    // is for servers that are gone.
+    await kill(s4.process);
     const r = await http(`${leader.url}/v1/operator/raft/peer?address=${s4.rpcAddress}`, "DELETE");
     expect(r.status).toBe(200);
     const conf = await configuration(leader);
