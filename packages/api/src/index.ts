@@ -71,3 +71,4 @@ export {
   RaftOperatorError,
   type RaftServerView,
 } from "./routes/operator.js";
+export type { AutopilotHealthView, AutopilotServerHealthView } from "./routes/operator-autopilot.js";

@@ -1,3 +1,4 @@
+import type { AutopilotHealthView } from "@cairn/api";
 import { formatDuration } from "@cairn/duration";
 import type { RaftNodeStatus } from "@cairn/raft";
 import type { MembershipView } from "../../membership/types.js";
@@ -27,24 +28,7 @@ export interface HealthMonitorOptions {
 }
 
 /** The health report, in the shape /v1/operator/autopilot/health answers. */
-export interface HealthReport {
-  Healthy: boolean;
-  FailureTolerance: number;
-  Servers: {
-    ID: string;
-    Name: string;
-    Address: string;
-    SerfStatus: string;
-    Version: string;
-    Leader: boolean;
-    LastContact: string;
-    LastTerm: number;
-    LastIndex: number;
-    Healthy: boolean;
-    Voter: boolean;
-    StableSince: string;
-  }[];
-}
+export type HealthReport = AutopilotHealthView;
 
 /** Samples between two full health evaluations (which keep StableSince current without a request). */
 const EVALUATE_EVERY = 10;
