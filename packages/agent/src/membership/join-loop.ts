@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { Pause } from "../pause.js";
 
 export interface JoinLoopOptions {
   /** What the loop is, for logs and errors: `retry_join`, `retry_join_wan`, `rejoin`. */
@@ -23,7 +24,7 @@ export class JoinRetriesExhaustedError extends Error {
  */
 export class JoinLoop {
   private stopped = false;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
 
   constructor(private readonly options: JoinLoopOptions) {}
 
@@ -44,23 +45,13 @@ export class JoinLoop {
         throw new JoinRetriesExhaustedError(`${what}: no agent answered after ${maxAttempts} attempts`);
       }
       log.warn({ targets, retryInMs: intervalMs }, `${what}: join failed, will retry`);
-      await this.pause(intervalMs);
+      await this.pause.wait(intervalMs);
     }
     return false;
   }
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    this.pause.wake();
   }
 }

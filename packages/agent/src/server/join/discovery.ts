@@ -1,4 +1,5 @@
 import type { Logger } from "pino";
+import { Pause } from "../../pause.js";
 import { askToJoin, sayHello } from "./join-client.js";
 import { type ServerInfo, withDefaultPort } from "./protocol.js";
 
@@ -36,7 +37,7 @@ export class Discovery {
   private rounds = 0;
   private answered = false;
   private stopped = false;
-  private wake: (() => void) | undefined;
+  private readonly pause = new Pause();
 
   constructor(private readonly options: DiscoveryOptions) {
     for (const a of options.retryJoin) {
@@ -58,7 +59,7 @@ export class Discovery {
   target(joinAddress: string): void {
     if (joinAddress !== this.options.self().joinAddress && !this.targets.has(joinAddress)) {
       this.targets.add(joinAddress);
-      this.wake?.();
+      this.pause.wake();
     }
   }
 
@@ -109,7 +110,7 @@ export class Discovery {
       if (retryMax > 0 && !this.answered && this.targets.size > 0 && this.rounds >= retryMax) {
         throw new RetryJoinExhaustedError(`retry_join: no server answered after ${retryMax} attempts`);
       }
-      await this.pause(this.rounds < FAST_ROUNDS ? FAST_ROUND_MS : this.options.retryIntervalMs);
+      await this.pause.wait(this.rounds < FAST_ROUNDS ? FAST_ROUND_MS : this.options.retryIntervalMs);
     }
     return false;
   }
@@ -145,16 +146,6 @@ export class Discovery {
 
   stop(): void {
     this.stopped = true;
-    this.wake?.();
-  }
-
-  private pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-    });
+    this.pause.wake();
   }
 }
