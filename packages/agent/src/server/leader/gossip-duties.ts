@@ -43,6 +43,8 @@ export function gossipDuties(options: GossipDutiesOptions): LeaderDuty[] {
       now: options.now,
       intervalMs: RECONCILE_INTERVAL_MS,
       batchMs: RECONCILE_BATCH_MS,
+      // Two full passes: a pool that just started has synced with its peers long before.
+      reapGraceMs: RECONCILE_INTERVAL_MS,
     }),
     new DeadServerCleanup({
       selfId: () => options.self().id,

@@ -158,13 +158,20 @@ function goneSteps(
 /** Catalog nodes the leader once reconciled (they carry serfHealth) whose member is gone from gossip. */
 function reapedSteps(input: ReconcileInput, known: ReadonlySet<string>): ReconcileStep[] {
   const steps: ReconcileStep[] = [];
-  for (const node of input.view.nodes().value) {
-    if (known.has(node.Node) || node.Node === input.self.name) continue;
-    if (serfStatus(input.view, node.Node) === undefined) continue;
-    const wasServer = input.view.node(node.Node).value?.services.some((s) => s.ID === "consul") ?? false;
-    steps.push(...goneSteps(input, node.Node, "reaped", wasServer ? node.ID : ""));
+  for (const node of absentNodes(input.view, known, input.self.name)) {
+    const entry = input.view.node(node).value;
+    const wasServer = entry?.services.some((s) => s.ID === "consul") ?? false;
+    steps.push(...goneSteps(input, node, "reaped", wasServer ? (entry?.node.ID ?? "") : ""));
   }
   return steps;
+}
+
+/** Catalog nodes carrying serfHealth (so once reconciled from gossip) that are not among `known`. */
+export function absentNodes(view: StateView, known: ReadonlySet<string>, self: string): string[] {
+  return view
+    .nodes()
+    .value.filter((n) => !known.has(n.Node) && n.Node !== self && serfStatus(view, n.Node) !== undefined)
+    .map((n) => n.Node);
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { Command, StateStore } from "@cairn/fsm";
+import type { Command, StateStore, StateView } from "@cairn/fsm";
 import type { Logger } from "pino";
 import type { AgentMember, MembershipView } from "../../membership/types.js";
-import { planReconcile, type RaftMembership, type ReconcileStep } from "./member-reconcile.js";
+import { absentNodes, planReconcile, type RaftMembership, type ReconcileStep } from "./member-reconcile.js";
 
 /** Changes to the Raft peer set, made on the leader. */
 export interface RaftPeerChanges {
@@ -24,6 +24,12 @@ export interface MemberReconcilerOptions {
   intervalMs: number;
   /** Member changes arriving within this window are reconciled together. */
   batchMs: number;
+  /**
+   * How long a catalog node must be missing from gossip before it is reaped. A leader whose pool has just
+   * started (a restart, a fresh election) does not know every member yet; absence alone proves nothing
+   * until the pool has had time to sync. Members gossip itself reaped go at once.
+   */
+  reapGraceMs: number;
 }
 
 /**
@@ -39,6 +45,8 @@ export class MemberReconciler {
   private readonly changed = new Set<string>();
   private fullPending = false;
   private pass: Promise<void> | undefined;
+  /** Catalog nodes missing from gossip, since when (this leadership only). */
+  private readonly absentSince = new Map<string, number>();
 
   constructor(private readonly options: MemberReconcilerOptions) {}
 
@@ -60,6 +68,7 @@ export class MemberReconciler {
     this.batchTimer = undefined;
     this.changed.clear();
     this.fullPending = false;
+    this.absentSince.clear();
   }
 
   /** Resolves once no pass is running or waiting (tests, shutdown). */
@@ -102,15 +111,20 @@ export class MemberReconciler {
     const all = this.options.membership.lanMembers();
     const members = full ? all : all.filter((m) => names.has(m.name));
     const present = new Set(all.map((m) => m.name));
-    // A changed member no longer listed at all was reaped: the full pass's reap step covers it.
-    const reaped = [...names].some((name) => !present.has(name));
+    // A changed member no longer listed at all was reaped by gossip: it goes now.
+    const reaped = new Set([...names].filter((name) => !present.has(name)));
+    const view = this.options.store.view();
+    const self = this.options.self();
+    const now = this.options.now();
+    const known =
+      full || reaped.size > 0 ? this.notYetReapable(view, present, reaped, self.name, now) : undefined;
     const steps = planReconcile({
-      self: this.options.self(),
+      self,
       members,
-      ...(full || reaped ? { known: present } : {}),
-      view: this.options.store.view(),
+      ...(known ? { known } : {}),
+      view,
       raft: this.options.raft.membership(),
-      now: this.options.now(),
+      now,
     });
     for (const step of steps) {
       if (!this.running) return;
@@ -121,6 +135,25 @@ export class MemberReconciler {
         ),
       );
     }
+  }
+
+  /** The members, plus the absent nodes still within their grace: what the reap step must leave alone. */
+  private notYetReapable(
+    view: StateView,
+    present: ReadonlySet<string>,
+    reaped: ReadonlySet<string>,
+    self: string,
+    now: number,
+  ): Set<string> {
+    const absent = absentNodes(view, present, self);
+    for (const node of this.absentSince.keys()) if (!absent.includes(node)) this.absentSince.delete(node);
+    const keep = new Set(present);
+    for (const node of absent) {
+      const since = this.absentSince.get(node) ?? now;
+      this.absentSince.set(node, since);
+      if (!reaped.has(node) && now - since < this.options.reapGraceMs) keep.add(node);
+    }
+    return keep;
   }
 
   private async carryOut(step: ReconcileStep): Promise<void> {

@@ -232,6 +232,7 @@ describe("member reconciler (leader duty)", () => {
       now: () => NOW,
       intervalMs: 60_000,
       batchMs: 5,
+      reapGraceMs: 60_000,
     });
     reconciler.start();
     await new Promise((resolve) => setTimeout(resolve, 20));
@@ -257,6 +258,34 @@ describe("member reconciler (leader duty)", () => {
     membership.set(client("web-9", "10.0.0.9"));
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(c.store.view().node("web-9").value).toBeUndefined();
+  });
+
+  it("reaps a node missing from a freshly started pool only after it stayed missing for the grace period", async () => {
+    const c = catalog();
+    // Reconciled by an earlier leader; this leader's pool has not heard of it (yet).
+    reconcile(c, [client("web-7", "10.0.0.7")]);
+    let now = NOW;
+    const reconciler = new MemberReconciler({
+      self: () => SELF,
+      membership: new DrivenMembership(),
+      store: c.store,
+      apply: async (command) => c.apply(command),
+      raft: { membership: () => raftOf([SELF.id]), join: async () => {}, remove: async () => {} },
+      log: pino({ level: "silent" }),
+      now: () => now,
+      intervalMs: 20,
+      batchMs: 5,
+      reapGraceMs: 60_000,
+    });
+    reconciler.start();
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await reconciler.settled();
+    expect(c.store.view().node("web-7").value).toBeDefined();
+    now += 60_000;
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await reconciler.settled();
+    reconciler.stop();
+    expect(c.store.view().node("web-7").value).toBeUndefined();
   });
 
   it("logs a refused step and carries on with the rest", async () => {
@@ -287,6 +316,7 @@ describe("member reconciler (leader duty)", () => {
       now: () => NOW,
       intervalMs: 60_000,
       batchMs: 5,
+      reapGraceMs: 60_000,
     });
     reconciler.start();
     await new Promise((resolve) => setTimeout(resolve, 20));
