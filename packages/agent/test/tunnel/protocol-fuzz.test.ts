@@ -3,7 +3,12 @@
 import fc from "fast-check";
 import { pack } from "msgpackr";
 import { describe, expect, it } from "vitest";
-import { decodeClientFrame, decodeServerFrame, encodeFrame } from "../../src/tunnel/protocol.js";
+import {
+  decodeClientFrame,
+  decodeServerFrame,
+  encodeFrame,
+  type RequestFrame,
+} from "../../src/tunnel/protocol.js";
 
 const decoders = [decodeClientFrame, decodeServerFrame];
 
@@ -46,7 +51,13 @@ describe("tunnel frame decoders", () => {
   });
 
   it("round-trips the frames it encodes", () => {
-    const frame = { t: "req", id: 7, method: "GET", url: "/v1/kv/a?index=3", headers: [["x", "y"]] } as const;
+    const frame: RequestFrame = {
+      t: "req",
+      id: 7,
+      method: "GET",
+      url: "/v1/kv/a?index=3",
+      headers: [["x", "y"]],
+    };
     expect(decodeClientFrame(encodeFrame(frame))).toEqual(frame);
   });
 });
