@@ -69,7 +69,7 @@ export class AntiEntropy {
       const { catalog, nodes } = await this.o.catalog.read(local.node.name);
       if (this.adoptCatalogTags(local, catalog)) local = this.o.local();
       const ops = planSync(local, catalog);
-      for (const op of ops) await this.apply(op, local.node.name);
+      for (const op of ops) await this.applyUnlessDenied(op, local.node.name);
       if (local.changed !== undefined) this.o.synced(local.changed);
       if (ops.length > 0) this.o.log.debug({ writes: ops.length }, "anti-entropy synced the catalog");
       this.schedule(this.fullSyncInterval(nodes));
@@ -93,6 +93,20 @@ export class AntiEntropy {
     return adopted;
   }
 
+  /**
+   * A write its token may not make is skipped, logged, until the next full sync, as Consul's agent does: the
+   * other entries still sync, and no retry loop hammers the servers with a refusal that will not change.
+   */
+  private async applyUnlessDenied(op: SyncOp, node: string): Promise<void> {
+    try {
+      await this.apply(op, node);
+    } catch (err) {
+      const reason = (err as Error).message;
+      if (!ACL_REFUSAL.test(reason)) throw err;
+      this.o.log.warn({ write: describe(op), reason }, "anti-entropy write blocked by ACLs");
+    }
+  }
+
   private async apply(op: SyncOp, node: string): Promise<void> {
     const now = this.o.clock.now();
     let command: Command;
@@ -110,7 +124,7 @@ export class AntiEntropy {
     } else {
       command = { v: COMMAND_VERSION, type: "catalog.deregister", ns: op.ns, node, checkID: op.checkID, now };
     }
-    const result = await this.o.catalog.apply(command);
+    const result = await this.o.catalog.apply(command, op.token);
     if (isApplyError(result)) throw new Error(`catalog refused the ${op.kind}: ${result.error}`);
   }
 
@@ -126,6 +140,18 @@ export class AntiEntropy {
     this.o.clock.clearTimeout(this.timer);
     this.timer = this.o.clock.setTimeout(() => void this.trigger(), ms);
   }
+}
+
+/** How a server says a token may not make a write (its reason crosses the tunnel as text). */
+const ACL_REFUSAL = /Permission denied|ACL not found/;
+
+function describe(op: SyncOp): string {
+  if (op.kind === "deregister-service") return `deregister service ${op.serviceID}`;
+  if (op.kind === "deregister-check") return `deregister check ${op.checkID}`;
+  const r = op.registration;
+  if (r.Service) return `register service ${r.Service.ID || r.Service.Service}`;
+  if (r.Check) return `register check ${r.Check.CheckID}`;
+  return `register node ${r.Node}`;
 }
 
 function sameTags(a: readonly string[], b: readonly string[]): boolean {

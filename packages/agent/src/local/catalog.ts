@@ -15,8 +15,11 @@ export interface CatalogRead {
  */
 export interface AgentCatalog {
   read(node: string): Promise<CatalogRead>;
-  /** Writes a catalog.register or catalog.deregister command. */
-  apply(command: Command): Promise<ApplyResult>;
+  /**
+   * Writes a catalog.register or catalog.deregister command with the ACL token of what it writes (a server
+   * writes its own catalog trusted and ignores it; a client agent's server authorizes the write with it).
+   */
+  apply(command: Command, token: string): Promise<ApplyResult>;
 }
 
 /** A server's catalog: its local replica and its write path. */

@@ -18,11 +18,11 @@ import {
   serviceMaintenanceCheck,
 } from "./check-records.js";
 import { type Clock, systemClock } from "./clock.js";
-import { type ConfigDefinitions, parseConfigDefinitions } from "./config-definitions.js";
+import { type ConfigDefinitions, type Configured, parseConfigDefinitions } from "./config-definitions.js";
 import { LocalPersistence } from "./persistence.js";
 import { httpProbe, type Probe, scriptProbe, tcpProbe } from "./probes.js";
 import { type CheckRunner, IntervalRunner, StatusGate, TtlRunner } from "./runners.js";
-import type { LocalSnapshot, NodeIdentity } from "./sync-plan.js";
+import type { LocalSnapshot, NodeIdentity, SyncTokens } from "./sync-plan.js";
 
 export interface LocalAgentOptions {
   node: NodeIdentity;
@@ -46,6 +46,8 @@ export interface LocalAgentOptions {
   minDeregisterAfterMs?: number;
   /** How often services with long-critical checks are looked for (Consul: 30 s). */
   reapIntervalMs?: number;
+  /** The agent's `agent` and `default` ACL tokens of the moment; none when absent. */
+  tokens?: { get(name: "agent" | "default"): string };
 }
 
 /** Where an entry came from: the HTTP API (persisted) or a configuration file (re-read on reload). */
@@ -191,7 +193,25 @@ export class LocalAgent {
       services: this.listServices(),
       checks: this.listChecks(),
       changed: new Map(this.changed),
+      tokens: this.syncTokens(),
     };
+  }
+
+  /**
+   * Each entry's token for anti-entropy: its own, else the default token. The agent's node maintenance
+   * check, which the API hands no token for, goes with the agent token as node info does.
+   */
+  private syncTokens(): SyncTokens {
+    const defaultToken = this.o.tokens?.get("default") ?? "";
+    const agent = this.o.tokens?.get("agent") || defaultToken;
+    const services = new Map<string, string>();
+    for (const [id, entry] of this.services) services.set(id, entry.token || defaultToken);
+    const checks = new Map<string, string>();
+    for (const [id, entry] of this.checks) {
+      const ownNode = entry.def === undefined && !entry.check.ServiceID;
+      checks.set(id, entry.token || (ownNode ? agent : defaultToken));
+    }
+    return { services, checks, agent };
   }
 
   async registerService(
@@ -287,7 +307,7 @@ export class LocalAgent {
   async nodeMaintenance(enable: boolean, reason: string): Promise<void> {
     if (enable === this.checks.has(NODE_MAINTENANCE_CHECK)) return;
     if (enable) {
-      this.putStaticCheck(nodeMaintenanceCheck(this.o.node.name, reason));
+      this.putStaticCheck(nodeMaintenanceCheck(this.o.node.name, reason), "");
       this.log.warn("Node entered maintenance mode");
     } else {
       this.removeCheckEntry(NODE_MAINTENANCE_CHECK);
@@ -297,12 +317,13 @@ export class LocalAgent {
   }
 
   async serviceMaintenance(id: string, enable: boolean, reason: string): Promise<void> {
-    const service = this.services.get(id)?.service;
-    if (service === undefined) throw new HttpError(404, `Unknown service ID "${id}"`);
+    const entry = this.services.get(id);
+    if (entry === undefined) throw new HttpError(404, `Unknown service ID "${id}"`);
     const checkId = `${SERVICE_MAINTENANCE_PREFIX}${id}`;
     if (enable === this.checks.has(checkId)) return;
     if (enable) {
-      this.putStaticCheck(serviceMaintenanceCheck(this.o.node.name, service, reason));
+      // The API hands no token for it: the service's own writes its maintenance check.
+      this.putStaticCheck(serviceMaintenanceCheck(this.o.node.name, entry.service, reason), entry.token);
       this.log.warn({ service: id }, "Service entered maintenance mode");
     } else {
       this.removeCheckEntry(checkId);
@@ -317,7 +338,7 @@ export class LocalAgent {
    */
   reloadConfig(config: ConfigDefinitions): void {
     const parsed = parseConfigDefinitions(config);
-    for (const def of [...parsed.services.flatMap((d) => d.Checks), ...parsed.checks])
+    for (const def of [...parsed.services.flatMap((s) => s.def.Checks), ...parsed.checks.map((c) => c.def)])
       this.vetCheck(def, "config");
     for (const [id, entry] of this.checks) if (entry.source === "config") this.removeCheckEntry(id);
     for (const [id, entry] of this.services) if (entry.source === "config") this.removeService(id);
@@ -329,17 +350,20 @@ export class LocalAgent {
     this.applyParsed(parseConfigDefinitions(config));
   }
 
-  private applyParsed(parsed: { services: ServiceDefinition[]; checks: CheckDefinition[] }): void {
-    for (const def of parsed.services) {
+  private applyParsed(parsed: {
+    services: Configured<ServiceDefinition>[];
+    checks: Configured<CheckDefinition>[];
+  }): void {
+    for (const { def, token } of parsed.services) {
       for (const check of def.Checks) this.vetCheck(check, "config");
-      this.putService(def, false, "", "config");
+      this.putService(def, false, token, "config");
     }
-    for (const def of parsed.checks) {
+    for (const { def, token } of parsed.checks) {
       this.vetCheck(def, "config");
       if (def.ServiceID && !this.services.has(def.ServiceID)) {
         throw new DefinitionError(`check ${def.CheckID}: ServiceID "${def.ServiceID}" does not exist`);
       }
-      this.putCheck(def, "config", "");
+      this.putCheck(def, "config", token);
     }
   }
 
@@ -401,9 +425,9 @@ export class LocalAgent {
     this.addCheckEntry(check, def, source, token);
   }
 
-  private putStaticCheck(check: LocalCheck): void {
-    this.persistence.saveCheck({ Check: check, Definition: undefined, Token: "" });
-    this.addCheckEntry(check, undefined, "api", "");
+  private putStaticCheck(check: LocalCheck, token: string): void {
+    this.persistence.saveCheck({ Check: check, Definition: undefined, Token: token });
+    this.addCheckEntry(check, undefined, "api", token);
   }
 
   private addCheckEntry(

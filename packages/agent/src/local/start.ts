@@ -109,9 +109,16 @@ function startAgent(
     },
     meta: { ...config.nodeMeta },
   };
+  const tokens = new AgentTokens(s.dataDir, config.acl.enableTokenPersistence, {
+    default: config.acl.tokens.default,
+    agent: config.acl.tokens.agent,
+    agent_recovery: config.acl.tokens.agentRecovery,
+    replication: config.acl.tokens.replication,
+  });
   const local = new LocalAgent({
     node,
     catalog,
+    tokens,
     log: s.logs.logger.child({ component: "agent" }),
     clock: { ...systemClock, now: s.now },
     dataDir: s.dataDir,
@@ -119,12 +126,6 @@ function startAgent(
     enableLocalScriptChecks: config.enableLocalScriptChecks,
   });
   local.start({ services: config.services, checks: config.checks });
-  const tokens = new AgentTokens(s.dataDir, config.acl.enableTokenPersistence, {
-    default: config.acl.tokens.default,
-    agent: config.acl.tokens.agent,
-    agent_recovery: config.acl.tokens.agentRecovery,
-    replication: config.acl.tokens.replication,
-  });
   const endpoints = new AgentEndpoints({
     local,
     metrics,

@@ -21,6 +21,22 @@ export interface LocalSnapshot {
   readonly checks: readonly LocalCheck[];
   /** Services changed locally since they were last synced, with a change counter each. */
   readonly changed?: ReadonlyMap<string, number>;
+  /** The ACL token each write goes with; none (all empty) when absent. */
+  readonly tokens?: SyncTokens;
+}
+
+/**
+ * The tokens anti-entropy writes with, as Consul's local state picks them: a service and a check go with
+ * the token they were registered with, else the agent's default token (the caller resolves that fallback);
+ * node info and removals go with the agent token, else the default one (node:write on the node covers
+ * removing anything on it, and a removed entry's own token may be gone).
+ */
+export interface SyncTokens {
+  /** By service ID. */
+  readonly services: ReadonlyMap<string, string>;
+  /** By check ID. */
+  readonly checks: ReadonlyMap<string, string>;
+  readonly agent: string;
 }
 
 /** What the catalog holds for this node (from the local replica of the state store). */
@@ -30,62 +46,80 @@ export interface CatalogSnapshot {
   readonly checks: readonly HealthCheck[];
 }
 
-export type SyncOp =
+/** One catalog write and the ACL token it goes with. */
+export type SyncOp = (
   | { readonly kind: "register"; readonly registration: RegisterSpec }
   | { readonly kind: "deregister-service"; readonly serviceID: string; readonly ns: string }
-  | { readonly kind: "deregister-check"; readonly checkID: string; readonly ns: string };
+  | { readonly kind: "deregister-check"; readonly checkID: string; readonly ns: string }
+) & { readonly token: string };
+
+const NO_TOKENS: SyncTokens = { services: new Map(), checks: new Map(), agent: "" };
 
 /**
  * Anti-entropy's decision, pure: the catalog writes that make this node's catalog entries equal to the
- * agent's local state. Services and checks the agent does not know are removed (deregistering a service
- * takes its checks along), missing or different ones are written, the node itself when its address or
- * metadata differ. Deregistrations come first so a re-registration never collides with a stale entry.
+ * agent's local state. The node itself comes first when its address or metadata differ, written with the
+ * agent token so that the service writes after it change nothing of the node (a service token need not
+ * hold node:write). Services and checks the agent does not know are removed (deregistering a service takes
+ * its checks along), then missing or different ones are written: a service with those of its checks that
+ * share its token, each other check with its own token. Removals precede writes so that a re-registration
+ * never collides with a stale entry.
  */
 export function planSync(local: LocalSnapshot, catalog: CatalogSnapshot): SyncOp[] {
   const ops: SyncOp[] = [];
+  const tokens = local.tokens ?? NO_TOKENS;
   const base = nodeSpec(local.node);
+  // Past the node's own write, the others leave the node entry alone (their tokens need no node:write).
+  const entry: RegisterSpec = catalog.node === undefined ? base : { ...base, SkipNodeUpdate: true };
   const localServices = new Map(local.services.map((s) => [key(s.Namespace, s.ID), s]));
   const localChecks = new Map(local.checks.map((c) => [key(c.Namespace, c.CheckID), c]));
   const catalogServices = new Map(catalog.services.map((s) => [key(s.Namespace, s.ID), s]));
   const catalogChecks = new Map(catalog.checks.map((c) => [key(c.Namespace, c.CheckID), c]));
 
+  if (catalog.node === undefined || !sameNode(local.node, catalog.node)) {
+    ops.push({ kind: "register", registration: base, token: tokens.agent });
+  }
   const removedServices = new Set<string>();
   for (const [k, s] of catalogServices) {
     if (s.ID === CONSUL_SERVICE_ID || localServices.has(k)) continue;
-    ops.push({ kind: "deregister-service", serviceID: s.ID, ns: s.Namespace });
+    ops.push({ kind: "deregister-service", serviceID: s.ID, ns: s.Namespace, token: tokens.agent });
     removedServices.add(k);
   }
   for (const [k, c] of catalogChecks) {
     if (c.CheckID === SERF_CHECK_ID || localChecks.has(k)) continue;
     if (c.ServiceID && removedServices.has(key(c.Namespace, c.ServiceID))) continue;
-    ops.push({ kind: "deregister-check", checkID: c.CheckID, ns: c.Namespace });
+    ops.push({ kind: "deregister-check", checkID: c.CheckID, ns: c.Namespace, token: tokens.agent });
   }
 
-  let nodeWritten = false;
+  const checkToken = (c: LocalCheck) => tokens.checks.get(c.CheckID) ?? "";
+  /** Checks written whatever the catalog holds: those of a service written afresh. */
+  const forced = new Set<string>();
   for (const [k, s] of localServices) {
     const current = catalogServices.get(k);
-    if (current !== undefined && !removedServices.has(k) && sameService(s, current)) continue;
-    // A service written afresh carries all its checks: the catalog drops a service's checks with it.
+    if (current !== undefined && sameService(s, current)) continue;
+    const token = tokens.services.get(s.ID) ?? "";
+    // A service written afresh carries its checks along, but only those registered with its token: a check
+    // must not gain the service token's privileges.
     const checks = local.checks.filter((c) => c.ServiceID === s.ID && c.Namespace === s.Namespace);
-    for (const c of checks) localChecks.delete(key(c.Namespace, c.CheckID));
+    const riding = checks.filter((c) => checkToken(c) === token);
+    for (const c of checks) {
+      const ck = key(c.Namespace, c.CheckID);
+      if (riding.includes(c)) localChecks.delete(ck);
+      else forced.add(ck);
+    }
     ops.push({
       kind: "register",
       registration: {
-        ...base,
+        ...entry,
         Service: serviceSpec(s),
-        ...(checks.length > 0 ? { Checks: checks.map(checkSpec) } : {}),
+        ...(riding.length > 0 ? { Checks: riding.map(checkSpec) } : {}),
       },
+      token,
     });
-    nodeWritten = true;
   }
   for (const [k, c] of localChecks) {
     const current = catalogChecks.get(k);
-    if (current !== undefined && sameCheck(c, current)) continue;
-    ops.push({ kind: "register", registration: { ...base, Check: checkSpec(c) } });
-    nodeWritten = true;
-  }
-  if (!nodeWritten && (catalog.node === undefined || !sameNode(local.node, catalog.node))) {
-    ops.unshift({ kind: "register", registration: base });
+    if (!forced.has(k) && current !== undefined && sameCheck(c, current)) continue;
+    ops.push({ kind: "register", registration: { ...entry, Check: checkSpec(c) }, token: checkToken(c) });
   }
   return ops;
 }

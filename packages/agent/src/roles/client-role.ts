@@ -28,7 +28,8 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   let gossip: AgentGossip | undefined;
   let local: ClientLocalAgentRuntime | undefined;
   const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
-  // The agent's own calls (anti-entropy, coordinates) use the agent token, else the default one, as Consul's.
+  // The agent's own calls (catalog reads, coordinates) use the agent token, else the default one, as Consul's;
+  // anti-entropy writes each entry with its own token.
   const recoveryToken = () => local?.tokens.get("agent_recovery") || config.acl.tokens.agentRecovery || "";
   const agentToken = () => local?.tokens.get("agent") || config.acl.tokens.agent || defaultToken();
   const pool = new TunnelPool({

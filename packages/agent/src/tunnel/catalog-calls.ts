@@ -1,6 +1,14 @@
 import { type Authorizer, DEFAULT_NAMESPACE } from "@cairn/acl";
 import type { AclEnforcer } from "@cairn/api";
-import { type ApplyResult, type Command, decodeCommand, encodeCommand } from "@cairn/fsm";
+import {
+  type ApplyResult,
+  type CatalogNode,
+  type Command,
+  decodeCommand,
+  encodeCommand,
+  type NodeService,
+  type RegisterSpec,
+} from "@cairn/fsm";
 import type { AgentCatalog, CatalogRead } from "../local/catalog.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
@@ -14,9 +22,11 @@ const CATALOG_WRITES = new Set(["catalog.register", "catalog.deregister"]);
 /**
  * A server's answers to its client agents' anti-entropy: their node's catalog entries, and their catalog
  * writes as fsm commands, so a client compares and writes exactly what a server's own local agent would.
- * With ACLs on (`acl`), each call carries the client's agent token and is authorized as Consul's catalog
- * endpoints do: node:read to read the node, node:write to write it or its node checks, service:write on
- * each service registered or deregistered (and on the service of a service check).
+ * With ACLs on (`acl`), each call carries the token of what it writes (a service's, a check's, the agent
+ * token for node info and removals; the agent token for reads) and is authorized as Consul's catalog
+ * endpoint vets it: node:read to read the node; node:write to change the node entry or write a node check;
+ * service:write on a registered service (and on one it replaces by ID) and on another service a check
+ * belongs to; node:write, or else service:write on what goes, to deregister.
  */
 export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCalls {
   return {
@@ -31,21 +41,24 @@ export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCa
       if (!CATALOG_WRITES.has(command.type))
         throw new Error(`client agents may only write to the catalog, not ${command.type}`);
       if (acl) await authorizeWrite(authorizerOf(acl, token), command, catalog);
-      return catalog.apply(command);
+      return catalog.apply(command, "");
     },
   };
 }
 
-/** A client agent's catalog: a server's, through the tunnel, with the agent token of the moment. */
-export function tunnelCatalog(pool: TunnelPool, token: () => string = () => ""): AgentCatalog {
+/**
+ * A client agent's catalog: a server's, through the tunnel. Reads go with the agent token of the moment
+ * (`readToken`), each write with the token anti-entropy gives it.
+ */
+export function tunnelCatalog(pool: TunnelPool, readToken: () => string = () => ""): AgentCatalog {
   return {
-    read: async (node) => (await pool.call(READ, [node, token()])) as CatalogRead,
-    apply: async (command) => (await pool.call(APPLY, [encodeCommand(command), token()])) as ApplyResult,
+    read: async (node) => (await pool.call(READ, [node, readToken()])) as CatalogRead,
+    apply: async (command, token) => (await pool.call(APPLY, [encodeCommand(command), token])) as ApplyResult,
   };
 }
 
 function authorizerOf(acl: AclEnforcer, token: unknown): Authorizer {
-  // No default token of the server's stands in: the client sends its own (agent, else default) token.
+  // No default token of the server's stands in: the client sends its own (resolved to its default) token.
   return acl.forToken(typeof token === "string" ? token : "");
 }
 
@@ -53,49 +66,74 @@ type Guarded = "node" | "service";
 
 function demand(authz: Authorizer, type: Guarded, name: string, access: "read" | "write", ns?: string): void {
   if (authz.authorize(ns || DEFAULT_NAMESPACE, type, name, access) === "allow") return;
-  throw new Error(`Permission denied: the agent token lacks ${type}:${access} on "${name}"`);
+  throw new Error(`Permission denied: the token lacks ${type}:${access} on "${name}"`);
 }
 
 async function authorizeWrite(authz: Authorizer, command: Command, catalog: AgentCatalog): Promise<void> {
   if (command.type === "catalog.register") {
     const r = command.registration;
-    demand(authz, "node", r.Node, "write");
+    const stored = (await catalog.read(r.Node)).catalog;
+    if (changesNode(r, stored.node)) demand(authz, "node", r.Node, "write");
     const service = r.Service;
-    if (service) demand(authz, "service", service.Service, "write", service.Namespace);
-    const checks = [...(r.Check ? [r.Check] : []), ...(r.Checks ?? [])];
-    for (const check of checks) {
-      if (!check.ServiceID) continue;
+    const serviceID = service ? service.ID || service.Service : undefined;
+    if (service) {
+      demand(authz, "service", service.Service, "write", service.Namespace);
+      const replaced = findService(stored.services, serviceID, service.Namespace);
+      if (replaced) demand(authz, "service", replaced.Service, "write", service.Namespace);
+    }
+    for (const check of [...(r.Check ? [r.Check] : []), ...(r.Checks ?? [])]) {
       const ns = check.Namespace || service?.Namespace;
-      const name =
-        service && (service.ID || service.Service) === check.ServiceID
-          ? service.Service
-          : await serviceName(catalog, r.Node, check.ServiceID, ns);
-      if (name !== undefined) demand(authz, "service", name, "write", ns);
+      if (!check.ServiceID) demand(authz, "node", r.Node, "write");
+      else if (check.ServiceID !== serviceID) {
+        const other = findService(stored.services, check.ServiceID, ns);
+        if (!other)
+          throw new Error(`Unknown service ID '${check.ServiceID}' for check ID '${check.CheckID}'`);
+        demand(authz, "service", other.Service, "write", ns);
+      }
     }
     return;
   }
   if (command.type !== "catalog.deregister") return;
+  // node:write on the node removes anything on it: an agent token may clean up after a token since deleted.
+  if (authz.authorize(command.ns || DEFAULT_NAMESPACE, "node", command.node, "write") === "allow") return;
+  const stored = (await catalog.read(command.node)).catalog;
   let serviceID = command.serviceID;
-  if (command.checkID !== undefined) {
-    const entry = (await catalog.read(command.node)).catalog.checks.find(
-      (c) => c.CheckID === command.checkID && sameNs(c.Namespace, command.ns),
-    );
-    serviceID = entry?.ServiceID || undefined;
+  if (serviceID === undefined && command.checkID !== undefined) {
+    const check = stored.checks.find((c) => c.CheckID === command.checkID && sameNs(c.Namespace, command.ns));
+    if (!check) throw new Error(`Unknown check ID '${command.checkID}'`);
+    serviceID = check.ServiceID || undefined;
   }
-  const name =
-    serviceID === undefined ? undefined : await serviceName(catalog, command.node, serviceID, command.ns);
-  if (name === undefined) demand(authz, "node", command.node, "write");
-  else demand(authz, "service", name, "write", command.ns);
+  const service = serviceID === undefined ? undefined : findService(stored.services, serviceID, command.ns);
+  if (serviceID !== undefined && !service) throw new Error(`Unknown service ID '${serviceID}'`);
+  if (service) demand(authz, "service", service.Service, "write", command.ns);
+  else demand(authz, "node", command.node, "write");
 }
 
-async function serviceName(
-  catalog: AgentCatalog,
-  node: string,
-  id: string,
+/** Whether a registration would change the node entry (never when it skips the node and the node exists). */
+function changesNode(r: RegisterSpec, node: CatalogNode | undefined): boolean {
+  if (node === undefined) return true;
+  if (r.SkipNodeUpdate) return false;
+  return (
+    (r.ID ?? "") !== node.ID ||
+    r.Node.toLowerCase() !== node.Node.toLowerCase() ||
+    r.Address !== node.Address ||
+    (r.Datacenter ?? node.Datacenter) !== node.Datacenter ||
+    !sameStrings(r.TaggedAddresses ?? {}, node.TaggedAddresses) ||
+    !sameStrings(r.NodeMeta ?? {}, node.Meta)
+  );
+}
+
+function sameStrings(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
+}
+
+function findService(
+  services: readonly NodeService[],
+  id: string | undefined,
   ns: string | undefined,
-): Promise<string | undefined> {
-  const { services } = (await catalog.read(node)).catalog;
-  return services.find((s) => s.ID === id && sameNs(s.Namespace, ns))?.Service;
+): NodeService | undefined {
+  return services.find((s) => s.ID === id && sameNs(s.Namespace, ns));
 }
 
 function sameNs(a: string | undefined, b: string | undefined): boolean {

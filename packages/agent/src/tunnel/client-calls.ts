@@ -17,8 +17,9 @@ export interface ClientCallsOptions {
 
 /**
  * Every agent RPC a server answers for its client agents: their anti-entropy and, with ACLs on, token
- * resolution, the anti-entropy calls then authorized with the agent token they carry. That token is
- * resolved as sent, an empty one as anonymous: the client has already put its own default token in.
+ * resolution, each anti-entropy call then authorized with the token it carries (the written entry's own,
+ * or the agent token). That token is resolved as sent, an empty one as anonymous: the client has already
+ * put its own default token in.
  */
 export function clientCalls(o: ClientCallsOptions): TunnelCalls {
   const { datacenter, primaryDatacenter, acl: settings } = o.config;

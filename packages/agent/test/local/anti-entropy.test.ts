@@ -129,7 +129,7 @@ describe("anti-entropy", () => {
     expect(plan).toEqual([]);
   });
 
-  it("plans deregistrations before registrations and a fresh service with all its checks", () => {
+  it("plans the node first, then a fresh service with all its checks", () => {
     const plan = planSync(
       {
         node: NODE,
@@ -169,8 +169,14 @@ describe("anti-entropy", () => {
       },
       { node: undefined, services: [], checks: [] },
     );
-    expect(plan).toHaveLength(1);
-    expect(plan[0]).toMatchObject({
+    expect(plan).toHaveLength(2);
+    // The node first (alone, as its token may be the only one with node:write), then the service.
+    expect(plan[0]).toEqual({
+      kind: "register",
+      registration: expect.not.objectContaining({ Service: expect.anything() }),
+      token: "",
+    });
+    expect(plan[1]).toMatchObject({
       kind: "register",
       registration: { Node: NODE.name, Service: { ID: "a" }, Checks: [{ CheckID: "service:a" }] },
     });

@@ -5,7 +5,7 @@ import { agentRoutes, createApi, LocalBackend } from "@cairn/api";
 import { serve } from "@hono/node-server";
 import { buildAgentConfig } from "../../src/config/index.js";
 import { AgentEndpoints } from "../../src/local/agent-endpoints.js";
-import { storeCatalog } from "../../src/local/catalog.js";
+import { type AgentCatalog, storeCatalog } from "../../src/local/catalog.js";
 import { LocalAgent, type LocalAgentOptions } from "../../src/local/local-agent.js";
 import { agentSelf, storeCoordinate } from "../../src/local/self.js";
 import type { NodeIdentity } from "../../src/local/sync-plan.js";
@@ -41,6 +41,8 @@ export async function startTestAgent(
     persistTokens?: boolean;
     prometheusRetentionMs?: number;
     config?: { services: unknown[]; checks: unknown[] };
+    /** Wraps the agent's catalog (to watch what anti-entropy writes). */
+    wrapCatalog?: (catalog: AgentCatalog) => AgentCatalog;
   } = {},
 ): Promise<TestAgent> {
   const backend = new LocalBackend();
@@ -49,7 +51,7 @@ export async function startTestAgent(
   const metered = meterBackend(backend, metrics);
   const local = new LocalAgent({
     node: NODE,
-    catalog: storeCatalog(metered),
+    catalog: (options.wrapCatalog ?? ((c) => c))(storeCatalog(metered)),
     log: logs.logger.child({ component: "agent" }),
     dataDir: options.dataDir,
     enableScriptChecks: false,

@@ -1,5 +1,6 @@
-// A server's answers to client agents with ACLs on, over a real state store: anti-entropy calls are
-// authorized with the agent token they carry, and token resolution hands out a token's records.
+// A server's answers to client agents with ACLs on, over a real state store: each anti-entropy call is
+// authorized with the token it carries, as Consul's catalog endpoint vets it, and token resolution hands
+// out a token's records.
 import { recordedLookups, resolveSecret } from "@cairn/acl";
 import { AclEnforcer, createApi, GLOBAL_MANAGEMENT_POLICY, LocalBackend, managementToken } from "@cairn/api";
 import {
@@ -52,6 +53,7 @@ beforeAll(async () => {
   await tokenWith("agent", `node "c1" { policy = "write" }\nservice_prefix "" { policy = "write" }`);
   await tokenWith("node-only", `node "c1" { policy = "write" }`);
   await tokenWith("reader", `node "c1" { policy = "read" }`);
+  await tokenWith("web", `service "web" { policy = "write" }`);
   calls = {
     ...catalogCalls(storeCatalog(backend), acl),
     ...aclCalls({ store: backend.store, datacenter: "dc1", defaultPolicy: "deny", now: Date.now }),
@@ -61,13 +63,14 @@ beforeAll(async () => {
 const apply = (command: Command, token: string) =>
   calls["agent.catalog.apply"]!(encodeCommand(command), token);
 const read = (token: string) => calls["agent.catalog.read"]!("c1", token);
-const registration = (service?: string) =>
+const registration = (service?: string, node: Record<string, unknown> = {}) =>
   ({
     v: COMMAND_VERSION,
     type: "catalog.register",
     registration: {
       Node: "c1",
       Address: "10.0.0.1",
+      ...node,
       ...(service ? { Service: { ID: service, Service: service, Port: 80 } } : {}),
       Check: {
         CheckID: service ? `service:${service}` : "node-check",
@@ -83,29 +86,43 @@ const deregistration = (serviceID: string) =>
 describe("client agents' catalog calls with ACLs on", () => {
   it("read a node with node:read, refuse anonymous and unknown tokens", async () => {
     await expect(read(secrets.reader!)).resolves.toMatchObject({ nodes: 0 });
-    await expect(read("")).rejects.toThrow(/Permission denied: the agent token lacks node:read on "c1"/);
+    await expect(read("")).rejects.toThrow(/Permission denied: the token lacks node:read on "c1"/);
     await expect(read("00000000-0000-4000-8000-0000000000ff")).rejects.toThrow(/ACL not found/);
   });
 
-  it("write the node with node:write and each service with service:write on it", async () => {
+  it("write the node with node:write and a service with service:write on it, no node:write needed", async () => {
+    const services = () => (backend.store.view().node("c1").value?.services ?? []).map((s) => s.Service);
     await expect(apply(registration(), secrets.reader!)).rejects.toThrow(/lacks node:write on "c1"/);
+    // The node does not exist yet: creating it takes node:write, whatever the service token may do.
+    await expect(apply(registration("web"), secrets.web!)).rejects.toThrow(/lacks node:write on "c1"/);
     await expect(apply(registration(), secrets["node-only"]!)).resolves.toBeDefined();
     await expect(apply(registration("web"), secrets["node-only"]!)).rejects.toThrow(
       /lacks service:write on "web"/,
     );
-    expect(backend.store.view().node("c1").value?.services ?? []).toEqual([]);
-    await apply(registration("web"), secrets.agent!);
-    expect(
-      backend.store
-        .view()
-        .node("c1")
-        .value?.services.map((s) => s.Service),
-    ).toEqual(["web"]);
-    await expect(apply(deregistration("web"), secrets["node-only"]!)).rejects.toThrow(
+    expect(services()).toEqual([]);
+    // The node re-posted unchanged (or skipped) needs nothing but service:write; changed, node:write.
+    await apply(registration("web"), secrets.web!);
+    expect(services()).toEqual(["web"]);
+    await expect(apply(registration("web", { Address: "10.0.0.2" }), secrets.web!)).rejects.toThrow(
+      /lacks node:write on "c1"/,
+    );
+    await apply(registration("web", { Address: "10.0.0.2", SkipNodeUpdate: true }), secrets.web!);
+    expect(backend.store.view().node("c1").value?.node.Address).toBe("10.0.0.1");
+  });
+
+  it("deregister with node:write on the node, or else service:write on what goes", async () => {
+    const services = () => (backend.store.view().node("c1").value?.services ?? []).map((s) => s.Service);
+    await apply(registration("web"), secrets.web!);
+    await expect(apply(deregistration("web"), secrets.reader!)).rejects.toThrow(
       /lacks service:write on "web"/,
     );
-    await apply(deregistration("web"), secrets.agent!);
-    expect(backend.store.view().node("c1").value?.services).toEqual([]);
+    await expect(apply(deregistration("gone"), secrets.reader!)).rejects.toThrow(/Unknown service ID 'gone'/);
+    await apply(deregistration("web"), secrets.web!);
+    expect(services()).toEqual([]);
+    await apply(registration("web"), secrets.web!);
+    // The agent token's node:write removes a service whose own token may be long gone.
+    await apply(deregistration("web"), secrets["node-only"]!);
+    expect(services()).toEqual([]);
   });
 
   it("hand out a token's records, from which it resolves to the server's decisions; null when unknown", async () => {

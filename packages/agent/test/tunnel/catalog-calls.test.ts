@@ -64,15 +64,18 @@ describe("the catalog through the tunnel", () => {
   it("refuses any command but catalog writes, and reports the catalog's refusals", async () => {
     const catalog = tunnelCatalog(pool);
     await expect(
-      catalog.apply({
-        v: COMMAND_VERSION,
-        type: "kv.set",
-        ns: "default",
-        key: "k",
-        value: new Uint8Array(),
-        flags: 0n,
-        now: 0,
-      } as never),
+      catalog.apply(
+        {
+          v: COMMAND_VERSION,
+          type: "kv.set",
+          ns: "default",
+          key: "k",
+          value: new Uint8Array(),
+          flags: 0n,
+          now: 0,
+        } as never,
+        "",
+      ),
     ).rejects.toThrow(/client agents may only write to the catalog, not kv.set/);
     await expect(pool.call("agent.catalog.read", [42])).rejects.toThrow(/needs a node name/);
     await expect(pool.call("nope", [])).rejects.toThrow(/unknown agent RPC nope/);
