@@ -23,7 +23,7 @@ const { values } = parseArgs({
 const BENCH_DIR = fileURLToPath(new URL(".", import.meta.url));
 const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Known suites bottom-up; any other benchmark file runs after them, alphabetically. */
-const ORDER = ["raft", "fsm", "http", "catalog"];
+const ORDER = ["raft", "fsm", "http", "catalog", "client"];
 
 /**
  * The benchmarks: every scripts/bench/*.ts except this runner, modules another benchmark imports (helpers

@@ -1,0 +1,629 @@
+// Client agent benchmark (not a test). Three servers and one client agent (`cairn agent` without -server,
+// which forwards every non-/v1/agent request through its websocket tunnel to one server) on loopback,
+// fsync on. Absolute figures on a shared machine are noise, so every path is compared with baselines
+// measured in the same run, the paths taking turns cell by cell (and the order rotating each round):
+//   KV PUT / GET (default consistency)  through the client agent, directly on a follower (the fair
+//                                       baseline: it too hops to the leader), directly on the leader
+//   blocking-query fan-out              N held `?index=` GETs on one key through the client agent, on a
+//                                       follower, on the leader; one PUT (to the leader); time until all
+//                                       are answered
+//   failover                            GETs through the client agent while the server it tunnels to
+//                                       (found from its TCP connections) is killed with SIGKILL: how long
+//                                       GETs fail or stall; the server is restarted between trials
+//
+//   node --import tsx scripts/bench/client.ts [--seconds 3] [--warmup 0.5] [--clients 16,64] [--rounds 3]
+//        [--keys 1000] [--watchers 1000] [--trials 3] [--keep]
+
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import type { Agent } from "node:http";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { type AgentProcess, spawnAgent } from "../lib/agent.js";
+import { startCairnCluster } from "../lib/cluster.js";
+import { http, httpCall } from "../lib/http.js";
+import { awaitLeader, leaderAddress } from "../lib/leader.js";
+import { freePorts } from "../lib/ports.js";
+import { kill, stopAll } from "../lib/processes.js";
+import { sleep, waitFor } from "../lib/wait.js";
+import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
+import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
+import { cairnKv } from "./lib/kv-drivers.js";
+import { type LoadResult, runLoad } from "./lib/load.js";
+import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
+import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
+import { connectedPorts } from "./lib/tcp-peers.js";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "3" },
+    warmup: { type: "string", default: "0.5" },
+    clients: { type: "string", default: "16,64" },
+    rounds: { type: "string", default: "3" },
+    keys: { type: "string", default: "1000" },
+    "value-bytes": { type: "string", default: "100" },
+    watchers: { type: "string", default: "1000" },
+    trials: { type: "string", default: "3" },
+    keep: { type: "boolean", default: false },
+  },
+});
+const durationMs = Number(values.seconds) * 1000;
+const warmupMs = Number(values.warmup) * 1000;
+const clientCounts = values.clients.split(",").map(Number);
+const rounds = Number(values.rounds);
+const keyCount = Number(values.keys);
+const value = Buffer.alloc(Number(values["value-bytes"]), "v");
+const watchers = Number(values.watchers);
+const trials = Number(values.trials);
+const CLUSTER_SIZE = 3;
+
+const log = (line: string) => console.error(`[client-bench] ${line}`);
+const loadAverage = () => loadavg()[0]!.toFixed(1);
+const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
+/** Workers walk the key space on different strides so concurrent operations rarely share a key. */
+const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
+const median = (xs: number[]) => {
+  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
+  return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
+};
+
+/** One way into the cluster: the client agent, a follower or the leader. */
+interface Path {
+  label: string;
+  target: HttpTarget;
+  pid: number;
+}
+
+type Operation = "put" | "get";
+const OPERATIONS: Operation[] = ["put", "get"];
+const OP_LABELS: Record<Operation, string> = { put: "KV PUT", get: "KV GET default" };
+
+interface CellResult extends LoadResult {
+  /** CPU in cores during the cell: the client agent, all servers together. */
+  clientCores: number;
+  serverCores: number;
+}
+
+/** Cells by `${op}/${clients}/${path label}`, one result per round. */
+type Results = Map<string, CellResult[]>;
+
+// ---- the cluster and the client agent ----
+
+async function startClientAgent(root: string, server: AgentProcess): Promise<AgentProcess> {
+  const [httpPort, serverPort, serfLan] = (await freePorts(3)) as [number, number, number];
+  const dataDir = join(root, "c1");
+  await mkdir(dataDir, { recursive: true });
+  return spawnAgent({
+    name: "c1",
+    ports: { http: httpPort, server: serverPort, serfLan },
+    flags: [
+      ...["-node", "c1", "-data-dir", dataDir, "-bind", "127.0.0.1", "-client", "127.0.0.1"],
+      ...["-retry-join", `127.0.0.1:${server.options.ports.serfLan}`, "-log-level", "warn"],
+    ],
+    logFile: join(root, "c1.log"),
+  });
+}
+
+/** Waits until the client agent's /v1/agent/members lists every one of `servers` as an alive server. */
+async function awaitServersAlive(client: AgentProcess, servers: readonly AgentProcess[]): Promise<void> {
+  await waitFor(
+    "the client agent to see every server alive",
+    async () => {
+      const res = await http(`${client.url}/v1/agent/members`, "GET", undefined, { timeoutMs: 2000 });
+      if (res.status !== 200) return undefined;
+      const members = JSON.parse(res.text) as Array<{
+        Name: string;
+        Status: number;
+        Tags?: { role?: string };
+      }>;
+      const alive = new Set(
+        members.filter((m) => m.Status === 1 && m.Tags?.role === "consul").map((m) => m.Name),
+      );
+      return servers.every((s) => alive.has(s.name)) ? true : undefined;
+    },
+    60_000,
+    200,
+  );
+}
+
+/** The server whose RPC port the client agent holds a connection to (its tunnel), if any. */
+function tunnelledServer(client: AgentProcess, servers: readonly AgentProcess[]): AgentProcess | undefined {
+  const ports = connectedPorts(client.process.pid);
+  return servers.find((s) => ports.has(s.options.ports.server));
+}
+
+// ---- KV load ----
+
+async function prefill(leader: HttpTarget): Promise<void> {
+  const agent = keepAliveAgent(32);
+  try {
+    let next = 0;
+    const worker = async () => {
+      while (next < keyCount) await cairnKv.put(agent, leader, keyName(next++), value);
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+  } finally {
+    agent.destroy();
+  }
+}
+
+async function runCell(
+  path: Path,
+  op: Operation,
+  clients: number,
+  clientPid: number,
+  serverPids: number[],
+): Promise<CellResult> {
+  const agent: Agent = keepAliveAgent(clients);
+  const started = performance.now();
+  const clientBefore = cpuSeconds(clientPid);
+  const serversBefore = serverPids.map(cpuSeconds);
+  try {
+    const result = await runLoad({
+      concurrency: clients,
+      durationMs,
+      warmupMs,
+      op: (worker, seq) => {
+        const key = keyFor(worker, seq);
+        return op === "put"
+          ? cairnKv.put(agent, path.target, key, value)
+          : cairnKv.get(agent, path.target, key, "default");
+      },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const serverUsed = serverPids.reduce((sum, pid, k) => sum + cpuSeconds(pid) - serversBefore[k]!, 0);
+    return {
+      ...result,
+      clientCores: (cpuSeconds(clientPid) - clientBefore) / seconds,
+      serverCores: serverUsed / seconds,
+    };
+  } finally {
+    agent.destroy();
+  }
+}
+
+/** Every cell `rounds` times; within a cell's turn the paths go one after another, rotated each round. */
+async function runCells(paths: Path[], clientPid: number, serverPids: number[]): Promise<Results> {
+  const results: Results = new Map();
+  for (let round = 0; round < rounds; round++) {
+    const order = paths.map((_, i) => paths[(i + round) % paths.length]!);
+    for (const op of OPERATIONS) {
+      for (const clients of clientCounts) {
+        for (const path of order) {
+          const r = await runCell(path, op, clients, clientPid, serverPids);
+          log(
+            `round ${round + 1} ${op} x${clients} ${path.label}: ${formatRate(r.opsPerSec)} ops/s ` +
+              `p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms, CPU client agent ${r.clientCores.toFixed(2)} ` +
+              `servers ${r.serverCores.toFixed(2)}` +
+              (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
+          );
+          const key = `${op}/${clients}/${path.label}`;
+          results.set(key, [...(results.get(key) ?? []), r]);
+        }
+      }
+    }
+  }
+  return results;
+}
+
+interface CellSummary {
+  opsPerSec: number;
+  p50: number;
+  p99: number;
+  clientCores: number;
+  serverCores: number;
+  errors: number;
+  firstError?: string;
+}
+
+/** Medians over the rounds (each figure on its own), errors summed. */
+function summarize(runs: CellResult[]): CellSummary {
+  const firstError = runs.find((r) => r.firstError)?.firstError;
+  return {
+    opsPerSec: median(runs.map((r) => r.opsPerSec)),
+    p50: median(runs.map((r) => r.p50)),
+    p99: median(runs.map((r) => r.p99)),
+    clientCores: median(runs.map((r) => r.clientCores)),
+    serverCores: median(runs.map((r) => r.serverCores)),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    ...(firstError === undefined ? {} : { firstError }),
+  };
+}
+
+// ---- blocking-query fan-out ----
+
+interface FanoutResult {
+  label: string;
+  /** Growth of the RSS of the process the requests are held on. */
+  rssCost: number;
+  firstAnsweredMs: number;
+  allAnsweredMs: number;
+  answered: number;
+  failed: number;
+}
+
+/** Holds `count` blocking GETs of `key` on `path`, changes the key through the leader, times the answers. */
+async function fanout(path: Path, leader: HttpTarget, key: string, count: number): Promise<FanoutResult> {
+  const control = keepAliveAgent(1);
+  let held: HeldRequests | undefined;
+  try {
+    await httpOk(control, leader, "PUT", `/v1/kv/${key}`, "before");
+    // The index as this path sees it, so that the held requests block rather than answer at once.
+    const first = await waitFor(`${key} through ${path.label}`, async () => {
+      const res = await httpOk(control, path.target, "GET", `/v1/kv/${key}`);
+      return res;
+    });
+    const index = String(first.headers["x-consul-index"]);
+    const rssBefore = rssBytes(path.pid);
+    held = await holdRequests(path.target, `/v1/kv/${key}?index=${index}&wait=5m`, count);
+    // Time for every request to be read, forwarded and parked.
+    await sleep(2000);
+    const rssCost = rssBytes(path.pid) - rssBefore;
+    const early = held.answeredAt.length + held.lost;
+    if (early > 0) log(`${path.label}: ${early} blocking queries ended before the change`);
+    const t0 = performance.now();
+    await httpOk(control, leader, "PUT", `/v1/kv/${key}`, "after");
+    await held.settled(30_000);
+    const answers = held.answeredAt;
+    return {
+      label: path.label,
+      rssCost,
+      firstAnsweredMs: (answers[0] ?? Number.NaN) - t0,
+      allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN,
+      answered: answers.length - held.notOk,
+      failed: held.notOk + held.lost,
+    };
+  } finally {
+    held?.close();
+    control.destroy();
+  }
+}
+
+async function runFanouts(paths: Path[], leader: HttpTarget): Promise<Map<string, FanoutResult[]>> {
+  const results = new Map<string, FanoutResult[]>();
+  for (let round = 0; round < rounds; round++) {
+    for (let i = 0; i < paths.length; i++) {
+      const path = paths[(i + round) % paths.length]!;
+      const r = await fanout(path, leader, `bench/watched-${round}-${i}`, watchers);
+      log(
+        `round ${round + 1} ${watchers} blocking queries via ${path.label}: all answered ${formatMs(r.allAnsweredMs)} ms ` +
+          `(first ${formatMs(r.firstAnsweredMs)} ms), RSS +${formatMB(r.rssCost)}, ${r.answered} ok, ${r.failed} failed`,
+      );
+      results.set(path.label, [...(results.get(path.label) ?? []), r]);
+      // Let the closed connections drain before the next path is measured.
+      await sleep(500);
+    }
+  }
+  return results;
+}
+
+// ---- failover ----
+
+interface Probe {
+  start: number;
+  end: number;
+  ok: boolean;
+}
+
+/** What one prober saw from the kill on. */
+interface ProbeOutcome {
+  probes: number;
+  failed: number;
+  /** From the kill to the end of the last failed GET (0 when none failed). */
+  failWindowMs: number;
+  /** The slowest GET that was in flight at the kill or started after it, counted from the kill. */
+  stallMs: number;
+  firstError?: string;
+}
+
+interface FailoverTrial {
+  killed: string;
+  role: "leader" | "follower";
+  viaClient: ProbeOutcome;
+  /** The same GETs sent straight to a surviving server: what the cluster itself allowed. */
+  direct: ProbeOutcome;
+  directOn: string;
+  /** When the leader was killed: from the kill until the surviving server names another leader. */
+  newLeaderMs?: number;
+}
+
+const PROBE_WORKERS = 4;
+const PROBE_TIMEOUT_MS = 5000;
+/** A prober stops once its GETs have succeeded this long after the kill (or its last failure). */
+const PROBE_CLEAN_MS = 2000;
+const PROBE_MAX_MS = 30_000;
+
+/**
+ * GETs `url` from `PROBE_WORKERS` workers until `killAt()` is set and they have run clean for
+ * `PROBE_CLEAN_MS` since it and since their last failure (or for `PROBE_MAX_MS`).
+ */
+async function probe(url: string, killAt: () => number | undefined): Promise<ProbeOutcome> {
+  const probes: Probe[] = [];
+  const errors: string[] = [];
+  let lastFailure = 0;
+  const done = () => {
+    const kill = killAt();
+    if (kill === undefined) return false;
+    const now = performance.now();
+    return now - Math.max(kill, lastFailure) >= PROBE_CLEAN_MS || now - kill >= PROBE_MAX_MS;
+  };
+  const worker = async () => {
+    while (!done()) {
+      const start = performance.now();
+      const answer = await httpCall(url, "GET", undefined, PROBE_TIMEOUT_MS);
+      const ok = answer.kind === "reply" && answer.status === 200;
+      const end = performance.now();
+      if (!ok) {
+        lastFailure = end;
+        errors.push(answer.kind === "reply" ? `${answer.status} ${answer.body.slice(0, 80)}` : answer.reason);
+      }
+      probes.push({ start, end, ok });
+    }
+  };
+  await Promise.all(Array.from({ length: PROBE_WORKERS }, worker));
+  const kill = killAt()!;
+  const after = probes.filter((p) => p.end >= kill);
+  const failed = after.filter((p) => !p.ok);
+  return {
+    probes: after.length,
+    failed: failed.length,
+    failWindowMs: failed.length === 0 ? 0 : Math.max(...failed.map((p) => p.end)) - kill,
+    stallMs: Math.max(0, ...after.map((p) => p.end - Math.max(p.start, kill))),
+    ...(errors[0] === undefined ? {} : { firstError: errors[0] }),
+  };
+}
+
+async function failoverTrial(client: AgentProcess, servers: AgentProcess[]): Promise<FailoverTrial> {
+  const path = `/v1/kv/${keyName(0)}`;
+  // A read first, so that the tunnel is open to be found.
+  await http(`${client.url}${path}`);
+  const victim = await waitFor("the client agent's tunnel to a server", async () =>
+    tunnelledServer(client, servers),
+  );
+  const leader = await awaitLeader(servers);
+  const survivor = servers.find((s) => s !== victim && s !== leader) ?? servers.find((s) => s !== victim)!;
+  let killAt: number | undefined;
+  const probes = Promise.all([
+    probe(`${client.url}${path}`, () => killAt),
+    probe(`${survivor.url}${path}`, () => killAt),
+  ]);
+  await sleep(1000);
+  const at = performance.now();
+  await kill(victim.process);
+  killAt = at;
+  const newLeader =
+    victim === leader
+      ? waitFor(
+          "a new leader",
+          async () => {
+            const named = await leaderAddress(survivor.url, 1000);
+            return named !== "" && named !== victim.rpcAddress ? performance.now() - at : undefined;
+          },
+          PROBE_MAX_MS,
+          50,
+        ).catch(() => Number.NaN)
+      : undefined;
+  const [viaClient, direct] = await probes;
+  const newLeaderMs = await newLeader;
+
+  // Bring the cluster back whole before the next trial.
+  const restarted = spawnAgent(victim.options);
+  servers[servers.indexOf(victim)] = restarted;
+  await awaitLeader(servers);
+  await awaitServersAlive(client, servers);
+  return {
+    killed: victim.name,
+    role: victim === leader ? "leader" : "follower",
+    viaClient,
+    direct,
+    directOn: survivor.name,
+    ...(newLeaderMs === undefined ? {} : { newLeaderMs }),
+  };
+}
+
+// ---- report ----
+
+function renderKvTable(results: Results, paths: Path[]): string {
+  const rows: string[][] = [];
+  const [viaClient, follower, leader] = paths.map((p) => p.label) as [string, string, string];
+  for (const op of OPERATIONS) {
+    for (const clients of clientCounts) {
+      const get = (label: string) => {
+        const runs = results.get(`${op}/${clients}/${label}`);
+        return runs ? summarize(runs) : undefined;
+      };
+      const c = get(viaClient);
+      const f = get(follower);
+      const l = get(leader);
+      for (const [label, s] of [
+        [viaClient, c],
+        [follower, f],
+        [leader, l],
+      ] as const) {
+        rows.push([
+          OP_LABELS[op],
+          String(clients),
+          label,
+          s ? formatRate(s.opsPerSec) + (s.errors ? ` (${s.errors} err)` : "") : "-",
+          s ? formatMs(s.p50) : "-",
+          s ? formatMs(s.p99) : "-",
+          label === viaClient ? formatRatio(c?.opsPerSec ?? Number.NaN, f?.opsPerSec ?? Number.NaN) : "",
+          label === viaClient ? formatRatio(c?.p99 ?? Number.NaN, f?.p99 ?? Number.NaN) : "",
+          label === viaClient ? formatRatio(c?.opsPerSec ?? Number.NaN, l?.opsPerSec ?? Number.NaN) : "",
+          s ? `${label === viaClient ? s.clientCores.toFixed(2) : "-"} / ${s.serverCores.toFixed(2)}` : "-",
+        ]);
+      }
+    }
+  }
+  return markdownTable(
+    [
+      "operation",
+      "clients",
+      "path",
+      "ops/s",
+      "p50 ms",
+      "p99 ms",
+      "ops/s vs follower",
+      "p99 vs follower",
+      "ops/s vs leader",
+      "CPU client agent / servers",
+    ],
+    rows,
+  );
+}
+
+function renderFanoutTable(results: Map<string, FanoutResult[]>, paths: Path[]): string {
+  const baseline = median((results.get(paths[1]!.label) ?? []).map((r) => r.allAnsweredMs));
+  return markdownTable(
+    [
+      "held on",
+      "all answered ms (median)",
+      "worst ms",
+      "vs follower",
+      "first answer ms",
+      "RSS growth",
+      "failed",
+    ],
+    paths.map((p) => {
+      const runs = results.get(p.label) ?? [];
+      const all = median(runs.map((r) => r.allAnsweredMs));
+      return [
+        p.label,
+        formatMs(all),
+        formatMs(
+          Math.max(
+            ...runs.map((r) => (Number.isNaN(r.allAnsweredMs) ? Number.POSITIVE_INFINITY : r.allAnsweredMs)),
+          ),
+        ),
+        formatRatio(all, baseline),
+        formatMs(median(runs.map((r) => r.firstAnsweredMs))),
+        formatMB(median(runs.map((r) => r.rssCost))),
+        String(runs.reduce((sum, r) => sum + r.failed, 0)),
+      ];
+    }),
+  );
+}
+
+function renderFailover(trialResults: FailoverTrial[]): string {
+  const table = markdownTable(
+    [
+      "trial",
+      "killed",
+      "client fail window ms",
+      "client slowest GET ms",
+      "client failed / GETs",
+      "direct on",
+      "direct fail window ms",
+      "direct slowest GET ms",
+      "new leader after ms",
+      "client first error",
+    ],
+    trialResults.map((t, i) => [
+      String(i + 1),
+      `${t.killed} (${t.role})`,
+      formatMs(t.viaClient.failWindowMs),
+      formatMs(t.viaClient.stallMs),
+      `${t.viaClient.failed} / ${t.viaClient.probes}`,
+      t.directOn,
+      formatMs(t.direct.failWindowMs),
+      formatMs(t.direct.stallMs),
+      t.newLeaderMs === undefined ? "" : formatMs(t.newLeaderMs),
+      t.viaClient.firstError ?? "",
+    ]),
+  );
+  const summary = (label: string, pick: (t: FailoverTrial) => ProbeOutcome) => {
+    const windows = trialResults.map((t) => pick(t).failWindowMs);
+    const stalls = trialResults.map((t) => pick(t).stallMs);
+    return (
+      `${label}: fail window p50 ${formatMs(median(windows))} ms, max ${formatMs(Math.max(...windows))} ms; ` +
+      `slowest GET p50 ${formatMs(median(stalls))} ms, max ${formatMs(Math.max(...stalls))} ms`
+    );
+  };
+  return `${table}\n\n- ${summary("through the client agent", (t) => t.viaClient)}\n- ${summary("directly on a surviving server", (t) => t.direct)}`;
+}
+
+async function main(): Promise<void> {
+  const loadBefore = loadAverage();
+  const root = await mkdtemp(join(tmpdir(), "cairn-client-bench-"));
+  let report = "";
+  try {
+    log(`starting ${CLUSTER_SIZE} servers and a client agent`);
+    const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "servers"));
+    const servers = [...cluster.servers];
+    const client = await startClientAgent(root, servers[0]!);
+    await awaitServersAlive(client, servers);
+    // The client agent's first forwarded request opens its tunnel.
+    await waitFor("a KV read through the client agent", async () => {
+      const res = await http(`${client.url}/v1/kv/bench/none`, "GET", undefined, { timeoutMs: 2000 });
+      return res.status === 404 ? true : undefined;
+    });
+    const leader = cluster.leader;
+    const tunnelled = tunnelledServer(client, servers);
+    // The baseline follower: the one the client tunnels to when that is a follower, else any.
+    const follower = tunnelled && tunnelled !== leader ? tunnelled : servers.find((s) => s !== leader)!;
+    log(
+      `leader ${leader.name}; client agent tunnels to ${tunnelled?.name ?? "?"}; baseline follower ${follower.name}`,
+    );
+    const paths: Path[] = [
+      { label: "client agent", target: client.http, pid: client.process.pid },
+      { label: `follower (${follower.name})`, target: follower.http, pid: follower.process.pid },
+      { label: `leader (${leader.name})`, target: leader.http, pid: leader.process.pid },
+    ];
+    const serverPids = servers.map((s) => s.process.pid);
+
+    log(`prefilling ${keyCount} keys`);
+    await prefill(leader.http);
+    const kv = await runCells(paths, client.process.pid, serverPids);
+    const fanouts = watchers > 0 ? await runFanouts(paths, leader.http) : undefined;
+    const failovers: FailoverTrial[] = [];
+    for (let t = 0; t < trials; t++) {
+      const trial = await failoverTrial(client, servers);
+      log(
+        `failover trial ${t + 1}: killed ${trial.killed} (${trial.role}): through the client ` +
+          `${trial.viaClient.failed}/${trial.viaClient.probes} GETs failed, window ${formatMs(trial.viaClient.failWindowMs)} ms, ` +
+          `slowest ${formatMs(trial.viaClient.stallMs)} ms; directly on ${trial.directOn} window ` +
+          `${formatMs(trial.direct.failWindowMs)} ms, slowest ${formatMs(trial.direct.stallMs)} ms` +
+          (trial.viaClient.firstError
+            ? ` (first error through the client: ${trial.viaClient.firstError})`
+            : ""),
+      );
+      failovers.push(trial);
+    }
+
+    report = [
+      `### Client agent path: ${CLUSTER_SIZE} servers + 1 client agent on loopback, fsync on\n`,
+      `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, ` +
+        `closed-loop keep-alive clients, ${rounds} rounds with the paths taking turns (medians over rounds). ` +
+        `"vs" columns are ratios against the path measured alongside in the same run; the client agent ` +
+        `forwards to ${tunnelled?.name ?? "?"}. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
+      renderKvTable(kv, paths),
+      ...(fanouts
+        ? [
+            `\n${watchers} blocking queries on one key, one PUT to the leader; times from the PUT being sent (median over ${rounds} rounds):\n`,
+            renderFanoutTable(fanouts, paths),
+          ]
+        : []),
+      ...(failovers.length > 0
+        ? [
+            `\nFailover: the server the client agent tunnels to (found from the client's TCP connections to the server ` +
+              `RPC ports) is killed with SIGKILL while ${PROBE_WORKERS} workers GET a key through the client agent and ` +
+              `${PROBE_WORKERS} more directly on a surviving server (the baseline: what the cluster itself allows), ` +
+              `timeout ${PROBE_TIMEOUT_MS} ms each, until ${PROBE_CLEAN_MS} ms without failure. Fail window: kill to the ` +
+              `end of the last failed GET; slowest GET counted from the kill. The server is restarted between trials:\n`,
+            renderFailover(failovers),
+          ]
+        : []),
+    ].join("\n");
+  } finally {
+    await stopAll();
+    if (values.keep) log(`data and logs kept in ${root}`);
+    else await rm(root, { recursive: true, force: true });
+  }
+  console.log(report);
+}
+
+main().catch(async (err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  await stopAll(1000);
+  process.exit(1);
+});
