@@ -1,6 +1,8 @@
 // ACLs on a client agent, with real processes: a server with ACLs on (default deny) and policies made
 // through its API, and a client agent whose own endpoints resolve tokens through the server, whose
-// anti-entropy writes with its agent token, and which falls back to its cache when the server is gone.
+// anti-entropy writes each service with the token it was registered with (node info with its agent
+// token), and which falls back to its cache when the server is gone.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
@@ -72,11 +74,8 @@ beforeAll(async () => {
     async () => ((await call(server, "GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
     20_000,
   );
-  await tokenWith(
-    AGENT,
-    "agent-c1",
-    `node "c1" { policy = "write" }\nservice_prefix "" { policy = "write" }`,
-  );
+  // The agent token may write the node, and no service: services reach the catalog with their own tokens.
+  await tokenWith(AGENT, "agent-c1", `node "c1" { policy = "write" }`);
   await tokenWith(READER, "reader", `agent "c1" { policy = "read" }`);
   await tokenWith(WEB, "web", `service "web" { policy = "write" }`);
   await tokenWith(EVENTS, "events", `event "deploy" { policy = "write" }`);
@@ -95,6 +94,9 @@ beforeAll(async () => {
       "127.0.0.1",
       "-retry-join",
       `127.0.0.1:${serf1}`,
+      // A service from the configuration with no token: it syncs with the default token (here none).
+      "-hcl",
+      'service { name = "quiet"\n port = 81 }',
       "-hcl",
       // A short TTL so the server's disappearance is noticed within the test (Consul's default is 30 s).
       aclHcl(
@@ -139,7 +141,7 @@ describe("a client agent with ACLs on", () => {
     const refused = await call(client, "PUT", "/v1/agent/service/register", READER, service);
     expect(refused.status).toBe(403);
     expect((await call(client, "PUT", "/v1/agent/service/register", WEB, service)).status).toBe(200);
-    // The agent token (node:write on c1, service:write) writes the node and the service.
+    // The agent token (node:write on c1 only) writes the node, the service's own token the service.
     await waitFor("web on c1 in the catalog", async () =>
       (await catalogNodes("web")).includes("c1") ? true : undefined,
     );
@@ -148,9 +150,24 @@ describe("a client agent with ACLs on", () => {
     }[];
     expect(health[0]!.Checks.map((c) => c.CheckID)).toContain("service:web");
     expect((await call(client, "PUT", "/v1/agent/service/deregister/web", WEB)).status).toBe(200);
+    // Its removal goes with the agent token, whose node:write on c1 covers it.
     await waitFor("web gone from the catalog", async () =>
       (await catalogNodes("web")).length === 0 ? true : undefined,
     );
+  });
+
+  it("keeps a service registered with no token out of the catalog when the agent token lacks service:write", async () => {
+    expect((await call(client, "GET", "/v1/agent/service/quiet", ROOT)).status).toBe(200);
+    // Synced (and refused) at start and again with each later change, web's above among them.
+    expect(await catalogNodes("quiet")).toEqual([]);
+    const services = JSON.parse((await call(server, "GET", "/v1/catalog/node/c1", ROOT)).text) as {
+      Node: { Node: string };
+      Services: Record<string, unknown>;
+    };
+    expect(services.Node.Node).toBe("c1");
+    expect(Object.keys(services.Services)).toEqual([]);
+    const log = readFileSync(scratch.path("c1.log"), "utf8");
+    expect(log).toMatch(/register service quiet.*blocked by ACLs|blocked by ACLs.*register service quiet/);
   });
 
   it("fires a user event only for a token with event:write", async () => {
