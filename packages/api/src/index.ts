@@ -51,6 +51,7 @@ export {
   type ReadMode,
   type SnapshotArchive,
 } from "./backend.js";
+export { registerPrivileges, type StoredNode } from "./catalog/register-acl.js";
 export {
   type EventBackend,
   eventIndex,

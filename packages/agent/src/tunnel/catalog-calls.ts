@@ -1,14 +1,6 @@
 import { type Authorizer, DEFAULT_NAMESPACE } from "@cairn/acl";
-import type { AclEnforcer } from "@cairn/api";
-import {
-  type ApplyResult,
-  type CatalogNode,
-  type Command,
-  decodeCommand,
-  encodeCommand,
-  type NodeService,
-  type RegisterSpec,
-} from "@cairn/fsm";
+import { type AclEnforcer, registerPrivileges } from "@cairn/api";
+import { type ApplyResult, type Command, decodeCommand, encodeCommand, type NodeService } from "@cairn/fsm";
 import type { AgentCatalog, CatalogRead } from "../local/catalog.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
@@ -71,26 +63,13 @@ function demand(authz: Authorizer, type: Guarded, name: string, access: "read" |
 
 async function authorizeWrite(authz: Authorizer, command: Command, catalog: AgentCatalog): Promise<void> {
   if (command.type === "catalog.register") {
+    // As the HTTP endpoint vets a registration, with the single Check folded into Checks.
     const r = command.registration;
     const stored = (await catalog.read(r.Node)).catalog;
-    if (changesNode(r, stored.node)) demand(authz, "node", r.Node, "write");
-    const service = r.Service;
-    const serviceID = service ? service.ID || service.Service : undefined;
-    if (service) {
-      demand(authz, "service", service.Service, "write", service.Namespace);
-      const replaced = findService(stored.services, serviceID, service.Namespace);
-      if (replaced) demand(authz, "service", replaced.Service, "write", service.Namespace);
-    }
-    for (const check of [...(r.Check ? [r.Check] : []), ...(r.Checks ?? [])]) {
-      const ns = check.Namespace || service?.Namespace;
-      if (!check.ServiceID) demand(authz, "node", r.Node, "write");
-      else if (check.ServiceID !== serviceID) {
-        const other = findService(stored.services, check.ServiceID, ns);
-        if (!other)
-          throw new Error(`Unknown service ID '${check.ServiceID}' for check ID '${check.CheckID}'`);
-        demand(authz, "service", other.Service, "write", ns);
-      }
-    }
+    const spec = { ...r, Checks: [...(r.Check ? [r.Check] : []), ...(r.Checks ?? [])] };
+    const before = stored.node ? { node: stored.node, services: stored.services } : undefined;
+    for (const need of registerPrivileges(spec, before))
+      demand(authz, need.type, need.name, "write", r.Service?.Namespace);
     return;
   }
   if (command.type !== "catalog.deregister") return;
@@ -107,25 +86,6 @@ async function authorizeWrite(authz: Authorizer, command: Command, catalog: Agen
   if (serviceID !== undefined && !service) throw new Error(`Unknown service ID '${serviceID}'`);
   if (service) demand(authz, "service", service.Service, "write", command.ns);
   else demand(authz, "node", command.node, "write");
-}
-
-/** Whether a registration would change the node entry (never when it skips the node and the node exists). */
-function changesNode(r: RegisterSpec, node: CatalogNode | undefined): boolean {
-  if (node === undefined) return true;
-  if (r.SkipNodeUpdate) return false;
-  return (
-    (r.ID ?? "") !== node.ID ||
-    r.Node.toLowerCase() !== node.Node.toLowerCase() ||
-    r.Address !== node.Address ||
-    (r.Datacenter ?? node.Datacenter) !== node.Datacenter ||
-    !sameStrings(r.TaggedAddresses ?? {}, node.TaggedAddresses) ||
-    !sameStrings(r.NodeMeta ?? {}, node.Meta)
-  );
-}
-
-function sameStrings(a: Readonly<Record<string, string>>, b: Readonly<Record<string, string>>): boolean {
-  const keys = Object.keys(a);
-  return keys.length === Object.keys(b).length && keys.every((k) => a[k] === b[k]);
 }
 
 function findService(
