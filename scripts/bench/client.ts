@@ -126,6 +126,28 @@ async function awaitServersAlive(client: AgentProcess, servers: readonly AgentPr
   );
 }
 
+/**
+ * Waits until the Raft configuration lists every one of `servers` as a voter: a restarted server comes
+ * back as a non-voter until autopilot promotes it (Consul's server stabilization time), and killing the
+ * leader before that would leave too few voters to elect a new one.
+ */
+async function awaitVoters(servers: readonly AgentProcess[]): Promise<void> {
+  await waitFor(
+    "every server to be a Raft voter",
+    async () => {
+      const res = await http(`${servers[0]!.url}/v1/operator/raft/configuration`, "GET", undefined, {
+        timeoutMs: 2000,
+      });
+      if (res.status !== 200) return undefined;
+      const config = JSON.parse(res.text) as { Servers: Array<{ Node: string; Voter: boolean }> };
+      const voters = new Set(config.Servers.filter((s) => s.Voter).map((s) => s.Node));
+      return servers.every((s) => voters.has(s.name)) ? true : undefined;
+    },
+    90_000,
+    250,
+  );
+}
+
 /** The server whose RPC port the client agent holds a connection to (its tunnel), if any. */
 function tunnelledServer(client: AgentProcess, servers: readonly AgentProcess[]): AgentProcess | undefined {
   const ports = connectedPorts(client.process.pid);
@@ -328,7 +350,7 @@ interface FailoverTrial {
 }
 
 const PROBE_WORKERS = 4;
-const PROBE_TIMEOUT_MS = 5000;
+const PROBE_TIMEOUT_MS = 15_000;
 /** A prober stops once its GETs have succeeded this long after the kill (or its last failure). */
 const PROBE_CLEAN_MS = 2000;
 const PROBE_MAX_MS = 30_000;
@@ -410,6 +432,7 @@ async function failoverTrial(client: AgentProcess, servers: AgentProcess[]): Pro
   const restarted = spawnAgent(victim.options);
   servers[servers.indexOf(victim)] = restarted;
   await awaitLeader(servers);
+  await awaitVoters(servers);
   await awaitServersAlive(client, servers);
   return {
     killed: victim.name,
