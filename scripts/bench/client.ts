@@ -333,6 +333,8 @@ interface ProbeOutcome {
   failed: number;
   /** From the kill to the end of the last failed GET (0 when none failed). */
   failWindowMs: number;
+  /** From the kill to the start of the first GET from which on every GET succeeded. */
+  recoveredMs: number;
   /** The slowest GET that was in flight at the kill or started after it, counted from the kill. */
   stallMs: number;
   firstError?: string;
@@ -349,47 +351,63 @@ interface FailoverTrial {
   newLeaderMs?: number;
 }
 
-const PROBE_WORKERS = 4;
+/** Open loop: a new GET this often whatever the earlier ones are doing, so a stall cannot hide recovery. */
+const PROBE_INTERVAL_MS = 50;
+/** Above the servers' rpc_hold_timeout (7 s), so that a held GET ends with the server's own answer. */
 const PROBE_TIMEOUT_MS = 15_000;
 /** A prober stops once its GETs have succeeded this long after the kill (or its last failure). */
 const PROBE_CLEAN_MS = 2000;
 const PROBE_MAX_MS = 30_000;
 
 /**
- * GETs `url` from `PROBE_WORKERS` workers until `killAt()` is set and they have run clean for
- * `PROBE_CLEAN_MS` since it and since their last failure (or for `PROBE_MAX_MS`).
+ * Starts a GET of `url` every `PROBE_INTERVAL_MS` until `killAt()` is set and GETs have run clean for
+ * `PROBE_CLEAN_MS` since it and since the last failure, with none older than that still unanswered (or
+ * for `PROBE_MAX_MS`); then waits for the ones in flight.
  */
 async function probe(url: string, killAt: () => number | undefined): Promise<ProbeOutcome> {
   const probes: Probe[] = [];
   const errors: string[] = [];
+  const inFlight = new Set<number>();
+  const running: Promise<void>[] = [];
   let lastFailure = 0;
   const done = () => {
     const kill = killAt();
     if (kill === undefined) return false;
     const now = performance.now();
-    return now - Math.max(kill, lastFailure) >= PROBE_CLEAN_MS || now - kill >= PROBE_MAX_MS;
+    if (now - kill >= PROBE_MAX_MS) return true;
+    const oldest = Math.min(now, ...inFlight);
+    return now - Math.max(kill, lastFailure) >= PROBE_CLEAN_MS && now - oldest < PROBE_CLEAN_MS;
   };
-  const worker = async () => {
-    while (!done()) {
-      const start = performance.now();
-      const answer = await httpCall(url, "GET", undefined, PROBE_TIMEOUT_MS);
-      const ok = answer.kind === "reply" && answer.status === 200;
-      const end = performance.now();
-      if (!ok) {
-        lastFailure = end;
-        errors.push(answer.kind === "reply" ? `${answer.status} ${answer.body.slice(0, 80)}` : answer.reason);
-      }
-      probes.push({ start, end, ok });
+  const one = async () => {
+    const start = performance.now();
+    inFlight.add(start);
+    const answer = await httpCall(url, "GET", undefined, PROBE_TIMEOUT_MS);
+    inFlight.delete(start);
+    const ok = answer.kind === "reply" && answer.status === 200;
+    const end = performance.now();
+    if (!ok) {
+      lastFailure = end;
+      errors.push(answer.kind === "reply" ? `${answer.status} ${answer.body.slice(0, 80)}` : answer.reason);
     }
+    probes.push({ start, end, ok });
   };
-  await Promise.all(Array.from({ length: PROBE_WORKERS }, worker));
+  while (!done()) {
+    running.push(one());
+    await sleep(PROBE_INTERVAL_MS);
+  }
+  await Promise.all(running);
   const kill = killAt()!;
   const after = probes.filter((p) => p.end >= kill);
   const failed = after.filter((p) => !p.ok);
+  const lastFailedStart = Math.max(kill, ...failed.map((p) => p.start));
+  const firstGoodAfter = after
+    .filter((p) => p.ok && p.start > lastFailedStart)
+    .reduce((min, p) => Math.min(min, p.start), Number.POSITIVE_INFINITY);
   return {
     probes: after.length,
     failed: failed.length,
     failWindowMs: failed.length === 0 ? 0 : Math.max(...failed.map((p) => p.end)) - kill,
+    recoveredMs: failed.length === 0 ? 0 : firstGoodAfter - kill,
     stallMs: Math.max(0, ...after.map((p) => p.end - Math.max(p.start, kill))),
     ...(errors[0] === undefined ? {} : { firstError: errors[0] }),
   };
@@ -533,10 +551,12 @@ function renderFailover(trialResults: FailoverTrial[]): string {
       "trial",
       "killed",
       "client fail window ms",
+      "client new GETs OK after ms",
       "client slowest GET ms",
       "client failed / GETs",
       "direct on",
       "direct fail window ms",
+      "direct new GETs OK after ms",
       "direct slowest GET ms",
       "new leader after ms",
       "client first error",
@@ -545,10 +565,12 @@ function renderFailover(trialResults: FailoverTrial[]): string {
       String(i + 1),
       `${t.killed} (${t.role})`,
       formatMs(t.viaClient.failWindowMs),
+      formatMs(t.viaClient.recoveredMs),
       formatMs(t.viaClient.stallMs),
       `${t.viaClient.failed} / ${t.viaClient.probes}`,
       t.directOn,
       formatMs(t.direct.failWindowMs),
+      formatMs(t.direct.recoveredMs),
       formatMs(t.direct.stallMs),
       t.newLeaderMs === undefined ? "" : formatMs(t.newLeaderMs),
       t.viaClient.firstError ?? "",
@@ -556,9 +578,11 @@ function renderFailover(trialResults: FailoverTrial[]): string {
   );
   const summary = (label: string, pick: (t: FailoverTrial) => ProbeOutcome) => {
     const windows = trialResults.map((t) => pick(t).failWindowMs);
+    const recovered = trialResults.map((t) => pick(t).recoveredMs);
     const stalls = trialResults.map((t) => pick(t).stallMs);
     return (
       `${label}: fail window p50 ${formatMs(median(windows))} ms, max ${formatMs(Math.max(...windows))} ms; ` +
+      `new GETs OK after p50 ${formatMs(median(recovered))} ms, max ${formatMs(Math.max(...recovered))} ms; ` +
       `slowest GET p50 ${formatMs(median(stalls))} ms, max ${formatMs(Math.max(...stalls))} ms`
     );
   };
@@ -629,10 +653,11 @@ async function main(): Promise<void> {
       ...(failovers.length > 0
         ? [
             `\nFailover: the server the client agent tunnels to (found from the client's TCP connections to the server ` +
-              `RPC ports) is killed with SIGKILL while ${PROBE_WORKERS} workers GET a key through the client agent and ` +
-              `${PROBE_WORKERS} more directly on a surviving server (the baseline: what the cluster itself allows), ` +
-              `timeout ${PROBE_TIMEOUT_MS} ms each, until ${PROBE_CLEAN_MS} ms without failure. Fail window: kill to the ` +
-              `end of the last failed GET; slowest GET counted from the kill. The server is restarted between trials:\n`,
+              `RPC ports) is killed with SIGKILL while a GET of a key starts every ${PROBE_INTERVAL_MS} ms through the client agent and ` +
+              `another directly on a surviving server (the baseline: what the cluster itself allows), timeout ` +
+              `${PROBE_TIMEOUT_MS} ms each, until ${PROBE_CLEAN_MS} ms without failure. Fail window: kill to the answer ` +
+              `of the last failed GET; new GETs OK after: kill to the start of the first GET from which on all succeeded; ` +
+              `slowest GET counted from the kill. The server is restarted (and back as a Raft voter) between trials:\n`,
             renderFailover(failovers),
           ]
         : []),
