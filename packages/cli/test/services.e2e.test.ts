@@ -1,4 +1,5 @@
-// The agent commands (services, maint, catalog, reload, monitor) against a real `cairn agent -dev` process.
+// The agent commands (services, maint, catalog, reload, monitor, operator autopilot) against a real
+// `cairn agent -dev` process.
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -179,5 +180,40 @@ describe("cairn reload and monitor", () => {
     expect(lines.some((l) => /\[WARN\]\s+agent\.agent: Node entered maintenance mode/.test(l))).toBe(true);
     process.emit("SIGINT");
     expect(await done).toBe(0);
+  });
+});
+
+describe("cairn operator autopilot", () => {
+  it("prints the configuration, changes given fields with check-and-set, and shows the state", async () => {
+    const before = await run("operator", "autopilot", "get-config");
+    expect(before.code).toBe(0);
+    expect(before.stdout).toContain("CleanupDeadServers = true\n");
+    expect(before.stdout).toContain("MaxTrailingLogs = 250\n");
+    expect(before.stdout).toContain('RedundancyZoneTag = ""\n');
+
+    const set = await run(
+      "operator",
+      "autopilot",
+      "set-config",
+      "-cleanup-dead-servers=false",
+      "-max-trailing-logs=100",
+      "-server-stabilization-time=5s",
+    );
+    expect(set).toMatchObject({ code: 0, stdout: "Configuration updated!\n" });
+    const after = await run("operator", "autopilot", "get-config");
+    expect(after.stdout).toContain("CleanupDeadServers = false\n");
+    expect(after.stdout).toContain("MaxTrailingLogs = 100\n");
+    expect(after.stdout).toContain("ServerStabilizationTime = 5s\n");
+    expect(after.stdout).toContain("LastContactThreshold = 200ms\n");
+
+    const bad = await run("operator", "autopilot", "set-config", "-min-quorum=two");
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain("-min-quorum: expected a whole number");
+
+    const state = await run("operator", "autopilot", "state");
+    expect(state.code).toBe(0);
+    expect(state.stdout).toMatch(/^Healthy: +true$/m);
+    const json = await run("operator", "autopilot", "state", "-format=json");
+    expect(JSON.parse(json.stdout)).toMatchObject({ Healthy: true });
   });
 });

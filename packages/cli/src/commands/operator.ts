@@ -1,8 +1,10 @@
-// `cairn operator raft list-peers|remove-peer|transfer-leader`, as `consul operator raft`.
+// `cairn operator raft list-peers|remove-peer|transfer-leader` and `cairn operator autopilot ...`, as
+// `consul operator`.
 import { stringFlag } from "../args.js";
 import { type Command, commandGroup, defineCommand, errorText } from "../command.js";
 import { formatTable } from "../format.js";
 import { field, isObject, type JsonValue } from "../json.js";
+import { autopilotCommand } from "./operator-autopilot.js";
 
 /** The peer table of `consul operator raft list-peers`, from a /v1/operator/raft/configuration body. */
 export function formatPeers(body: JsonValue): string {
@@ -143,5 +145,6 @@ Usage: cairn operator raft <subcommand> [options]
       $ cairn operator raft transfer-leader -id=<server id>`,
       { "list-peers": listPeers, "remove-peer": removePeer, "transfer-leader": transferLeader },
     ),
+    autopilot: autopilotCommand,
   },
 );
