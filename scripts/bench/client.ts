@@ -7,12 +7,13 @@
 //   blocking-query fan-out              N held `?index=` GETs on one key through the client agent, on a
 //                                       follower, on the leader; one PUT (to the leader); time until all
 //                                       are answered
-//   failover                            GETs through the client agent while the server it tunnels to
-//                                       (found from its TCP connections) is killed with SIGKILL: how long
-//                                       GETs fail or stall; the server is restarted between trials
+//   failover                            a GET every 50 ms through the client agent, and another directly on
+//                                       a surviving server, while the server the client tunnels to (found
+//                                       from its TCP connections) is killed with SIGKILL: how long GETs
+//                                       fail or stall; the server is restarted between trials
 //
 //   node --import tsx scripts/bench/client.ts [--seconds 3] [--warmup 0.5] [--clients 16,64] [--rounds 3]
-//        [--keys 1000] [--watchers 1000] [--trials 3] [--keep]
+//        [--keys 1000] [--watchers 1000] [--trials 4] [--keep]
 
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
@@ -43,7 +44,7 @@ const { values } = parseArgs({
     keys: { type: "string", default: "1000" },
     "value-bytes": { type: "string", default: "100" },
     watchers: { type: "string", default: "1000" },
-    trials: { type: "string", default: "3" },
+    trials: { type: "string", default: "4" },
     keep: { type: "boolean", default: false },
   },
 });
@@ -576,17 +577,27 @@ function renderFailover(trialResults: FailoverTrial[]): string {
       t.viaClient.firstError ?? "",
     ]),
   );
-  const summary = (label: string, pick: (t: FailoverTrial) => ProbeOutcome) => {
-    const windows = trialResults.map((t) => pick(t).failWindowMs);
-    const recovered = trialResults.map((t) => pick(t).recoveredMs);
-    const stalls = trialResults.map((t) => pick(t).stallMs);
+  const summary = (ofRole: FailoverTrial[], pick: (t: FailoverTrial) => ProbeOutcome) => {
+    const windows = ofRole.map((t) => pick(t).failWindowMs);
+    const recovered = ofRole.map((t) => pick(t).recoveredMs);
+    const stalls = ofRole.map((t) => pick(t).stallMs);
     return (
-      `${label}: fail window p50 ${formatMs(median(windows))} ms, max ${formatMs(Math.max(...windows))} ms; ` +
+      `fail window p50 ${formatMs(median(windows))} ms, max ${formatMs(Math.max(...windows))} ms; ` +
       `new GETs OK after p50 ${formatMs(median(recovered))} ms, max ${formatMs(Math.max(...recovered))} ms; ` +
       `slowest GET p50 ${formatMs(median(stalls))} ms, max ${formatMs(Math.max(...stalls))} ms`
     );
   };
-  return `${table}\n\n- ${summary("through the client agent", (t) => t.viaClient)}\n- ${summary("directly on a surviving server", (t) => t.direct)}`;
+  const lines: string[] = [];
+  for (const role of ["follower", "leader"] as const) {
+    const ofRole = trialResults.filter((t) => t.role === role);
+    if (ofRole.length === 0) continue;
+    const what = `${role} killed (${ofRole.length} trial${ofRole.length === 1 ? "" : "s"})`;
+    lines.push(
+      `- ${what}, through the client agent: ${summary(ofRole, (t) => t.viaClient)}`,
+      `- ${what}, directly on a surviving server: ${summary(ofRole, (t) => t.direct)}`,
+    );
+  }
+  return `${table}\n\n${lines.join("\n")}`;
 }
 
 async function main(): Promise<void> {
