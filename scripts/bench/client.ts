@@ -10,7 +10,8 @@
 //   failover                            a GET every 50 ms through the client agent, and another directly on
 //                                       a surviving server, while the server the client tunnels to (found
 //                                       from its TCP connections) is killed with SIGKILL: how long GETs
-//                                       fail or stall; the server is restarted between trials
+//                                       fail or stall; the server is restarted between trials, which go
+//                                       on until a killed follower and a killed leader are both covered
 //
 //   node --import tsx scripts/bench/client.ts [--seconds 3] [--warmup 0.5] [--clients 16,64] [--rounds 3]
 //        [--keys 1000] [--watchers 1000] [--trials 4] [--keep]
@@ -634,7 +635,12 @@ async function main(): Promise<void> {
     const kv = await runCells(paths, client.process.pid, serverPids);
     const fanouts = watchers > 0 ? await runFanouts(paths, leader.http) : undefined;
     const failovers: FailoverTrial[] = [];
-    for (let t = 0; t < trials; t++) {
+    // Which server the client tunnels to is the client's own random pick: trials go on (up to twice as many)
+    // until both a killed follower and a killed leader have been seen half the trials each.
+    const perRole = Math.ceil(trials / 2);
+    const seen = (role: FailoverTrial["role"]) => failovers.filter((f) => f.role === role).length;
+    for (let t = 0; t < 2 * trials; t++) {
+      if (failovers.length >= trials && seen("leader") >= perRole && seen("follower") >= perRole) break;
       const trial = await failoverTrial(client, servers);
       log(
         `failover trial ${t + 1}: killed ${trial.killed} (${trial.role}): through the client ` +
