@@ -526,6 +526,16 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   private noteSoftState(leader: NodeId | null, role: Role): void {
     const changed = leader !== this.leader || role !== this.role;
+    // A read index asked of the old leader may never be answered (it died): fail it at once so the caller
+    // retries with the new leader instead of waiting out the read timeout.
+    if (leader !== this.leader)
+      this.reads.failUnanswered(
+        new NotLeaderError(
+          leader === null ? "no-leader" : "not-leader",
+          leader,
+          leader === null ? null : (this.addressOf(leader) ?? null),
+        ),
+      );
     this.leader = leader;
     this.role = role;
     if (changed) {

@@ -100,6 +100,15 @@ export class PendingReads {
     this.catchingUp = still;
   }
 
+  /**
+   * Fails the reads still waiting for a leader's answer (not those already answered, which only wait for the
+   * local apply): after a leadership change the request may have gone to a leader that will never answer.
+   */
+  failUnanswered(error: Error): void {
+    for (const w of this.byCtx.values()) settle(w, { ok: false, error });
+    this.byCtx.clear();
+  }
+
   failAll(error: Error): void {
     for (const w of this.byCtx.values()) settle(w, { ok: false, error });
     for (const c of this.catchingUp) settle(c.w, { ok: false, error });
