@@ -6,7 +6,12 @@ import { type GossipConfig, lanConfig } from "./core/config.js";
 import { Membership } from "./core/membership.js";
 import type { Member, MemberEventType, Output, Tags } from "./core/types.js";
 import { parseKey } from "./transport/frames.js";
-import { type TransportStats, type WebSocketRoute, WsTransport } from "./transport/ws-transport.js";
+import {
+  emptyTransportStats,
+  type TransportStats,
+  type WebSocketRoute,
+  WsTransport,
+} from "./transport/ws-transport.js";
 
 export interface GossipNodeOptions {
   name: string;
@@ -172,7 +177,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       alive: core.liveCount(),
       healthScore: core.healthScore(),
       queuedBroadcasts: core.queuedBroadcasts(),
-      transport: this.transport?.stats() ?? emptyStats(),
+      transport: this.transport?.stats() ?? emptyTransportStats(),
     };
   }
 
@@ -212,23 +217,4 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       Math.min(delay, 2 ** 31 - 1),
     );
   }
-}
-
-function emptyStats(): TransportStats {
-  return {
-    outboundConnections: 0,
-    inboundConnections: 0,
-    framesSent: 0,
-    framesReceived: 0,
-    bytesSent: 0,
-    bytesReceived: 0,
-    dropped: {
-      malformed: 0,
-      "unknown-version": 0,
-      invalid: 0,
-      "wrong-key": 0,
-      "queue-full": 0,
-      unreachable: 0,
-    },
-  };
 }

@@ -55,20 +55,9 @@ const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 const MAX_ROUTE_MESSAGE_BYTES = 1024 * 1024;
 const PATH = "/gossip";
 
-/**
- * Gossip over WebSockets: one listening server, and one reused connection per peer address (closed when
- * idle): our own outbound one, or else the one the peer opened to us, so a push-pull request and its reply
- * travel on the same connection. Frames that fail to decode, carry an unknown version, claim impossible states or fail
- * authentication are dropped and counted; the connection stays up.
- */
-export class WsTransport {
-  readonly address: string;
-  private readonly codec: FrameCodec;
-  private readonly peers = new Map<string, Peer>();
-  /** Inbound sockets by the sender's advertised address: replies (push-pull responses) go back on them. */
-  private readonly inbound = new Map<string, WebSocket>();
-  private readonly idleTimer: NodeJS.Timeout;
-  private readonly counters: TransportStats = {
+/** Zeroed counters: a new transport's, and what a node reports before its transport runs. */
+export function emptyTransportStats(): TransportStats {
+  return {
     outboundConnections: 0,
     inboundConnections: 0,
     framesSent: 0,
@@ -84,6 +73,22 @@ export class WsTransport {
       unreachable: 0,
     },
   };
+}
+
+/**
+ * Gossip over WebSockets: one listening server, and one reused connection per peer address (closed when
+ * idle): our own outbound one, or else the one the peer opened to us, so a push-pull request and its reply
+ * travel on the same connection. Frames that fail to decode, carry an unknown version, claim impossible states or fail
+ * authentication are dropped and counted; the connection stays up.
+ */
+export class WsTransport {
+  readonly address: string;
+  private readonly codec: FrameCodec;
+  private readonly peers = new Map<string, Peer>();
+  /** Inbound sockets by the sender's advertised address: replies (push-pull responses) go back on them. */
+  private readonly inbound = new Map<string, WebSocket>();
+  private readonly idleTimer: NodeJS.Timeout;
+  private readonly counters: TransportStats = emptyTransportStats();
   private closed = false;
 
   private constructor(
