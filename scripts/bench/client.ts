@@ -21,7 +21,7 @@ import type { Agent } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { type AgentProcess, spawnAgent } from "../lib/agent.js";
+import { type AgentProcess, clientFlags, spawnAgent } from "../lib/agent.js";
 import { startCairnCluster } from "../lib/cluster.js";
 import { http, httpCall } from "../lib/http.js";
 import { awaitLeader, leaderAddress } from "../lib/leader.js";
@@ -99,8 +99,8 @@ async function startClientAgent(root: string, server: AgentProcess): Promise<Age
     name: "c1",
     ports: { http: httpPort, server: serverPort, serfLan },
     flags: [
-      ...["-node", "c1", "-data-dir", dataDir, "-bind", "127.0.0.1", "-client", "127.0.0.1"],
-      ...["-retry-join", `127.0.0.1:${server.options.ports.serfLan}`, "-log-level", "warn"],
+      ...clientFlags({ name: "c1", dataDir, join: [`127.0.0.1:${server.options.ports.serfLan}`] }),
+      ...["-log-level", "warn"],
     ],
     logFile: join(root, "c1.log"),
   });

@@ -79,17 +79,9 @@ export interface ServerFlagsOptions {
 
 /** The flags of one member of a server cluster (ports come from `agentArgv`). */
 export function serverFlags(options: ServerFlagsOptions): string[] {
-  const host = options.host ?? "127.0.0.1";
   return [
     "-server",
-    "-node",
-    options.name,
-    "-data-dir",
-    options.dataDir,
-    "-bind",
-    host,
-    "-client",
-    host,
+    ...identityFlags(options),
     ...(options.bootstrapExpect === undefined ? [] : ["-bootstrap-expect", String(options.bootstrapExpect)]),
     ...(options.raftMultiplier === undefined
       ? []
@@ -97,6 +89,19 @@ export function serverFlags(options: ServerFlagsOptions): string[] {
     ...(options.logLevel === undefined ? [] : ["-log-level", options.logLevel]),
     ...(options.join ?? []).flatMap((target) => ["-retry-join", target]),
   ];
+}
+
+export type ClientFlagsOptions = Pick<ServerFlagsOptions, "name" | "dataDir" | "host" | "join">;
+
+/** The flags of a client agent (no -server) joining the LAN pool through `join`. */
+export function clientFlags(options: ClientFlagsOptions): string[] {
+  return [...identityFlags(options), ...(options.join ?? []).flatMap((target) => ["-retry-join", target])];
+}
+
+/** Node name, data directory, and one address to bind, serve HTTP on and advertise (default 127.0.0.1). */
+function identityFlags(options: Pick<ServerFlagsOptions, "name" | "dataDir" | "host">): string[] {
+  const host = options.host ?? "127.0.0.1";
+  return ["-node", options.name, "-data-dir", options.dataDir, "-bind", host, "-client", host];
 }
 
 export interface AgentOptions extends AgentArgvOptions {

@@ -6,7 +6,7 @@
 
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { type AgentProcess, serverFlags, spawnAgent } from "../../../scripts/lib/agent.js";
+import { type AgentProcess, clientFlags, serverFlags, spawnAgent } from "../../../scripts/lib/agent.js";
 import { http } from "../../../scripts/lib/http.js";
 import { leaderAddress } from "../../../scripts/lib/leader.js";
 import { isRunning, kill, pause, resume, stop } from "../../../scripts/lib/processes.js";
@@ -133,8 +133,8 @@ export class Cluster {
     const client = this.clients[i - this.size]!;
     // A client may start before its server listens: retry every second, not Consul's 30 s.
     return [
-      ...["-node", client.name, "-data-dir", client.dataDir, "-bind", host, "-client", host],
-      ...["-retry-join", serf(client.joins), "-retry-interval", "1s", "-log-level", "info"],
+      ...clientFlags({ name: client.name, dataDir: client.dataDir, host, join: [serf(client.joins)] }),
+      ...["-retry-interval", "1s", "-log-level", "info"],
     ];
   }
 

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
   AgentScratch,
+  clientFlags,
   freePorts,
   http,
   kill,
@@ -84,16 +85,7 @@ beforeAll(async () => {
     name: "c1",
     ports: { http: http2!, server: rpc2!, serfLan: serf2! },
     flags: [
-      "-node",
-      "c1",
-      "-data-dir",
-      scratch.path("c1"),
-      "-bind",
-      "127.0.0.1",
-      "-client",
-      "127.0.0.1",
-      "-retry-join",
-      `127.0.0.1:${serf1}`,
+      ...clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [`127.0.0.1:${serf1}`] }),
       // A service from the configuration with no token: it syncs with the default token (here none).
       "-hcl",
       'service { name = "quiet"\n port = 81 }',

@@ -3,7 +3,14 @@
 // answering.
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
+import {
+  type AgentProcess,
+  AgentScratch,
+  clientFlags,
+  freePorts,
+  http,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
 import { AgentMembership } from "../../src/membership/index.js";
 import { agentConfig, FAST } from "../membership/harness.js";
 import { ready, startTunnelServer, type TunnelServer } from "../tunnel/harness.js";
@@ -33,8 +40,8 @@ beforeAll(async () => {
     name: "fc",
     ports: { http: httpPort!, server: serverPort!, serfLan: serfLan! },
     flags: [
-      ...["-node", "fc", "-data-dir", scratch.path("fc"), "-bind", "127.0.0.1", "-client", "127.0.0.1"],
-      ...["-retry-join", servers[0]!.gossip.lanAddress, "-hcl", 'services = [{ name = "svc", port = 1 }]'],
+      ...clientFlags({ name: "fc", dataDir: scratch.path("fc"), join: [servers[0]!.gossip.lanAddress] }),
+      ...["-hcl", 'services = [{ name = "svc", port = 1 }]'],
     ],
     logFile: scratch.path("fc.log"),
   });

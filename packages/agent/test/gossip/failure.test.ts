@@ -8,6 +8,7 @@ import {
   type AgentProcess,
   AgentScratch,
   awaitLeader,
+  clientFlags,
   freePorts,
   http,
   isRunning,
@@ -62,16 +63,7 @@ beforeAll(async () => {
   client = scratch.spawn({
     name: "c1",
     ports: portSets[3]!,
-    flags: [
-      "-node",
-      "c1",
-      "-data-dir",
-      scratch.path("c1"),
-      "-bind",
-      "127.0.0.1",
-      "-client",
-      "127.0.0.1",
-    ].concat(["-retry-join", lan(0)]),
+    flags: clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [lan(0)] }),
     logFile: scratch.path("c1.log"),
   });
 }, 40_000);
@@ -138,10 +130,12 @@ describe("gossip failure handling across real processes", () => {
   it("kill -9 of the client: serfHealth critical, session invalidated, lock released", async () => {
     const killedAt = performance.now();
     await kill(client.process);
+    // Lifeguard's longest suspicion in a pool of four is 6 × 4 s after the first failed probe: the failure
+    // must reach the catalog well within 30 s.
     await waitFor(
       "c1 serfHealth critical",
       async () => ((await serfHealth("c1")) === "critical" ? true : undefined),
-      45_000,
+      30_000,
       200,
     );
     const detectedMs = performance.now() - killedAt;
@@ -157,8 +151,7 @@ describe("gossip failure handling across real processes", () => {
     );
     const info = await http(`${leader.url}/v1/session/info/${sessionId}`);
     expect(JSON.parse(info.text)).toEqual([]);
-    // Detection plus the leader's write; the lock is free at once (lock-delay only holds off re-acquiring).
-    expect(detectedMs).toBeLessThan(45_000);
+    // The lock is free at once (lock-delay only holds off re-acquiring it).
     process.stdout.write(`client failure reflected in the catalog after ${Math.round(detectedMs)} ms\n`);
   }, 60_000);
 
