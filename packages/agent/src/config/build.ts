@@ -128,6 +128,7 @@ export function buildAgentConfig(
       grpc: addresses.grpc ?? clientAddr,
     },
     retryJoin: v.retry_join ?? [],
+    retryJoinWan: v.retry_join_wan ?? [],
     retryIntervalMs: v.retry_interval ?? 30_000,
     retryMax: v.retry_max ?? 0,
     startJoin: v.start_join ?? [],

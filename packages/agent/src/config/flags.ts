@@ -44,6 +44,7 @@ const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ["rejoin", { kind: "bool", key: "rejoin_after_leave" }],
   ["retry-interval", { kind: "value", key: "retry_interval" }],
   ["retry-join", { kind: "list", key: "retry_join" }],
+  ["retry-join-wan", { kind: "list", key: "retry_join_wan" }],
   ["retry-max", { kind: "value", key: "retry_max" }],
   ["serf-lan-port", { kind: "value", key: "ports.serf_lan" }],
   ["serf-wan-port", { kind: "value", key: "ports.serf_wan" }],

@@ -56,6 +56,7 @@ export const configSourceSchema = z.strictObject({
   }),
   addresses: section({ http: stringField, https: stringField, dns: stringField, grpc: stringField }),
   retry_join: stringListField,
+  retry_join_wan: stringListField,
   retry_interval: durationField,
   retry_max: count,
   start_join: stringListField,

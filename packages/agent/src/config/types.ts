@@ -28,6 +28,8 @@ export interface AgentConfig {
     readonly grpc: string;
   };
   readonly retryJoin: readonly string[];
+  /** Servers: WAN pool addresses of servers in other datacenters to join, retried like retry_join. */
+  readonly retryJoinWan: readonly string[];
   readonly retryIntervalMs: number;
   /** 0: retry forever. */
   readonly retryMax: number;

@@ -85,7 +85,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "reconnect_timeout_wan",
   "reporting",
   "retry_interval_wan",
-  "retry_join_wan",
   "retry_max_wan",
   "rpc",
   "segment",

@@ -39,8 +39,6 @@ export interface MembershipOptions {
    */
   dataDir?: string;
   log: Logger;
-  /** Servers: retry_join_wan targets (default: none). */
-  retryJoinWan?: readonly string[];
   /** retry_join gave up after retry_max attempts; Consul shuts the agent down then. Default: logged. */
   onRetryJoinFailed?: (err: Error) => void;
   /** How long a join waits for each address to answer (default 5 s). */
@@ -257,8 +255,7 @@ export class AgentMembership implements MembershipView {
     }
     if (config.startJoin.length > 0) await this.join([...config.startJoin], { wan: false });
     this.loop("retry_join", config.retryJoin, this.lan, config.retryMax, true);
-    if (this.wan)
-      this.loop("retry_join_wan", this.options.retryJoinWan ?? [], this.wan, config.retryMax, true);
+    if (this.wan) this.loop("retry_join_wan", config.retryJoinWan, this.wan, config.retryMax, true);
   }
 
   /** Runs a join loop in the background; `fatal` loops report exhaustion through onRetryJoinFailed. */

@@ -60,11 +60,12 @@ describe("parseAgentFlags", () => {
     });
   });
 
-  it("repeats -retry-join, -join, -recursor and -node-meta", () => {
+  it("repeats -retry-join, -retry-join-wan, -join, -recursor and -node-meta", () => {
     const flags = parseAgentFlags([
       "-retry-join",
       "10.0.0.1",
       "-retry-join=10.0.0.2:8301",
+      "-retry-join-wan=10.1.0.1:8302",
       "-join=a",
       "-recursor=8.8.8.8",
       "-node-meta=rack:r1",
@@ -72,6 +73,7 @@ describe("parseAgentFlags", () => {
     ]);
     expect(flags.lists).toEqual({
       retry_join: ["10.0.0.1", "10.0.0.2:8301"],
+      retry_join_wan: ["10.1.0.1:8302"],
       start_join: ["a"],
       recursors: ["8.8.8.8"],
     });

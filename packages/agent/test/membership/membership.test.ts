@@ -235,6 +235,16 @@ describe("AgentMembership on real gossip pools", () => {
     expect(maps.find((d) => d.Datacenter === "dc2")?.Coordinates[0]?.Node).toBe("b");
     expect(maps[0]?.AreaID).toBe("WAN");
   });
+
+  it("a server joins other datacenters' servers through retry_join_wan", async () => {
+    const a = await startMember("a", { serverPort: 8300 });
+    const b = await startMember("b", {
+      serverPort: 8300,
+      config: { datacenter: "dc2", retryJoinWan: [a.wanAddress ?? ""] },
+    });
+    await until(() => a.members({ wan: true }).filter((m) => m.Status === ALIVE).length === 2);
+    expect(b.members({ wan: true }).map((m) => m.Name)).toEqual(["a.dc1", "b.dc2"]);
+  });
 });
 
 function portsWith(serfLan: number) {
