@@ -93,17 +93,22 @@ export class KvApi {
   }
 
   /** PUT; true when the server applied it (false for a failed cas, acquire or release). */
-  async put(w: KvWrite): Promise<boolean> {
+  async put(w: KvWrite, signal?: AbortSignal): Promise<boolean> {
     const body = await this.http.json("PUT", kvPath(w.key), {
       query: { flags: w.flags, cas: w.cas, acquire: w.acquire, release: w.release },
       body: w.value ?? new Uint8Array(),
+      signal,
     });
     return body === true;
   }
 
-  async delete(key: string, opts: { recurse?: boolean; cas?: bigint } = {}): Promise<boolean> {
+  async delete(
+    key: string,
+    opts: { recurse?: boolean; cas?: bigint; signal?: AbortSignal } = {},
+  ): Promise<boolean> {
     const body = await this.http.json("DELETE", kvPath(key), {
       query: { recurse: opts.recurse, cas: opts.cas },
+      signal: opts.signal,
     });
     return body === true;
   }

@@ -11,9 +11,10 @@ export interface SessionSpec {
 export class SessionApi {
   constructor(private readonly http: HttpClient) {}
 
-  async create(spec: SessionSpec): Promise<string> {
+  async create(spec: SessionSpec, signal?: AbortSignal): Promise<string> {
     const body = await this.http.json("PUT", "/v1/session/create", {
       body: JSON.stringify({ Name: spec.name, TTL: spec.ttl, Behavior: spec.behavior }),
+      signal,
     });
     const id = isObject(body) ? field(body, "ID") : undefined;
     if (typeof id !== "string" || id === "") throw new Error("session create returned no ID");

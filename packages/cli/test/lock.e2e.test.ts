@@ -118,15 +118,24 @@ describe("cairn lock", () => {
 
   it("gives up after -timeout while the lock is held elsewhere", async () => {
     const holder = background(["jobs/timeout", LONG]);
-    await waitFor(async () => (await getJson("/v1/kv/jobs/timeout/.lock")) !== null);
-    const started = Date.now();
+    let holderSession = "";
+    await waitFor(async () => {
+      const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[] | null;
+      holderSession = entries?.[0]?.Session ?? "";
+      return holderSession !== "";
+    });
     const r = await cairn(["lock", "-timeout=600ms", "jobs/timeout", "echo never"], { env: server.env });
     expect(r).toMatchObject({
       code: 1,
       stdout: "",
       stderr: "Shutdown triggered or timeout during lock acquisition\n",
     });
-    expect(Date.now() - started).toBeLessThan(8000);
+    // It gave up while the holder still held: it did not wait for the holder's child to end (the bug
+    // this guards against), however long its own start-up took. Its session is gone with it.
+    const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[];
+    expect(entries[0]?.Session).toBe(holderSession);
+    const sessions = (await getJson("/v1/session/list")) as { ID: string }[];
+    expect(sessions.map((s) => s.ID)).toEqual([holderSession]);
     holder.child.kill("SIGTERM");
     await holder.done;
   });

@@ -1,6 +1,7 @@
 // The lock and semaphore protocols in process against a real server: lock-delay and dead holders.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseFlags } from "../src/args.js";
+import { realClock } from "../src/clock.js";
 import { HttpClient, httpFlags, resolveHttpConfig } from "../src/http.js";
 import { KvApi } from "../src/kv-api.js";
 import { DEFAULT_TUNING, Mutex, Semaphore } from "../src/lock/lockers.js";
@@ -105,7 +106,7 @@ describe("Semaphore", () => {
     const [a, b] = [await createSession(behavior), await createSession(behavior)];
     const sem = new Semaphore(kv, "full", 1);
     const held = await sem.acquire(a, new AbortController().signal);
-    expect(await sem.acquire(b, AbortSignal.timeout(300))).toBeUndefined();
+    expect(await sem.acquire(b, realClock.deadline(300).signal)).toBeUndefined();
     await held?.release();
     await destroy(a);
     await destroy(b);

@@ -2,11 +2,13 @@
 // slot) at PREFIX, as `consul lock` does. The child is stopped if the lock is lost, signals to this
 // process are passed on to it, and the lock and session are given up when it exits.
 import { boolFlag, durationFlag, intFlag, stringFlag } from "../args.js";
+import { realClock } from "../clock.js";
 import { type Command, defineCommand, errorText, type Io } from "../command.js";
 import { KvApi } from "../kv-api.js";
+import { acquireLock } from "../lock/acquire.js";
 import { type ChildOptions, type RunningChild, startChild } from "../lock/child.js";
 import { DEFAULT_TUNING, type Locker, Mutex, Semaphore } from "../lock/lockers.js";
-import { SessionKeeper } from "../lock/session.js";
+import type { SessionKeeper } from "../lock/session.js";
 import { SessionApi } from "../session-api.js";
 
 /** Time a child gets between SIGTERM and SIGKILL: short against the default 15s lock-delay. */
@@ -152,31 +154,30 @@ Usage: cairn lock [options] prefix child...
     process.on("SIGTERM", onSignal);
     let session: SessionKeeper | undefined;
     try {
-      try {
-        session = await SessionKeeper.start(new SessionApi(http), {
+      verbose("Attempting lock acquisition");
+      const acquired = await acquireLock({
+        sessions: new SessionApi(http),
+        spec: {
           name: f.name || `Cairn lock for '${childArgs.join(" ")}' at '${prefix}'`,
           ttl: SESSION_TTL,
           // A semaphore's contender entries must vanish with their session, freeing the slot.
           behavior: f.n === 1 ? "release" : "delete",
-        });
-      } catch (err) {
-        io.err(`Lock acquisition failed: failed to create session: ${errorText(err)}`);
+        },
+        locker,
+        timeoutMs: f.timeout,
+        shutdown: shutdown.signal,
+        clock: realClock,
+      });
+      if (acquired.kind === "failed") {
+        io.err(`Lock acquisition failed: ${acquired.message}`);
         return 1;
       }
-      verbose("Attempting lock acquisition");
-      const waitSignal =
-        f.timeout > 0 ? AbortSignal.any([shutdown.signal, AbortSignal.timeout(f.timeout)]) : shutdown.signal;
-      let held: Awaited<ReturnType<Locker["acquire"]>>;
-      try {
-        held = await locker.acquire(session.id, AbortSignal.any([waitSignal, session.gone]));
-      } catch (err) {
-        io.err(`Lock acquisition failed: ${errorText(err)}`);
-        return 1;
-      }
-      if (held === undefined) {
+      if (acquired.kind === "stopped") {
         io.err("Shutdown triggered or timeout during lock acquisition");
         return 1;
       }
+      session = acquired.session;
+      const held = acquired.held;
 
       let childCode = 0;
       if (shutdown.signal.aborted) io.err("Shutdown triggered during lock acquisition");

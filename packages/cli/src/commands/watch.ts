@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeJson } from "@cairn/json";
 import { boolFlag, parseBool, stringFlag } from "../args.js";
+import { realClock } from "../clock.js";
 import { type Command, defineCommand, errorText, type Io } from "../command.js";
 import type { HttpClient } from "../http.js";
 import { type JsonValue, parseJson, stringifyGo } from "../json.js";
@@ -207,17 +208,8 @@ class Watch {
     });
   }
 
-  #sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const timer = setTimeout(done, ms);
-      const signal = this.#stop.signal;
-      function done() {
-        clearTimeout(timer);
-        signal.removeEventListener("abort", done);
-        resolve();
-      }
-      signal.addEventListener("abort", done, { once: true });
-    });
+  async #sleep(ms: number): Promise<void> {
+    await realClock.sleep(ms, this.#stop.signal);
   }
 }
 

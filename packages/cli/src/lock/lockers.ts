@@ -1,6 +1,7 @@
 // Acquiring, watching and giving up a lock (one holder) or a semaphore (n holders) over the KV API, with
 // blocking queries so waiting costs one open request, not a poll loop.
-import { setTimeout as sleep } from "node:timers/promises";
+
+import { type Clock, realClock } from "../clock.js";
 import { joinPath } from "../format.js";
 import { ApiError } from "../http.js";
 import type { KvApi } from "../kv-api.js";
@@ -36,6 +37,9 @@ export const DEFAULT_TUNING: LockTuning = {
   retryMaxMs: 5000,
 };
 
+/** The KV calls the lockers make: KvApi over HTTP, or a scripted store in unit tests. */
+export type LockKv = Pick<KvApi, "get" | "list" | "put" | "delete">;
+
 export interface Held {
   /** Aborted when the lock is lost (session invalidated, key taken, or the servers unreachable too long). */
   lost: AbortSignal;
@@ -44,7 +48,11 @@ export interface Held {
 
 export interface Locker {
   readonly key: string;
-  /** Blocks until held; undefined when `signal` aborts first (shutdown or -timeout). */
+  /**
+   * Blocks until held; undefined when `signal` aborts first (shutdown or -timeout). Every wait inside, a
+   * blocking read, a write in flight or a back-off, ends when `signal` aborts. A write aborted in flight may
+   * still have been applied: the caller then destroys the session, which gives up whatever it holds.
+   */
   acquire(session: string, signal: AbortSignal): Promise<Held | undefined>;
   /** Deletes the coordination key if nobody uses it: "in-use" when someone does. */
   cleanup(): Promise<"done" | "in-use">;
@@ -67,6 +75,7 @@ async function untilAborted<T>(signal: AbortSignal, work: () => Promise<T>): Pro
 function monitor(
   read: (index: bigint | undefined, signal: AbortSignal) => Promise<{ held: boolean; index: bigint }>,
   tuning: LockTuning,
+  clock: Clock,
 ): { lost: AbortSignal; stop: () => void } {
   const lost = new AbortController();
   const stopper = new AbortController();
@@ -83,7 +92,7 @@ function monitor(
         if (stopper.signal.aborted) return;
         const retryable = !(err instanceof ApiError) || err.status === 0 || err.status >= 500;
         if (!retryable || ++failures > tuning.monitorRetries) break;
-        await sleep(tuning.monitorRetryMs, undefined, { signal: stopper.signal }).catch(() => undefined);
+        await clock.sleep(tuning.monitorRetryMs, stopper.signal);
       }
     }
     if (!stopper.signal.aborted) lost.abort();
@@ -92,7 +101,7 @@ function monitor(
 }
 
 async function applyCleanup(
-  kv: KvApi,
+  kv: LockKv,
   key: string,
   plan: CleanupPlan,
   conflict: string,
@@ -113,9 +122,10 @@ export class Mutex implements Locker {
   readonly key: string;
 
   constructor(
-    private readonly kv: KvApi,
+    private readonly kv: LockKv,
     prefix: string,
     private readonly tuning: LockTuning = DEFAULT_TUNING,
+    private readonly clock: Clock = realClock,
   ) {
     this.key = lockKey(prefix);
   }
@@ -132,27 +142,34 @@ export class Mutex implements Locker {
         index = read.index;
         continue;
       }
-      if (await this.kv.put({ key: this.key, flags: LOCK_FLAGS, acquire: session }))
-        return this.hold(session);
+      const won = await untilAborted(signal, () =>
+        this.kv.put({ key: this.key, flags: LOCK_FLAGS, acquire: session }, signal),
+      );
+      if (won === undefined) return undefined;
+      if (won) return this.hold(session);
       // Refused while free: the previous holder's session was invalidated and its lock-delay is running.
       // Back off (doubling, capped) instead of hammering the server until the delay ends.
       index = undefined;
-      if ((await sleep(backoff, true, { signal }).catch(() => false)) !== true) return undefined;
+      if (!(await this.clock.sleep(backoff, signal))) return undefined;
       backoff = Math.min(backoff * 2, this.tuning.retryMaxMs);
     }
     return undefined;
   }
 
   private hold(session: string): Held {
-    const watch = monitor(async (index, signal) => {
-      const { entry, index: next } = await this.kv.get(this.key, {
-        index,
-        wait: WAIT,
-        consistent: true,
-        signal,
-      });
-      return { held: mutexView(entry, session) === "mine", index: next };
-    }, this.tuning);
+    const watch = monitor(
+      async (index, signal) => {
+        const { entry, index: next } = await this.kv.get(this.key, {
+          index,
+          wait: WAIT,
+          consistent: true,
+          signal,
+        });
+        return { held: mutexView(entry, session) === "mine", index: next };
+      },
+      this.tuning,
+      this.clock,
+    );
     return {
       lost: watch.lost,
       release: async () => {
@@ -172,10 +189,11 @@ export class Semaphore implements Locker {
   readonly key: string;
 
   constructor(
-    private readonly kv: KvApi,
+    private readonly kv: LockKv,
     private readonly prefix: string,
     private readonly limit: number,
     private readonly tuning: LockTuning = DEFAULT_TUNING,
+    private readonly clock: Clock = realClock,
   ) {
     this.key = lockKey(prefix);
   }
@@ -183,9 +201,11 @@ export class Semaphore implements Locker {
   async acquire(session: string, signal: AbortSignal): Promise<Held | undefined> {
     // The contender entry, tied to the session: when the session dies the entry goes and so does its slot.
     const contender = joinPath(this.prefix, session);
-    if (!(await this.kv.put({ key: contender, flags: SEMAPHORE_FLAGS, acquire: session }))) {
-      throw new Error("failed to make contender entry");
-    }
+    const entered = await untilAborted(signal, () =>
+      this.kv.put({ key: contender, flags: SEMAPHORE_FLAGS, acquire: session }, signal),
+    );
+    if (entered === undefined) return undefined;
+    if (!entered) throw new Error("failed to make contender entry");
     let index: bigint | undefined;
     while (!signal.aborted) {
       const read = await untilAborted(signal, () => this.kv.list(this.prefix, { index, wait: WAIT, signal }));
@@ -196,9 +216,11 @@ export class Semaphore implements Locker {
         index = read.index;
         continue;
       }
-      if (await this.kv.put({ key: this.key, value: plan.value, flags: SEMAPHORE_FLAGS, cas: plan.cas })) {
-        return this.hold(session, contender);
-      }
+      const won = await untilAborted(signal, () =>
+        this.kv.put({ key: this.key, value: plan.value, flags: SEMAPHORE_FLAGS, cas: plan.cas }, signal),
+      );
+      if (won === undefined) return undefined;
+      if (won) return this.hold(session, contender);
       // Lost a race with another contender: read again at once.
       index = undefined;
     }
@@ -206,15 +228,19 @@ export class Semaphore implements Locker {
   }
 
   private hold(session: string, contender: string): Held {
-    const watch = monitor(async (index, signal) => {
-      const { entries, index: next } = await this.kv.list(this.prefix, {
-        index,
-        wait: WAIT,
-        consistent: true,
-        signal,
-      });
-      return { held: holdsSlot(this.prefix, session, this.limit, entries), index: next };
-    }, this.tuning);
+    const watch = monitor(
+      async (index, signal) => {
+        const { entries, index: next } = await this.kv.list(this.prefix, {
+          index,
+          wait: WAIT,
+          consistent: true,
+          signal,
+        });
+        return { held: holdsSlot(this.prefix, session, this.limit, entries), index: next };
+      },
+      this.tuning,
+      this.clock,
+    );
     return {
       lost: watch.lost,
       release: async () => {

@@ -6,7 +6,7 @@ import type { SessionSpec } from "../session-api.js";
 
 /** The session calls a keeper makes (SessionApi over HTTP). */
 export interface SessionCalls {
-  create(spec: SessionSpec): Promise<string>;
+  create(spec: SessionSpec, signal?: AbortSignal): Promise<string>;
   renew(id: string): Promise<string | undefined>;
   destroy(id: string): Promise<void>;
 }
@@ -24,8 +24,8 @@ export class SessionKeeper {
     this.schedule();
   }
 
-  static async start(api: SessionCalls, spec: SessionSpec): Promise<SessionKeeper> {
-    const id = await api.create(spec);
+  static async start(api: SessionCalls, spec: SessionSpec, signal?: AbortSignal): Promise<SessionKeeper> {
+    const id = await api.create(spec, signal);
     return new SessionKeeper(api, id, parseDurationMs(spec.ttl));
   }
 
