@@ -63,10 +63,6 @@ export async function runAgentProcess(
   let signal: NodeJS.Signals | undefined;
   let code = 0;
   try {
-    if (config.pidFile) {
-      const removePid = writePidFile(config.pidFile);
-      steps.push(removePid);
-    }
     role = await start({
       config,
       logs,
@@ -77,6 +73,8 @@ export async function runAgentProcess(
     });
     if (config.ports.http >= 0)
       http = await HttpListeners.start(role.fetch, config.addresses.http, config.ports.http);
+    // As Consul: written once start-up has succeeded, so its presence means the agent serves.
+    if (config.pidFile) steps.push(writePidFile(config.pidFile));
     role.announce(http?.addresses() ?? []);
     const outcome = await Promise.race([signals.received, left, role.fatal ?? new Promise<never>(() => {})]);
     if (outcome instanceof Error) code = 1;
