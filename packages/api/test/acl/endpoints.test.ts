@@ -279,10 +279,16 @@ describe("ACLs off", () => {
         ["PUT", "/v1/acl/policy"],
         ["GET", "/v1/acl/replication"],
         ["GET", "/v1/acl/list"],
+        ["DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000001"],
+        ["POST", "/v1/acl/login"],
+        ["PUT", "/v1/acl/auth-method"],
       ] as const) {
-        const r = await off.call(m, p, "whatever", m === "PUT" ? {} : undefined);
-        expect(r.status, p).toBe(401);
-        expect(r.text).toBe("ACL support disabled");
+        // Before any body is read: an empty, null or malformed one gets the same answer.
+        for (const body of m === "PUT" || m === "POST" ? [{}, "null", "{not json"] : [undefined]) {
+          const r = await off.call(m, p, "whatever", body);
+          expect(r.status, `${m} ${p} ${String(body)}`).toBe(401);
+          expect(r.text).toBe("ACL support disabled");
+        }
       }
       expect((await off.call("PUT", "/v1/kv/a", "not-a-token", "1")).status).toBe(200);
       expect((await off.call("GET", "/v1/kv/a", "not-a-token")).status).toBe(200);
