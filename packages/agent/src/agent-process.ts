@@ -4,6 +4,7 @@ import { HttpListeners } from "./http-listener.js";
 import type { Fetch } from "./metrics/instrument.js";
 import { LogHub } from "./monitor/log-hub.js";
 import { writePidFile } from "./pid-file.js";
+import { withRootPage } from "./root-page.js";
 import { shutdownSignal } from "./signals.js";
 
 /** What a role (server or client) is given while it starts. */
@@ -72,7 +73,11 @@ export async function runAgentProcess(
       shutdown: () => shutdown(),
     });
     if (config.ports.http >= 0)
-      http = await HttpListeners.start(role.fetch, config.addresses.http, config.ports.http);
+      http = await HttpListeners.start(
+        withRootPage(role.fetch, config),
+        config.addresses.http,
+        config.ports.http,
+      );
     // As Consul: written once start-up has succeeded, so its presence means the agent serves.
     if (config.pidFile) steps.push(writePidFile(config.pidFile));
     role.announce(http?.addresses() ?? []);

@@ -1,8 +1,8 @@
 import { Hono } from "hono";
+import { aclsDisabled } from "./acl/request.js";
 import { httpAuthMethodIO } from "./auth-methods/io.js";
 import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
-import { aclsDisabled } from "./acl/request.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
 import { requestContext } from "./middleware/request-context.js";

@@ -11,6 +11,7 @@ import { deferredJoinHandlers, joinRoute } from "../server/join/join-listener.js
 import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
 import { CairnServer } from "../server/server.js";
+import { serverSelfView } from "./self-view.js";
 
 /** Consul's file name: an operator writes the reset index there to allow one more ACL bootstrap. */
 const ACL_BOOTSTRAP_RESET = "acl-bootstrap-reset";
@@ -85,6 +86,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     now,
     reread: o.reread,
     onLeadership: (listener) => started.on("leadership", listener),
+    selfView: serverSelfView(config, gossip.membership, () => started),
     ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;

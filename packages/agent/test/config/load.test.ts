@@ -268,8 +268,14 @@ describe("null values", () => {
     expect(config.acl.tokens.agent).toBeUndefined();
     expect(config.ports.http).toBe(18500);
     expect(config.services[0]).not.toHaveProperty("tags");
-    const hcl = file("harness.hcl", '{"node_name": "n2", "acl": {"tokens": {"agent": null}}, "log_level": null}');
-    expect(loadAgentConfig(["-config-file", hcl], env).config).toMatchObject({ nodeName: "n2", logLevel: "info" });
+    const hcl = file(
+      "harness.hcl",
+      '{"node_name": "n2", "acl": {"tokens": {"agent": null}}, "log_level": null}',
+    );
+    expect(loadAgentConfig(["-config-file", hcl], env).config).toMatchObject({
+      nodeName: "n2",
+      logLevel: "info",
+    });
   });
 });
 

@@ -278,7 +278,9 @@ describe("bootstrap", () => {
       writeFileSync(resetFile, `${resetIndex + 7}\n`);
       const wrong = await fresh.call("PUT", "/v1/acl/bootstrap");
       expect(wrong.status).toBe(400);
-      expect(wrong.text).toBe(`Invalid bootstrap reset index (specified ${resetIndex + 7}, reset index: ${resetIndex})`);
+      expect(wrong.text).toBe(
+        `Invalid bootstrap reset index (specified ${resetIndex + 7}, reset index: ${resetIndex})`,
+      );
       writeFileSync(resetFile, `${resetIndex}\n`);
       const second = await fresh.call<{ SecretID: string }>("PUT", "/v1/acl/bootstrap");
       expect(second.status).toBe(200);
