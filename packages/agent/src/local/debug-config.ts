@@ -10,6 +10,8 @@ export interface DebugConfigFacts {
   advertiseAddr: string;
   /** The LAN gossip port in use (a configured 0 becomes the port the OS gave). */
   serfPortLan: number;
+  /** The node's tagged addresses, as the catalog has them (lan, lan_ipv4, wan, wan_ipv4). */
+  taggedAddresses: Readonly<Record<string, string>>;
 }
 
 const HIDDEN = "hidden";
@@ -77,7 +79,7 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
     Checks: config.checks.map(hideToken),
     ClientAddrs: clientAddrs,
     ConnectEnabled: false,
-    DNSAddrs: listen(config.addresses.dns, ports.dns),
+    DNSAddrs: listen(config.addresses.dns, ports.dns).flatMap((a) => [a, a.replace(/^tcp:/, "udp:")]),
     DNSAllowStale: config.dnsConfig.allowStale,
     DNSAltDomain: config.altDomain ?? "",
     DNSDomain: config.domain,
@@ -120,8 +122,8 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
     RPCBindAddr: tcp(config.bindAddr, ports.server),
     RPCMaxBurst: config.limits.rpcMaxBurst,
     RPCMaxConnsPerClient: config.limits.rpcMaxConnsPerClient,
-    // Go's rate.Inf when unlimited, which encoding/json writes as the largest float64.
-    RPCRateLimit: config.limits.rpcRate ?? Number.MAX_VALUE,
+    // Unlimited shows as -1, Consul's default `limits.rpc_rate`.
+    RPCRateLimit: config.limits.rpcRate ?? -1,
     RaftProtocol: config.raftProtocol,
     RejoinAfterLeave: config.rejoinAfterLeave,
     RetryJoinIntervalLAN: ms(config.retryIntervalMs),
@@ -143,6 +145,8 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
     SessionTTLMin: ms(config.sessionTtlMinMs),
     SkipLeaveOnInt: config.skipLeaveOnInterrupt,
     StartJoinAddrsLAN: [...config.startJoin],
+    StartJoinAddrsWAN: [],
+    TaggedAddresses: { ...facts.taggedAddresses },
     Telemetry: {
       DisableHostname: config.telemetry.disableHostname,
       PrometheusOpts: { Expiration: ms(config.telemetry.prometheusRetentionMs) },

@@ -54,6 +54,7 @@ export function agentSelf(s: SelfInputs): Record<string, unknown> {
       nodeId: node.id,
       advertiseAddr: node.address,
       serfPortLan: member.Port,
+      taggedAddresses: node.taggedAddresses,
     }),
     Coord: coordinate
       ? {

@@ -86,6 +86,7 @@ function raftSection(config: AgentConfig, server: CairnServer): Record<string, s
     last_log_index: String(status.lastIndex),
     last_snapshot_index: String(status.snapshotIndex),
     latest_configuration: `[${servers.join(" ")}]`,
+    latest_configuration_index: "0",
     num_peers: String(status.conf.voters.filter((id) => id !== status.id).length),
     protocol_version: String(config.raftProtocol),
     protocol_version_max: "3",
