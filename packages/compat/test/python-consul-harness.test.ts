@@ -115,6 +115,26 @@ describe("python-consul2's harness", () => {
     }
   });
 
+  it("agent/self has exactly Consul's sections, its Member among the members, the leader in Stats", async () => {
+    const self = JSON.parse((await http(`${plain.base}agent/self`)).text) as {
+      Member: unknown;
+      Stats: { consul: { leader_addr: string } };
+    };
+    expect(new Set(Object.keys(self))).toEqual(
+      new Set(["Member", "Stats", "Config", "Coord", "DebugConfig", "Meta"]),
+    );
+    expect(JSON.parse((await http(`${plain.base}agent/members`)).text)).toContainEqual(self.Member);
+    const leader = JSON.parse((await http(`${plain.base}status/leader`)).text) as string;
+    expect(self.Stats.consul.leader_addr).toBe(leader);
+    expect(JSON.parse((await http(`${plain.base}status/peers`)).text)).toContain(leader);
+  });
+
+  it("session info of an unknown ID is empty and a release with one is false", async () => {
+    expect((await http(`${plain.base}session/info/${"1".repeat(36)}`)).text).toBe("[]");
+    expect((await http(`${plain.base}kv/foo?release=foo`, "PUT", "1")).text).toBe("false");
+    expect((await http(`${plain.base}kv/foo?acquire=foo`, "PUT", "1")).status).toBe(500);
+  });
+
   it("renewing an unknown session is a 404 (NotFound in python-consul)", async () => {
     expect((await http(`${plain.base}session/renew/${"1".repeat(36)}`, "PUT")).status).toBe(404);
   });
