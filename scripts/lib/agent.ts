@@ -1,7 +1,9 @@
 // `cairn agent` processes run from a source tree: the command line (with an optional wrapper such as
 // `ip netns exec NS`), the usual server flags, and spawning one with its addresses known.
 
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { type Spawned, spawnTracked } from "./processes.js";
 
 /** This checkout. */
@@ -27,6 +29,11 @@ export interface AgentArgvOptions {
   readonly wrap?: readonly string[];
   /** The source tree to run from (default: this checkout). */
   readonly cwd?: string;
+  /**
+   * The process's working directory, when not the source tree (as a harness starts `consul -dev` in a
+   * scratch folder): the entry point and tsx are then named by absolute path.
+   */
+  readonly workDir?: string;
 }
 
 export interface AgentCommand {
@@ -49,19 +56,21 @@ export function agentArgv(options: AgentArgvOptions): AgentCommand {
           : ["-serf-lan-port", String(ports.serfLan), "-serf-wan-port", String(ports.serfWan ?? 0)]),
       ]
     : [];
+  const tree = options.cwd ?? REPO_ROOT;
+  const elsewhere = options.workDir !== undefined;
   const node = [
     process.execPath,
     ...(options.nodeArgs ?? []),
     "--conditions=source",
     "--import",
-    "tsx",
-    "packages/cli/src/main.ts",
+    elsewhere ? pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href : "tsx",
+    elsewhere ? join(tree, "packages/cli/src/main.ts") : "packages/cli/src/main.ts",
     "agent",
     ...portFlags,
     ...(options.flags ?? []),
   ];
   const [command, ...args] = [...(options.wrap ?? []), ...node];
-  return { command: command!, args, cwd: options.cwd ?? REPO_ROOT };
+  return { command: command!, args, cwd: options.workDir ?? tree };
 }
 
 export interface ServerFlagsOptions {

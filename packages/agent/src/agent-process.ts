@@ -4,6 +4,7 @@ import { HttpListeners } from "./http-listener.js";
 import type { Fetch } from "./metrics/instrument.js";
 import { LogHub } from "./monitor/log-hub.js";
 import { writePidFile } from "./pid-file.js";
+import { withRootPage } from "./root-page.js";
 import { shutdownSignal } from "./signals.js";
 
 /** What a role (server or client) is given while it starts. */
@@ -63,10 +64,6 @@ export async function runAgentProcess(
   let signal: NodeJS.Signals | undefined;
   let code = 0;
   try {
-    if (config.pidFile) {
-      const removePid = writePidFile(config.pidFile);
-      steps.push(removePid);
-    }
     role = await start({
       config,
       logs,
@@ -76,7 +73,13 @@ export async function runAgentProcess(
       shutdown: () => shutdown(),
     });
     if (config.ports.http >= 0)
-      http = await HttpListeners.start(role.fetch, config.addresses.http, config.ports.http);
+      http = await HttpListeners.start(
+        withRootPage(role.fetch, config),
+        config.addresses.http,
+        config.ports.http,
+      );
+    // As Consul: written once start-up has succeeded, so its presence means the agent serves.
+    if (config.pidFile) steps.push(writePidFile(config.pidFile));
     role.announce(http?.addresses() ?? []);
     const outcome = await Promise.race([signals.received, left, role.fatal ?? new Promise<never>(() => {})]);
     if (outcome instanceof Error) code = 1;

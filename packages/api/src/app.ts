@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { aclsDisabled } from "./acl/request.js";
 import { httpAuthMethodIO } from "./auth-methods/io.js";
 import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
@@ -45,6 +46,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/health", healthRoutes(ctx));
   app.route("/v1/coordinate", coordinateRoutes(ctx));
   app.route("/v1/config", configRoutes(ctx));
+  if (acl === undefined) app.use("/v1/acl/*", aclsDisabled);
   app.route("/v1/acl", aclRoutes(ctx));
   app.route("/v1/acl", authMethodRoutes(ctx, deps.authMethodIO ?? httpAuthMethodIO));
   app.route("/v1/namespace", namespaceRoutes(ctx));

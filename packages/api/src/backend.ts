@@ -120,6 +120,11 @@ export interface ApiDeps {
    * there is no WAN pool: this datacenter's servers with their LAN coordinates from the catalog.
    */
   coordinateDatacenters?: () => DatacenterCoordinatesJson[] | undefined;
+  /**
+   * Consul's `acl-bootstrap-reset` file (in the data directory; relative, so the current directory, in dev
+   * mode): the reset index written there allows one more `PUT /v1/acl/bootstrap`. Absent: no reset.
+   */
+  aclBootstrapResetFile?: string;
 }
 
 /** One datacenter of `/v1/coordinate/datacenters`. */

@@ -21,12 +21,25 @@ export function parseJsonForm(text: string): HclObject | undefined {
   return value as HclObject;
 }
 
-/** JSON's null has no HCL equivalent; refusing it keeps the result an HclValue. Iterative: input may nest deeply. */
+/**
+ * HCL1 decodes a JSON object member whose value is null as absent, so such members are dropped; a null list
+ * element has no HCL equivalent and is refused, which keeps the result an HclValue. Iterative: input may
+ * nest deeply.
+ */
 function checkNoNull(value: unknown, source: Source, start: number): asserts value is HclValue {
   const pending = [value];
   while (pending.length > 0) {
     const next = pending.pop();
-    if (next === null) source.fail(start, "invalid JSON for HCL: null values are not supported");
-    if (typeof next === "object") for (const child of Object.values(next)) pending.push(child);
+    if (next === null) source.fail(start, "invalid JSON for HCL: null values are not supported in lists");
+    if (typeof next !== "object") continue;
+    if (Array.isArray(next)) {
+      pending.push(...next);
+      continue;
+    }
+    const members = next as Record<string, unknown>;
+    for (const [key, child] of Object.entries(members)) {
+      if (child === null) delete members[key];
+      else pending.push(child);
+    }
   }
 }

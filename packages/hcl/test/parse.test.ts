@@ -181,11 +181,12 @@ describe("JSON form", () => {
     expect(parseHclWithPositions('{"a": 1}').value).toEqual({ a: 1 });
   });
 
-  it("reports invalid JSON and null as HclParseError", () => {
+  it("drops null members as HCL1 does, and reports invalid JSON and null list elements", () => {
+    expect(parseHcl('{"a": null, "b": {"c": null, "d": 1}}')).toEqual({ b: { d: 1 } });
     expect(() => parseHcl('{"a": }')).toThrow(HclParseError);
     expect(() => parseHcl('{"a": }')).toThrow(/^line 1, column \d+: invalid JSON: /);
     expect(() => parseHcl('{"a": [1, null]}')).toThrow(
-      "line 1, column 1: invalid JSON for HCL: null values are not supported",
+      "line 1, column 1: invalid JSON for HCL: null values are not supported in lists",
     );
     expect(() => parseHcl("{} {}")).toThrow(HclParseError);
   });

@@ -32,7 +32,11 @@ function isObject(value: unknown): value is RawObject {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
-/** Parses JSON or HCL text into Consul's JSON shape. An empty file is an empty configuration. */
+/**
+ * Parses JSON or HCL text into Consul's JSON shape. An empty file is an empty configuration. A key whose
+ * value is null is absent, as Consul's decoder has it (harnesses write `"agent": null`); HCL's JSON form
+ * drops those already.
+ */
 export function parseConfigText(source: ConfigText): RawObject {
   if (source.text.trim() === "") return {};
   let value: unknown;
@@ -44,7 +48,23 @@ export function parseConfigText(source: ConfigText): RawObject {
     throw error;
   }
   if (!isObject(value)) throw new ConfigError(`${source.name}: expected a JSON object at the top level`);
+  dropNullMembers(value);
   return value;
+}
+
+/** Deletes every object member whose value is null, at any depth (iterative: input may nest deeply). */
+function dropNullMembers(root: RawObject): void {
+  const pending: unknown[] = [root];
+  while (pending.length > 0) {
+    const next = pending.pop();
+    if (Array.isArray(next)) pending.push(...next);
+    else if (isObject(next)) {
+      for (const [key, child] of Object.entries(next)) {
+        if (child === null) delete next[key];
+        else pending.push(child);
+      }
+    }
+  }
 }
 
 /** Writes a key path as the configuration spells it: `acl.tokens.agent`, `services[0].name`. */

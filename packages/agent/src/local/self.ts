@@ -1,23 +1,42 @@
+import type { AgentMemberJson, LocalCheck } from "@cairn/api";
 import type { Coord, StateStore } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
 import { consulMember } from "../membership/member-record.js";
 import { agentTags } from "../membership/tags.js";
+import { debugConfig } from "./debug-config.js";
+import { type AgentStats, agentSection, buildSection, runtimeSection } from "./self-stats.js";
 import type { NodeIdentity } from "./sync-plan.js";
+import { CONSUL_API_VERSION } from "./version.js";
 
-/** The Consul release whose HTTP API Cairn speaks; clients gate features on Config.Version. */
-export const CONSUL_API_VERSION = "1.15.0";
+export { CONSUL_API_VERSION };
 
 const ORIGIN = { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 1e-5 };
 
+/** What the agent's role (server or client) knows for `/v1/agent/self` beyond the configuration. */
+export interface SelfView {
+  /** This agent's own entry of `/v1/agent/members`, as its LAN gossip pool has it. */
+  member(): AgentMemberJson | undefined;
+  /** The role's Stats sections: `consul`, and `raft` and `serf_wan` on a server, `serf_lan`. */
+  stats(): AgentStats;
+}
+
+export interface SelfInputs {
+  config: AgentConfig;
+  node: NodeIdentity;
+  coordinate: Coord | undefined;
+  services: number;
+  checks: readonly LocalCheck[];
+  view: SelfView | undefined;
+}
+
 /**
- * `/v1/agent/self`: Config (the stable subset), DebugConfig (the runtime configuration with every secret
- * left out), the node's coordinate, its gossip member entry and its metadata.
+ * `/v1/agent/self` in Consul's shape: Config (the stable subset), DebugConfig (the runtime configuration
+ * under Consul's names, secrets hidden), Coord, Member (the same record `/v1/agent/members` lists for this
+ * agent), Stats and Meta. xDS is absent: Cairn serves no Envoy configuration.
  */
-export function agentSelf(
-  config: AgentConfig,
-  node: NodeIdentity,
-  coordinate: Coord | undefined,
-): Record<string, unknown> {
+export function agentSelf(s: SelfInputs): Record<string, unknown> {
+  const { config, node, coordinate } = s;
+  const member = s.view?.member() ?? gossipedMember(config, node);
   return {
     Config: {
       Datacenter: config.datacenter,
@@ -27,8 +46,16 @@ export function agentSelf(
       Server: config.server,
       Revision: "cairn",
       Version: CONSUL_API_VERSION,
+      // Consul listed it here until 1.0; Patroni still reads Config.SessionTTLMin (nanoseconds) to lower its
+      // session TTL after an `Invalid Session TTL` refusal.
+      SessionTTLMin: config.sessionTtlMinMs * 1e6,
     },
-    DebugConfig: debugConfig(config),
+    DebugConfig: debugConfig(config, {
+      nodeId: node.id,
+      advertiseAddr: node.address,
+      serfPortLan: member.Port,
+      taggedAddresses: node.taggedAddresses,
+    }),
     Coord: coordinate
       ? {
           Vec: [...coordinate.Vec],
@@ -37,47 +64,38 @@ export function agentSelf(
           Height: coordinate.Height,
         }
       : ORIGIN,
-    Member: consulMember({
-      name: node.name,
-      id: node.id,
-      host: node.address,
-      port: config.ports.serfLan,
-      status: "alive",
-      // As gossiped: a client has no RPC port or Raft tags.
-      tags: agentTags({
-        config,
-        nodeId: node.id,
-        ...(config.server ? { serverPort: config.ports.server } : {}),
-        wan: false,
-      }),
-      role: config.server ? "server" : "client",
-      datacenter: config.datacenter,
-    }),
+    Member: member,
+    Stats: {
+      agent: agentSection(s.services, s.checks),
+      build: buildSection(),
+      runtime: runtimeSection(),
+      ...s.view?.stats(),
+    },
     Meta: { ...config.nodeMeta },
   };
+}
+
+/** The member record as this agent gossips it, for when the pool cannot say (not started, or stopping). */
+function gossipedMember(config: AgentConfig, node: NodeIdentity): AgentMemberJson {
+  return consulMember({
+    name: node.name,
+    id: node.id,
+    host: node.address,
+    port: config.ports.serfLan,
+    status: "alive",
+    tags: agentTags({
+      config,
+      nodeId: node.id,
+      ...(config.server ? { serverPort: config.ports.server } : {}),
+      ...(config.server && config.ports.serfWan >= 0 ? { wanJoinPort: config.ports.serfWan } : {}),
+      wan: false,
+    }),
+    role: config.server ? "server" : "client",
+    datacenter: config.datacenter,
+  });
 }
 
 /** A server's network coordinate as its catalog replica holds it (a client's comes from gossip). */
 export function storeCoordinate(store: StateStore, node: string): Coord | undefined {
   return store.view().coordinates(node).value[0]?.Coord;
-}
-
-/** A service or check definition with its ACL token (if any) hidden. */
-function hideToken(def: Readonly<Record<string, unknown>>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(def)) out[k] = k.toLowerCase() === "token" ? "hidden" : v;
-  return out;
-}
-
-/** The configuration without its secrets: ACL tokens and the gossip key are never shown. */
-function debugConfig(config: AgentConfig): Record<string, unknown> {
-  const { acl, encrypt, services, checks, ...rest } = config;
-  const { tokens, ...aclRest } = acl;
-  return {
-    ...rest,
-    services: services.map(hideToken),
-    checks: checks.map(hideToken),
-    acl: { ...aclRest, tokens: Object.fromEntries(Object.keys(tokens).map((k) => [k, "hidden"])) },
-    encrypt: encrypt === undefined ? "" : "hidden",
-  };
 }

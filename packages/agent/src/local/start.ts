@@ -10,7 +10,7 @@ import { AgentEndpoints } from "./agent-endpoints.js";
 import { type AgentCatalog, storeCatalog } from "./catalog.js";
 import { systemClock } from "./clock.js";
 import { LocalAgent } from "./local-agent.js";
-import { agentSelf, storeCoordinate } from "./self.js";
+import { agentSelf, type SelfView, storeCoordinate } from "./self.js";
 import type { NodeIdentity } from "./sync-plan.js";
 import { AgentTokens } from "./tokens.js";
 
@@ -60,6 +60,8 @@ interface CommonStart {
   now: () => number;
   /** With ACLs on, the enforcer of the HTTP API (the /v1/agent routes ask it too). */
   authorizer?: Authorizer;
+  /** The role's part of `/v1/agent/self` (member record, Stats). */
+  selfView?: SelfView;
 }
 
 /**
@@ -132,7 +134,15 @@ function startAgent(
     ...(store ? { store } : {}),
     logs: s.logs,
     tokens,
-    self: () => agentSelf(config, node, coordinate()),
+    self: () =>
+      agentSelf({
+        config,
+        node,
+        coordinate: coordinate(),
+        services: local.listServices().length,
+        checks: local.listChecks(),
+        view: s.selfView,
+      }),
     reload: async () => {
       const next = s.reread();
       local.reloadConfig({ services: next.services, checks: next.checks });

@@ -1,5 +1,5 @@
 import type { AgentConfig } from "../config/index.js";
-import { CONSUL_API_VERSION } from "../local/self.js";
+import { CONSUL_API_VERSION } from "../local/version.js";
 
 export interface TagInputs {
   config: AgentConfig;

@@ -11,6 +11,7 @@ import { resolveNodeId } from "../server/node-identity.js";
 import { tunnelAclResolve } from "../tunnel/acl-calls.js";
 import { tunnelCatalog } from "../tunnel/catalog-calls.js";
 import { TunnelPool } from "../tunnel/pool.js";
+import { clientSelfView } from "./self-view.js";
 
 export interface ClientRoleOptions {
   dataDir: string;
@@ -71,6 +72,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
     logs: ctx.logs,
     now,
     reread: o.reread,
+    selfView: clientSelfView(config, membership),
     ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;

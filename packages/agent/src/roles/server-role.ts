@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
@@ -10,6 +11,10 @@ import { deferredJoinHandlers, joinRoute } from "../server/join/join-listener.js
 import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
 import { CairnServer } from "../server/server.js";
+import { serverSelfView } from "./self-view.js";
+
+/** Consul's file name: an operator writes the reset index there to allow one more ACL bootstrap. */
+const ACL_BOOTSTRAP_RESET = "acl-bootstrap-reset";
 
 export interface ServerRoleOptions {
   /** Where Raft keeps its state (a temporary directory in dev mode). */
@@ -81,6 +86,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     now,
     reread: o.reread,
     onLeadership: (listener) => started.on("leadership", listener),
+    selfView: serverSelfView(config, gossip.membership, () => started),
     ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;
@@ -101,6 +107,8 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     events: gossip.events,
     datacenters: () => gossip.membership.datacenters(),
     coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
+    // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
+    aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
     ...(acl ? { acl } : {}),
   });
   app.route("/v1/operator", operatorRoutes(server.admin, acl));

@@ -81,6 +81,21 @@ describe("a client agent process", () => {
     });
     expect(members.find((m) => m.Name === "c1")?.Tags.role).toBe("node");
     expect(members.find((m) => m.Name === "srv")?.Tags.role).toBe("consul");
+    // Member is the record /v1/agent/members shows for this agent; Stats and DebugConfig by Consul's names.
+    const again = JSON.parse((await http(`${client.url}/v1/agent/self`)).text) as {
+      Member: unknown;
+      Stats: Record<string, Record<string, string>>;
+      DebugConfig: Record<string, unknown>;
+    };
+    expect(again.Member).toEqual(members.find((m) => m.Name === "c1"));
+    expect(again.Stats.consul).toEqual({ acl: "disabled", known_servers: "1", server: "false" });
+    expect(again.Stats.serf_lan).toMatchObject({ members: "2", failed: "0" });
+    expect(again.Stats.raft).toBeUndefined();
+    expect(again.DebugConfig).toMatchObject({
+      NodeName: "c1",
+      ServerMode: false,
+      SerfAdvertiseAddrLAN: `tcp://127.0.0.1:${client.options.ports.serfLan}`,
+    });
   }, 30_000);
 
   it("forwards KV writes and reads to the server", async () => {

@@ -248,6 +248,37 @@ describe("a real Consul server configuration", () => {
   });
 });
 
+describe("null values", () => {
+  it("treats a null as absent for every key, in JSON and in HCL's JSON form, as Consul's decoder does", () => {
+    const json = file(
+      "harness.json",
+      JSON.stringify({
+        node_name: "n1",
+        datacenter: null,
+        acl: { enabled: true, tokens: { agent: null, default: null } },
+        ports: { dns: null, http: 18500 },
+        retry_join: null,
+        services: [{ name: "web", port: 80, tags: null }],
+      }),
+    );
+    const { config, warnings } = loadAgentConfig(["-config-file", json], env);
+    expect(warnings).toEqual([]);
+    expect(config).toMatchObject({ nodeName: "n1", datacenter: "dc1", retryJoin: [] });
+    expect(config.acl.enabled).toBe(true);
+    expect(config.acl.tokens.agent).toBeUndefined();
+    expect(config.ports.http).toBe(18500);
+    expect(config.services[0]).not.toHaveProperty("tags");
+    const hcl = file(
+      "harness.hcl",
+      '{"node_name": "n2", "acl": {"tokens": {"agent": null}}, "log_level": null}',
+    );
+    expect(loadAgentConfig(["-config-file", hcl], env).config).toMatchObject({
+      nodeName: "n2",
+      logLevel: "info",
+    });
+  });
+});
+
 describe("merging sources", () => {
   it("reads a -config-dir's *.json and *.hcl files in lexical order, skipping everything else", () => {
     const path = dir({

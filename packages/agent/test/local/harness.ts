@@ -74,7 +74,15 @@ export async function startTestAgent(
     store: backend.store,
     logs,
     tokens: new AgentTokens(options.dataDir, options.persistTokens ?? false, {}),
-    self: () => agentSelf(config, NODE, storeCoordinate(backend.store, NODE.name)),
+    self: () =>
+      agentSelf({
+        config,
+        node: NODE,
+        coordinate: storeCoordinate(backend.store, NODE.name),
+        services: local.listServices().length,
+        checks: local.listChecks(),
+        view: undefined,
+      }),
     reload: async () => {
       throw new Error("no configuration files to re-read");
     },

@@ -16,7 +16,14 @@ describe("/agent/self", () => {
       },
       { dev: false, hostname: NODE.name, clockOffsetMs: 0, configFiles: [] },
     );
-    const self = agentSelf(config, NODE, undefined);
+    const self = agentSelf({
+      config,
+      node: NODE,
+      coordinate: undefined,
+      services: 1,
+      checks: [],
+      view: undefined,
+    });
     const text = JSON.stringify(self);
     for (const secret of ["root-secret", "agent-secret", "service-secret", "pUqJrVyVRj5jsiYEkM"]) {
       expect(text).not.toContain(secret);
@@ -28,5 +35,27 @@ describe("/agent/self", () => {
       Server: true,
     });
     expect(self.Meta).toEqual({});
+    expect(self.DebugConfig).toMatchObject({
+      NodeName: NODE.name,
+      Datacenter: "dc1",
+      ServerMode: true,
+      ACLsEnabled: true,
+      EncryptKey: "hidden",
+      ACLInitialManagementToken: "hidden",
+      ACLTokens: { ACLAgentToken: "hidden", ACLDefaultToken: "" },
+      AdvertiseAddrLAN: NODE.address,
+      SerfAdvertiseAddrLAN: `tcp://${NODE.address}:8301`,
+      SessionTTLMin: "10s",
+      Services: [{ name: "web", token: "hidden" }],
+    });
+    expect(self.Stats).toMatchObject({
+      agent: { services: "1", checks: "0" },
+      build: { version: "1.15.0" },
+      runtime: { os: process.platform },
+    });
+    expect((self.Member as { Tags: Record<string, string> }).Tags).toMatchObject({
+      role: "consul",
+      wan_join_port: "8302",
+    });
   });
 });

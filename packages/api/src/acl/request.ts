@@ -1,5 +1,5 @@
 import type { AclLinkRef, AclStateReads } from "@cairn/fsm";
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { z } from "zod";
 import { readTextLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
@@ -9,11 +9,22 @@ import { decodeBody } from "../json/decode-body.js";
 import type { AclEnforcer } from "./enforcer.js";
 import type { linkSchema } from "./schemas.js";
 
+const ACLS_DISABLED = "ACL support disabled";
+
 /** With ACLs off every ACL endpoint answers as Consul does. */
 export function requireAcls(ctx: RouteContext): AclEnforcer {
-  if (ctx.acl === undefined) throw new HttpError(401, "ACL support disabled");
+  if (ctx.acl === undefined) throw new HttpError(401, ACLS_DISABLED);
   return ctx.acl;
 }
+
+/**
+ * Mounted on /v1/acl/* when ACLs are off: Consul's 401 comes first, whatever the method and before any body
+ * is read, so a write with a null or malformed body is told the same (python-consul raises ACLDisabled on it).
+ */
+export const aclsDisabled: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  if (c.req.method === "OPTIONS") return next();
+  throw new HttpError(401, ACLS_DISABLED);
+};
 
 /** acl:read / acl:write in `ns`, or 403. */
 export function requireAclAccess(

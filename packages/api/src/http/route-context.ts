@@ -27,6 +27,7 @@ export interface RouteContext {
   datacenters: () => string[];
   /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
+  aclBootstrapResetFile: string | undefined;
 }
 
 export function resolveDeps(deps: ApiDeps): RouteContext {
@@ -43,5 +44,6 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     logger: deps.logger ?? pino({ level: "silent" }),
     datacenters: deps.datacenters ?? (() => [deps.datacenter]),
     coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
+    aclBootstrapResetFile: deps.aclBootstrapResetFile,
   };
 }

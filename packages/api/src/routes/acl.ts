@@ -7,11 +7,12 @@ import {
 import { type AclPolicySpec, type AclTokenSpec, COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
+import { readBootstrapResetIndex, removeBootstrapResetFile } from "../acl/bootstrap-reset.js";
 import { requireAcls } from "../acl/request.js";
 import { tokenJson } from "../acl/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
-import { HttpError } from "../http/errors.js";
+import { badRequest, HttpError } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
@@ -63,14 +64,22 @@ const BOOTSTRAP_REFUSED = "ACL bootstrap no longer allowed";
 
 /**
  * Once per cluster: the first management token. Consul answers with the token and, for clients of the
- * ID-based API, its secret as `ID`.
+ * ID-based API, its secret as `ID`. Later attempts are refused with the reset index; writing that index to
+ * the `acl-bootstrap-reset` file allows one more.
  */
 async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireAcls(ctx);
   const refuse = (index: number) =>
     new HttpError(403, `Permission denied: ${BOOTSTRAP_REFUSED} (reset index: ${index})`);
   const done = ctx.backend.store.view().acl().bootstrapIndex;
-  if (done !== undefined) throw refuse(done);
+  let resetIndex: number | undefined;
+  if (done !== undefined) {
+    resetIndex = readBootstrapResetIndex(ctx.aclBootstrapResetFile);
+    if (resetIndex === undefined) throw refuse(done);
+    // Consul's 500; ours a 400, as the operator wrote the wrong number.
+    if (resetIndex !== done)
+      throw badRequest(`Invalid bootstrap reset index (specified ${resetIndex}, reset index: ${done})`);
+  }
   const token = managementToken(ctx.uuid(), ctx.uuid(), "Bootstrap Token (Global Management)");
   const now = ctx.now();
   try {
@@ -80,6 +89,7 @@ async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respons
       token,
       policy: GLOBAL_MANAGEMENT_POLICY,
       now,
+      ...(resetIndex === undefined ? {} : { resetIndex }),
     });
   } catch (err) {
     if (err instanceof HttpError && err.message.startsWith(BOOTSTRAP_REFUSED)) {
@@ -87,6 +97,7 @@ async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respons
     }
     throw err;
   }
+  if (resetIndex !== undefined) removeBootstrapResetFile(ctx.aclBootstrapResetFile);
   await ctx.backend.readBarrier("default");
   const acl = ctx.backend.store.view().acl();
   const t = acl.token(token.AccessorID);

@@ -8,7 +8,7 @@ import { blockingRead } from "../http/blocking-query.js";
 import { readBodyLimited } from "../http/body.js";
 import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, HttpError, permissionDenied } from "../http/errors.js";
+import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { AnswerMemo, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
 import type { Query } from "../http/query.js";
@@ -20,7 +20,7 @@ import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { toRaftIndex } from "../schemas/scalars.js";
-import { requireSessionId } from "../session/id.js";
+import { requireSession } from "../session/id.js";
 
 /** /v1/kv/:key — GET (get, recurse, keys, raw), PUT (set, cas, acquire, release), DELETE (key, recurse, cas). */
 export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
@@ -131,8 +131,8 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   refuseConflicting(q, c.req.url, ["cas", "acquire", "release"]);
   const flags = q.uint64("flags") ?? 0n;
   const cas = optionalIndex(q, "cas");
-  const acquire = q.has("acquire") ? requireSessionId(q.get("acquire") ?? "") : undefined;
-  const release = q.has("release") ? requireSessionId(q.get("release") ?? "") : undefined;
+  const acquire = q.has("acquire") ? requireSession(q.get("acquire") ?? "") : undefined;
+  const release = q.has("release") ? requireSession(q.get("release") ?? "") : undefined;
   if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
 
   const limit = ctx.config.kvMaxValueBytes;
@@ -153,11 +153,9 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
       session: acquire,
       now: ctx.now(),
     } as const;
-    // The only refusal of an acquire is a session that does not exist: the client's mistake, so a 400.
-    const locked = await applyCommand(ctx, command).catch((err: unknown) => {
-      throw err instanceof HttpError ? badRequest(err.message) : err;
-    });
-    return jsonResponse(c, locked);
+    // A session that does not exist stays Consul's 500 `invalid session "<id>"`: Patroni recognises a lost
+    // session only by that status and text, and creates a new one at once.
+    return jsonResponse(c, await applyCommand(ctx, command));
   }
   if (release !== undefined) {
     return jsonResponse(

@@ -18,7 +18,7 @@ import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { sessionCreateBody } from "../schemas/session-create.js";
-import { requireSessionId } from "../session/id.js";
+import { requireSession, requireSessionId } from "../session/id.js";
 import { toSessionSpec } from "../session/spec.js";
 
 /** /v1/session/{create,destroy,info,node,list,renew}. */
@@ -29,7 +29,7 @@ export function sessionRoutes(ctx: RouteContext): Hono<ApiEnv> {
   route(app, "/renew/:id", { PUT: (c) => renew(ctx, c) });
   route(app, "/info/:id", {
     GET: (c) => {
-      const id = requireSessionId(c.req.param("id") ?? "");
+      const id = requireSession(c.req.param("id") ?? "");
       return listRead(ctx, c, (v) => {
         const read = v.sessionGet(id, c.var.namespace);
         return { ...read, value: read.value ? [read.value] : [] };
@@ -99,7 +99,7 @@ async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
 }
 
 async function renew(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const id = requireSessionId(c.req.param("id") ?? "");
+  const id = requireSession(c.req.param("id") ?? "");
   const ns = singleNamespace(c.var.namespace);
   const mayRenew = (node: string) =>
     ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") === "allow";

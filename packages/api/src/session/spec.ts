@@ -1,6 +1,6 @@
 import { formatDuration, parseDurationNs } from "@cairn/duration";
 import { DEFAULT_LOCK_DELAY_NS, SESSION_TTL_MAX_NS, type SessionSpec } from "@cairn/fsm";
-import { badRequest } from "../http/errors.js";
+import { badRequest, HttpError } from "../http/errors.js";
 import type { SessionCreateBody } from "../schemas/session-create.js";
 
 /** The agent's own node-level health check that sessions depend on by default. */
@@ -17,7 +17,8 @@ export interface SessionDefaults {
 
 /**
  * A create request's body with Consul's defaults applied and its rules checked: Behavior release|delete,
- * TTL empty or between session_ttl_min and 24h (echoed as sent). Pure; throws a 400 HttpError.
+ * TTL empty or between session_ttl_min and 24h (echoed as sent). Pure; throws an HttpError (400, or 500 for
+ * an out-of-range TTL, as Consul).
  */
 export function toSessionSpec(
   body: SessionCreateBody,
@@ -48,9 +49,12 @@ function checkTtl(ttl: string, minNs: bigint): void {
     throw badRequest(`Session TTL '${ttl}' invalid: not a duration`);
   }
   const maxNs = BigInt(SESSION_TTL_MAX_NS);
+  // Consul's status and text, the TTL in nanoseconds as Go's %d prints a Duration: Patroni recognises a 500
+  // starting `Invalid Session TTL` and lowers its TTL to session_ttl_min.
   if (ns !== 0n && (ns < minNs || ns > maxNs)) {
-    throw badRequest(
-      `Invalid Session TTL '${ttl}', must be between [${formatDuration(minNs)}=${formatDuration(maxNs)}]`,
+    throw new HttpError(
+      500,
+      `Invalid Session TTL '${ns}', must be between [${formatDuration(minNs)}=${formatDuration(maxNs)}]`,
     );
   }
 }

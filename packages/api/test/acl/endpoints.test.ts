@@ -1,3 +1,6 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type AclServer, ROOT, startAclServer } from "./harness.js";
 
@@ -263,6 +266,37 @@ describe("bootstrap", () => {
     }
   });
 
+  it("allows one more bootstrap once the reset index is written to acl-bootstrap-reset", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-acl-reset-"));
+    const resetFile = join(dir, "acl-bootstrap-reset");
+    const fresh = await startAclServer({ initialize: false, aclBootstrapResetFile: resetFile });
+    try {
+      const first = await fresh.call<{ SecretID: string }>("PUT", "/v1/acl/bootstrap");
+      expect(first.status).toBe(200);
+      const refused = await fresh.call("PUT", "/v1/acl/bootstrap");
+      const resetIndex = Number(/reset index: (\d+)/.exec(refused.text)![1]);
+      writeFileSync(resetFile, `${resetIndex + 7}\n`);
+      const wrong = await fresh.call("PUT", "/v1/acl/bootstrap");
+      expect(wrong.status).toBe(400);
+      expect(wrong.text).toBe(
+        `Invalid bootstrap reset index (specified ${resetIndex + 7}, reset index: ${resetIndex})`,
+      );
+      writeFileSync(resetFile, `${resetIndex}\n`);
+      const second = await fresh.call<{ SecretID: string }>("PUT", "/v1/acl/bootstrap");
+      expect(second.status).toBe(200);
+      expect(second.body.SecretID).not.toBe(first.body.SecretID);
+      expect(existsSync(resetFile)).toBe(false);
+      // One reset, one bootstrap: the next attempt names the new reset index.
+      const again = await fresh.call("PUT", "/v1/acl/bootstrap");
+      expect(again.status).toBe(403);
+      expect(Number(/reset index: (\d+)/.exec(again.text)![1])).toBeGreaterThan(resetIndex);
+      expect((await fresh.call("GET", "/v1/acl/tokens", second.body.SecretID)).status).toBe(200);
+    } finally {
+      await fresh.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("is refused when initial_management bootstrapped the cluster", async () => {
     expect((await s.call("PUT", "/v1/acl/bootstrap")).status).toBe(403);
   });
@@ -279,10 +313,16 @@ describe("ACLs off", () => {
         ["PUT", "/v1/acl/policy"],
         ["GET", "/v1/acl/replication"],
         ["GET", "/v1/acl/list"],
+        ["DELETE", "/v1/acl/token/00000000-0000-0000-0000-000000000001"],
+        ["POST", "/v1/acl/login"],
+        ["PUT", "/v1/acl/auth-method"],
       ] as const) {
-        const r = await off.call(m, p, "whatever", m === "PUT" ? {} : undefined);
-        expect(r.status, p).toBe(401);
-        expect(r.text).toBe("ACL support disabled");
+        // Before any body is read: an empty, null or malformed one gets the same answer.
+        for (const body of m === "PUT" || m === "POST" ? [{}, "null", "{not json"] : [undefined]) {
+          const r = await off.call(m, p, "whatever", body);
+          expect(r.status, `${m} ${p} ${String(body)}`).toBe(401);
+          expect(r.text).toBe("ACL support disabled");
+        }
       }
       expect((await off.call("PUT", "/v1/kv/a", "not-a-token", "1")).status).toBe(200);
       expect((await off.call("GET", "/v1/kv/a", "not-a-token")).status).toBe(200);

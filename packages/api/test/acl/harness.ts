@@ -32,6 +32,8 @@ export interface AclServerOptions {
   defaultToken?: string;
   logger?: Logger;
   now?: () => number;
+  /** Consul's `acl-bootstrap-reset` file. */
+  aclBootstrapResetFile?: string;
 }
 
 let counter = 0;
@@ -75,6 +77,7 @@ export async function startAclServer(options: AclServerOptions = {}): Promise<Ac
     ...(acl ? { acl } : {}),
     ...(options.logger ? { logger: options.logger } : {}),
     ...(options.now ? { now: options.now } : {}),
+    ...(options.aclBootstrapResetFile ? { aclBootstrapResetFile: options.aclBootstrapResetFile } : {}),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));

@@ -41,13 +41,24 @@ const value = fc.oneof(
     "abc",
   ),
 );
+/**
+ * The 500s Consul's clients recognise, which Cairn keeps (Patroni acts on both); any other 500 is a fault.
+ * An acquire naming a session that does not exist is the one a KV query can reach.
+ */
+const CONSUL_500 = /^(invalid session "[^\n]*"|Invalid Session TTL '\d+', must be between \[[^\]]+\])$/;
+
+function expectNoFault(res: Response, text: string, what: string): void {
+  if (res.status === 500 && CONSUL_500.test(text)) return;
+  expect(res.status, `${what}: ${text}`).toBeLessThan(500);
+}
+
 const query = fc.array(fc.tuple(param, value), { maxLength: 5 }).map((pairs) =>
   // wait is kept tiny so a query that happens to block returns quickly.
   pairs.map(([k, v]) => (k === "wait" ? "wait=1ms" : `${k}=${encodeURIComponent(v)}`)).join("&"),
 );
 
 describe("HTTP fuzz", () => {
-  it("any combination of KV query parameters answers below 500", async () => {
+  it("any combination of KV query parameters answers below 500, but for Consul's own `invalid session`", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("GET", "PUT", "DELETE"),
@@ -59,23 +70,21 @@ describe("HTTP fuzz", () => {
             `/v1/kv/${encodeURIComponent(key)}?${q}`,
             method === "PUT" ? "v" : undefined,
           );
-          const text = await res.text();
-          expect(res.status, `${method} ${key}?${q}: ${text}`).toBeLessThan(500);
+          expectNoFault(res, await res.text(), `${method} ${key}?${q}`);
         },
       ),
       { numRuns: 150 },
     );
   });
 
-  it("any JSON body to /v1/txn and /v1/session/create answers below 500", async () => {
+  it("any JSON body to /v1/txn and /v1/session/create answers below 500, but for Consul's TTL refusal", async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom("/v1/txn", "/v1/session/create"),
         fc.json({ maxDepth: 3 }),
         async (path, body) => {
           const res = await s.req("PUT", path, body);
-          const text = await res.text();
-          expect(res.status, `${path} ${body}: ${text}`).toBeLessThan(500);
+          expectNoFault(res, await res.text(), `${path} ${body}`);
         },
       ),
       { numRuns: 150 },

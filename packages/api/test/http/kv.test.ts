@@ -192,7 +192,7 @@ describe("KV write", () => {
     ["negative flags", "?flags=-1", /Invalid flags/],
     ["flags over 2^64-1", "?flags=18446744073709551616", /larger than 2\^64-1/],
     ["non-numeric cas", "?cas=x1", /Invalid cas/],
-    ["malformed acquire session", "?acquire=not-a-uuid", /must be a UUID/],
+    ["an empty acquire session", "?acquire=", /Missing session/],
     [
       "conflicting cas and acquire",
       "?cas=0&acquire=00000000-0000-0000-0000-000000000000",
@@ -250,11 +250,20 @@ describe("KV locks", () => {
     expect((await get("lock/e")).body[0]).toMatchObject({ Session: a, Value: b64("plain") });
   });
 
-  it("acquire with an unknown session is refused and changes nothing", async () => {
-    const res = await put("lock/f", "x", "?acquire=11111111-2222-3333-4444-555555555555");
-    expect(res.status).toBe(400);
-    expect(await res.text()).toMatch(/invalid session/);
+  it("acquire with an unknown session is Consul's 500 `invalid session` (Patroni's cue) and changes nothing", async () => {
+    for (const id of ["11111111-2222-3333-4444-555555555555", "not-a-uuid"]) {
+      const res = await put("lock/f", "x", `?acquire=${id}`);
+      expect(res.status).toBe(500);
+      expect(await res.text()).toBe(`invalid session "${id}"`);
+    }
     expect((await get("lock/f")).status).toBe(404);
+  });
+
+  it("release with a session that is not UUID-shaped answers false, as Consul", async () => {
+    const a = await newSession();
+    await put("lock/g", "x", `?acquire=${a}`);
+    expect(await (await put("lock/g", "y", "?release=not-a-uuid")).json()).toBe(false);
+    expect((await get("lock/g")).body[0]).toMatchObject({ Session: a, Value: b64("x") });
   });
 });
 

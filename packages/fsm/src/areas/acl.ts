@@ -1,4 +1,4 @@
-import { int, list, obj, optObj, type Raw, str, strItem } from "../commands/fields.js";
+import { int, list, obj, optInt, optObj, type Raw, str, strItem } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
 import { type ApplyError, applyError } from "../commands/results.js";
 import { COMMAND_VERSION } from "../commands/types.js";
@@ -84,6 +84,11 @@ export interface AclBootstrapCommand {
   /** The built-in global-management policy, created if missing. */
   readonly policy: AclPolicySpec;
   readonly now: number;
+  /**
+   * Consul's bootstrap reset: the index an operator wrote to `acl-bootstrap-reset`. It allows one more
+   * bootstrap when it equals the current reset index (the index of the last bootstrap).
+   */
+  readonly resetIndex?: number;
 }
 
 /**
@@ -332,6 +337,9 @@ function bootstrap(tx: Tx, token: AclTokenSpec, now: number): true | ApplyError 
   return true;
 }
 
+const optional = <K extends string, T>(key: K, value: T | undefined) =>
+  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, T>>;
+
 const decodeOp = (r: Raw) => (str(r, "op") === "update" ? "update" : "create");
 
 export const aclHandlers: HandlerMap<AclCommand["type"]> = {
@@ -393,10 +401,14 @@ export const aclHandlers: HandlerMap<AclCommand["type"]> = {
       token: decodeTokenSpec(obj(r, "token")),
       policy: decodePolicySpec(obj(r, "policy")),
       now: int(r, "now"),
+      ...optional("resetIndex", optInt(r, "resetIndex")),
     }),
     apply(tx, c) {
       const at = bootstrapIndex(tx.tables);
-      if (at !== undefined) return applyError(`ACL bootstrap no longer allowed (reset index: ${at})`);
+      if (at !== undefined && c.resetIndex === undefined)
+        return applyError(`ACL bootstrap no longer allowed (reset index: ${at})`);
+      if (at !== undefined && c.resetIndex !== at)
+        return applyError(`Invalid bootstrap reset index (specified ${c.resetIndex}, reset index: ${at})`);
       const built = ensureBuiltins(tx, c.now, c.policy);
       return built === true ? bootstrap(tx, c.token, c.now) : built;
     },
