@@ -2,6 +2,7 @@ import type { Coord, StateStore } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
 import { consulMember } from "../membership/member-record.js";
 import { agentTags } from "../membership/tags.js";
+import { agentNodeMeta } from "./node-meta.js";
 import type { NodeIdentity } from "./sync-plan.js";
 
 /** The Consul release whose HTTP API Cairn speaks; clients gate features on Config.Version. */
@@ -53,7 +54,7 @@ export function agentSelf(
       role: config.server ? "server" : "client",
       datacenter: config.datacenter,
     }),
-    Meta: { ...config.nodeMeta },
+    Meta: agentNodeMeta(config.nodeMeta),
   };
 }
 
