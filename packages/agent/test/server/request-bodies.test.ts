@@ -437,6 +437,27 @@ describe("bodies python-consul2 sends (consul/base.py)", () => {
 });
 
 describe("bodies python-consul sends (its older helpers)", () => {
+  it("the legacy ACL create, update and clone (token in the query string)", async () => {
+    const created = await ok<{ ID: string }>(
+      "PUT",
+      `/v1/acl/create?token=${ROOT}`,
+      JSON.stringify({ Name: "legacy", Type: "client", Rules: 'key "" { policy = "read" }' }),
+    );
+    expect(created.ID).toMatch(/^[0-9a-f-]{36}$/);
+    const updated = await ok<{ ID: string }>(
+      "PUT",
+      `/v1/acl/update?token=${ROOT}`,
+      JSON.stringify({ ID: created.ID, Name: "legacy2", Type: "client" }),
+    );
+    expect(updated.ID).toBe(created.ID);
+    const [info] = await ok<Array<{ Name: string }>>("GET", `/v1/acl/info/${created.ID}?token=${ROOT}`);
+    expect(info!.Name).toBe("legacy2");
+    // create with no payload at all: data='' when no argument is given.
+    expect((await ok<{ ID: string }>("PUT", `/v1/acl/create?token=${ROOT}`, "")).ID).toMatch(
+      /^[0-9a-f-]{36}$/,
+    );
+  });
+
   it("catalog.register and deregister carry a WriteRequest member, which Consul ignores", async () => {
     expect(
       await ok(
