@@ -399,40 +399,61 @@ describe("bodies python-consul2 sends (consul/base.py)", () => {
     expect(await ok("PUT", "/v1/kv/pydir/", undefined)).toBe(true);
   });
 
-  it("the ACL helpers: policy, token, role, clone", async () => {
-    const policy = await ok<{ ID: string }>(
+  it("the ACL helpers, with the payloads of its own test suite (tests/test_std_acl.py)", async () => {
+    const rules = 'node_prefix "" { policy = "read"}';
+    const policy = await ok<{ ID: string; Name: string }>(
       "PUT",
       "/v1/acl/policy",
       JSON.stringify({
-        Name: "py-policy",
-        Description: "d",
-        Rules: 'key "" { policy = "read" }',
+        Name: "node-read",
+        Description: "Grants read access to all node information",
+        Rules: rules,
         Datacenters: ["dc1"],
       }),
     );
-    await ok("PUT", `/v1/acl/policy/${policy.ID}`, JSON.stringify({ Name: "py-policy", Description: "d2" }));
-    const token = await ok<{ AccessorID: string }>(
+    const renamed = await ok<{ Name: string }>(
+      "PUT",
+      `/v1/acl/policy/${policy.ID}`,
+      JSON.stringify({ Name: "node-read1", Description: "d", Rules: rules, Datacenters: ["dc1"] }),
+    );
+    expect(renamed.Name).toBe("node-read1");
+    // The same policy linked twice, by ID and by name.
+    const payload = {
+      Description: "Agent token for 'node1'",
+      Policies: [{ ID: policy.ID }, { Name: "node-read1" }],
+      Local: false,
+    };
+    const token = await ok<{ AccessorID: string; Policies: unknown[] }>(
       "PUT",
       "/v1/acl/token",
-      JSON.stringify({ Description: "py", Policies: [{ Name: "py-policy" }], Local: false }),
+      JSON.stringify(payload),
     );
-    await ok(
+    expect(token.Policies).toHaveLength(1);
+    await ok("PUT", `/v1/acl/token/${token.AccessorID}`, JSON.stringify(payload));
+    const clone = await ok<{ AccessorID: string }>(
       "PUT",
-      `/v1/acl/token/${token.AccessorID}`,
-      JSON.stringify({ Description: "py2", Policies: [{ ID: policy.ID }] }),
+      `/v1/acl/token/${token.AccessorID}/clone`,
+      JSON.stringify({ Description: "i am clone" }),
     );
-    await ok("PUT", `/v1/acl/token/${token.AccessorID}/clone`, JSON.stringify({ Description: "" }));
-    const role = await ok<{ ID: string }>(
+    expect(clone.AccessorID).not.toBe(token.AccessorID);
+    const rolePayload = {
+      Name: "example-role",
+      Description: "Showcases all input parameters",
+      Policies: [{ ID: policy.ID }, { Name: "node-read1" }],
+      ServiceIdentities: [{ ServiceName: "web" }, { ServiceName: "db", Datacenters: ["dc1"] }],
+    };
+    const role = await ok<{ ID: string; ServiceIdentities: unknown[] }>(
       "PUT",
       "/v1/acl/role",
-      JSON.stringify({
-        Name: "py-role",
-        Description: "r",
-        Policies: [{ ID: policy.ID }],
-        ServiceIdentities: [{ ServiceName: "web" }],
-      }),
+      JSON.stringify(rolePayload),
     );
-    await ok("PUT", `/v1/acl/role/${role.ID}`, JSON.stringify({ Name: "py-role", Description: "r2" }));
+    expect(role.ServiceIdentities).toHaveLength(2);
+    const updated = await ok<{ Name: string }>(
+      "PUT",
+      `/v1/acl/role/${role.ID}`,
+      JSON.stringify({ ...rolePayload, Name: "example-role1" }),
+    );
+    expect(updated.Name).toBe("example-role1");
   });
 });
 
