@@ -32,8 +32,9 @@ const FREE_FORM = new Set(["Meta", "NodeMeta", "ServiceMeta", "Config", "TaggedA
 
 /** Every `Namespace`/`Partition` member in `value` outside free-form maps, with its path. */
 function scopeMembers(value: Json, path = "$", out: string[] = []): string[] {
-  if (Array.isArray(value)) value.forEach((v, i) => scopeMembers(v, `${path}[${i}]`, out));
-  else if (value !== null && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) scopeMembers(v, `${path}[${i}]`, out);
+  } else if (value !== null && typeof value === "object") {
     for (const [key, member] of Object.entries(value)) {
       if (key === "Namespace" || key === "Partition") out.push(`${path}.${key}=${JSON.stringify(member)}`);
       if (!FREE_FORM.has(key)) scopeMembers(member, `${path}.${key}`, out);
