@@ -2,7 +2,8 @@ import { JsonSyntaxError, readJson, writeJson } from "@cairn/json";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { canonicalizeKeys } from "../src/json/canonical-keys.js";
+import { encodeResponse } from "../src/http/respond.js";
+import { canonicalizeKeys, goBody } from "../src/json/canonical-keys.js";
 
 describe("JSON reader", () => {
   it("keeps integers above 2^53 exact as bigint", () => {
@@ -117,5 +118,55 @@ describe("case-insensitive field names", () => {
     expect(schema.parse(canonicalizeKeys(schema, readJson('{"TTL":"1s","Ttl":"2s"}')))).toEqual({
       TTL: "2s",
     });
+  });
+});
+
+describe("JSON null as Go's decoder reads it", () => {
+  const duration = z.union([z.string(), z.number()]);
+  const schema = z.object({
+    Name: z.string(),
+    LastContactThreshold: duration.optional(),
+    Meta: z.record(z.string(), z.string()).optional(),
+    Tags: z.array(z.string()).optional(),
+    Weights: z.object({ Passing: z.number() }).optional(),
+    // A field whose schema gives null a meaning of its own sees it.
+    Value: z.string().nullable().optional(),
+  });
+
+  it("a null body is an empty object, an empty list, or null where the schema takes null", () => {
+    expect(goBody(schema, null)).toEqual({});
+    expect(goBody(z.array(z.string()), null)).toEqual([]);
+    expect(goBody(schema.nullable(), null)).toBeNull();
+  });
+
+  it("a null member of an optional field is a field not sent, at any depth", () => {
+    const body = readJson(
+      '{"name":"x","LastContactThreshold":null,"meta":null,"Tags":null,"Weights":null,"value":null}',
+    );
+    expect(schema.parse(goBody(schema, body))).toEqual({ Name: "x", Value: null });
+    const list = z.array(schema);
+    expect(list.parse(goBody(list, readJson('[{"Name":"a","Weights":null}]')))).toEqual([{ Name: "a" }]);
+  });
+
+  it("a null member of a required field stays, so zod names the field", () => {
+    const parsed = schema.safeParse(goBody(schema, readJson('{"Name":null}')));
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(["Name"]);
+  });
+});
+
+describe("the namespace rule of every response", () => {
+  it("leaves out a default Namespace or Partition at any depth, keeps any other", () => {
+    const body = [
+      { Key: "a", Namespace: "default", Partition: "default", Nested: { Namespace: "default", ID: 1 } },
+      { Key: "b", Namespace: "team", Partition: "" },
+    ];
+    expect(encodeResponse(body)).toBe('[{"Key":"a","Nested":{"ID":1}},{"Key":"b","Namespace":"team"}]');
+  });
+
+  it("writes the user's free-form maps as they are", () => {
+    expect(encodeResponse({ Meta: { Namespace: "default" }, Namespace: "default" })).toBe(
+      '{"Meta":{"Namespace":"default"}}',
+    );
   });
 });

@@ -1,2 +1,2 @@
 export { JsonSyntaxError, type JsonValue, readJson } from "./read.js";
-export { writeJson } from "./write.js";
+export { type MemberFilter, type MemberRule, writeJson } from "./write.js";

@@ -4,6 +4,7 @@ import type { AgentConfig } from "../config/index.js";
 import { consulMember } from "../membership/member-record.js";
 import { agentTags } from "../membership/tags.js";
 import { debugConfig } from "./debug-config.js";
+import { agentNodeMeta } from "./node-meta.js";
 import { type AgentStats, agentSection, buildSection, runtimeSection } from "./self-stats.js";
 import type { NodeIdentity } from "./sync-plan.js";
 import { CONSUL_API_VERSION } from "./version.js";
@@ -71,7 +72,7 @@ export function agentSelf(s: SelfInputs): Record<string, unknown> {
       runtime: runtimeSection(),
       ...s.view?.stats(),
     },
-    Meta: { ...config.nodeMeta },
+    Meta: agentNodeMeta(config.nodeMeta),
   };
 }
 

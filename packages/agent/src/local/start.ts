@@ -10,6 +10,7 @@ import { AgentEndpoints } from "./agent-endpoints.js";
 import { type AgentCatalog, storeCatalog } from "./catalog.js";
 import { systemClock } from "./clock.js";
 import { LocalAgent } from "./local-agent.js";
+import { agentNodeMeta } from "./node-meta.js";
 import { agentSelf, type SelfView, storeCoordinate } from "./self.js";
 import type { NodeIdentity } from "./sync-plan.js";
 import { AgentTokens } from "./tokens.js";
@@ -109,7 +110,7 @@ function startAgent(
       wan: s.self.address,
       wan_ipv4: s.self.address,
     },
-    meta: { ...config.nodeMeta },
+    meta: agentNodeMeta(config.nodeMeta),
   };
   const tokens = new AgentTokens(s.dataDir, config.acl.enableTokenPersistence, {
     default: config.acl.tokens.default,

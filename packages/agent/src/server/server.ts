@@ -7,6 +7,7 @@ import { RaftNode } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
 import { storeCatalog } from "../local/catalog.js";
+import { agentNodeMeta } from "../local/node-meta.js";
 import type { AgentMember, MembershipView } from "../membership/types.js";
 import { clientCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
@@ -192,7 +193,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       datacenter: config.datacenter,
       address: host,
       serverPort: config.ports.server,
-      meta: config.nodeMeta,
+      meta: agentNodeMeta(config.nodeMeta),
     };
     const server = new CairnServer(
       options,

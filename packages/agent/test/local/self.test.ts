@@ -34,7 +34,8 @@ describe("/agent/self", () => {
       Datacenter: "dc1",
       Server: true,
     });
-    expect(self.Meta).toEqual({});
+    // Consul's agent adds its network segment to the node meta (none configured here).
+    expect(self.Meta).toEqual({ "consul-network-segment": "" });
     expect(self.DebugConfig).toMatchObject({
       NodeName: NODE.name,
       Datacenter: "dc1",

@@ -1,7 +1,7 @@
 import type { HealthStatus, ServiceAddress } from "@cairn/fsm";
 import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
-import { canonicalizeKeys } from "../json/canonical-keys.js";
+import { goBody } from "../json/canonical-keys.js";
 import {
   type CheckDefinitionBody,
   checkDefinitionBody,
@@ -85,7 +85,7 @@ export function parseCheckDefinition(raw: unknown): CheckDefinition {
 
 /** Decodes a definition as Go would: snake_case and any letter case match the field, then validates. */
 export function decode<S extends z.ZodType>(schema: S, raw: unknown): z.output<S> {
-  const parsed = schema.safeParse(canonicalizeKeys(schema, foldAliases(raw as JsonValue)));
+  const parsed = schema.safeParse(goBody(schema, foldAliases(raw as JsonValue)));
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const where = issue && issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ` : "";

@@ -1,6 +1,6 @@
-import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import type { ApiEnv } from "../http/env.js";
+import { encodeResponse } from "../http/respond.js";
 import type { LocalCheck } from "./backend.js";
 
 /** A service's local health as `/v1/agent/health/service/*` reports it. */
@@ -37,5 +37,5 @@ const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
 export function healthResponse(c: Context<ApiEnv>, status: Aggregate, body: unknown): Response {
   const code = HEALTH_CODES[status];
   if (c.var.query.get("format") === "text") return c.body(status, code, TEXT);
-  return c.body(writeJson(body), code, { "Content-Type": "application/json" });
+  return c.body(encodeResponse(body), code, { "Content-Type": "application/json" });
 }

@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import { checkJson, connectJson, goMap, proxyJson } from "../catalog/shapes.js";
+import { scopedNamespace } from "../http/default-scope.js";
 import type { LocalCheck, LocalService } from "./backend.js";
 
 type Json = Record<string, unknown>;
@@ -23,7 +24,7 @@ export function agentServiceJson(s: LocalService, datacenter: string): Json {
   out.EnableTagOverride = s.EnableTagOverride;
   if (s.Proxy !== null && Object.keys(s.Proxy).length > 0) out.Proxy = proxyJson(s.Proxy);
   if (s.Connect !== null && Object.keys(s.Connect).length > 0) out.Connect = connectJson(s.Connect);
-  if (s.Namespace !== "default") out.Namespace = s.Namespace;
+  out.Namespace = scopedNamespace(s.Namespace);
   out.Datacenter = datacenter;
   return out;
 }

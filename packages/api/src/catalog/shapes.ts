@@ -1,20 +1,14 @@
 import { formatDuration } from "@cairn/duration";
-import {
-  type CatalogNode,
-  type CoordinateEntry,
-  DEFAULT_NAMESPACE,
-  type HealthCheck,
-  type NodeService,
-  type ServiceInstance,
-} from "@cairn/fsm";
+import type { CatalogNode, CoordinateEntry, HealthCheck, NodeService, ServiceInstance } from "@cairn/fsm";
 import { writeJson } from "@cairn/json";
+import { scopedNamespace } from "../http/default-scope.js";
 
 /**
  * Consul's JSON output records as plain objects, built once per response: the filter engine evaluates them
  * and the JSON writer encodes them as they are. Keys are inserted in the order of Consul's Go structs
  * (encoding/json writes struct fields in declaration order and map keys sorted), `omitempty` fields are left
- * out when empty, and nil slices Consul's handlers turn into `[]` are `[]`. `Namespace` is written only
- * outside the default namespace: Consul OSS has no such field and Enterprise names it.
+ * out when empty, and nil slices Consul's handlers turn into `[]` are `[]`. `Namespace` follows the one rule
+ * of http/default-scope.ts (written outside the default namespace only).
  */
 
 type Json = Record<string, unknown>;
@@ -58,7 +52,8 @@ function byteOrder(a: string, b: string): number {
 }
 
 function withNamespace(out: Json, ns: string): void {
-  if (ns !== DEFAULT_NAMESPACE) out.Namespace = ns;
+  const scoped = scopedNamespace(ns);
+  if (scoped !== undefined) out.Namespace = scoped;
 }
 
 /** structs.Node: `/catalog/nodes` entries, the `Node` of `/catalog/node` and health entries. */

@@ -22,7 +22,9 @@ const IGNORED_KEYS = new Set(["CreateIndex", "ModifyIndex"]);
  * match in CamelCase or snake_case, unknown fields are refused, then the kind's normalisation and validation
  * run. Every refusal is a 400 with Consul's one-line reason.
  */
-export function parseConfigEntry(raw: JsonValue): ConfigEntryBody {
+export function parseConfigEntry(body: JsonValue): ConfigEntryBody {
+  // Consul decodes into a map, which a JSON null body leaves empty.
+  const raw = body === null ? {} : body;
   if (typeof raw !== "object" || raw === null || Array.isArray(raw) || typeof raw === "bigint")
     throw decodeFailed("the body must be a JSON object");
   const kind = raw.Kind ?? raw.kind;

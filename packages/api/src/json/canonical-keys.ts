@@ -1,12 +1,23 @@
 import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
+import { emptyBody, nullIsAbsent } from "./nulls.js";
 import { defOf } from "./zod-def.js";
+
+/**
+ * A parsed request body as Go's encoding/json would fill a struct from it, ready for zod: field names
+ * matched as Go matches them (canonicalizeKeys) and JSON null read as Go reads it (nulls.ts): a null body is
+ * an empty one, a null member of an optional field is a field not sent. Every JSON body decoder uses this.
+ */
+export function goBody(schema: z.ZodType, value: JsonValue): JsonValue {
+  return canonicalizeKeys(schema, value === null ? emptyBody(schema) : value);
+}
 
 /**
  * Go's encoding/json (and mapstructure) match body fields to struct fields case-insensitively, so Consul
  * clients may send `ttl`, `TTL` or `Ttl`. This renames keys of a decoded body to the field names of a zod
  * schema before validation: an exact match wins, otherwise the case-insensitive one; later duplicates
- * overwrite earlier ones, as in Go. Keys of free-form maps (records) are left exactly as sent.
+ * overwrite earlier ones, as in Go. Keys of free-form maps (records) are left exactly as sent. Null members
+ * of optional fields are dropped on the way (see goBody).
  */
 export function canonicalizeKeys(schema: z.ZodType, value: JsonValue): JsonValue {
   const def = defOf(schema);
@@ -69,6 +80,7 @@ function canonicalizeObject(shape: Record<string, z.ZodType>, value: JsonObject)
   for (const key of Object.keys(value)) {
     const field = Object.hasOwn(shape, key) ? key : folded.get(key.toLowerCase());
     const member = value[key] as JsonValue;
+    if (field !== undefined && member === null && nullIsAbsent(shape[field] as z.ZodType)) continue;
     if (field === undefined) {
       // Unknown fields are ignored by Go's decoder; keep them so a strict schema can still see them.
       if (!(key in out)) out[key] = member;

@@ -1,7 +1,7 @@
 import { JsonSyntaxError, readJson } from "@cairn/json";
 import type { z } from "zod";
 import { badRequest } from "../http/errors.js";
-import { canonicalizeKeys } from "./canonical-keys.js";
+import { goBody } from "./canonical-keys.js";
 
 /**
  * Decodes a request body the way Consul's Go server does (case-insensitive field names, exact uint64s)
@@ -15,7 +15,7 @@ export function decodeBody<S extends z.ZodType>(schema: S, text: string): z.outp
     if (err instanceof JsonSyntaxError) throw badRequest(`Request decode failed: ${err.message}`);
     throw err;
   }
-  const parsed = schema.safeParse(canonicalizeKeys(schema, raw));
+  const parsed = schema.safeParse(goBody(schema, raw));
   if (!parsed.success) throw badRequest(`Request decode failed: ${describeIssue(parsed.error)}`);
   return parsed.data;
 }

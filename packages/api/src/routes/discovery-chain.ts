@@ -10,7 +10,7 @@ import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { verbatimJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { chainEntriesOf } from "../query/chain-entries.js";
@@ -68,5 +68,5 @@ async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string)
   );
   setReadMeta(c, meta);
   if (result instanceof ChainCompileError) throw badRequest(result.message);
-  return jsonResponse(c, { Chain: result });
+  return verbatimJsonResponse(c, { Chain: result });
 }

@@ -1,5 +1,4 @@
 import type { AutopilotConfigSpec } from "@cairn/fsm";
-import { writeJson } from "@cairn/json";
 import type { Hono } from "hono";
 import { z } from "zod";
 import { durationNanos } from "../config-entries/fields.js";
@@ -85,8 +84,7 @@ export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, 
       allow(c.var.token, c.var.namespace, "read");
       const health = await operator.autopilotHealth();
       // Consul answers 429 while any server is unhealthy, so load balancers can probe this endpoint.
-      if (health.Healthy) return jsonResponse(c, health);
-      return c.body(writeJson(health), 429, { "Content-Type": "application/json" });
+      return jsonResponse(c, health, health.Healthy ? 200 : 429);
     },
   });
 

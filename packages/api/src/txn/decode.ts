@@ -2,7 +2,7 @@ import type { TxnOp } from "@cairn/fsm";
 import { JsonSyntaxError, readJson } from "@cairn/json";
 import { badRequest, tooLarge } from "../http/errors.js";
 import { printable } from "../http/query.js";
-import { canonicalizeKeys } from "../json/canonical-keys.js";
+import { goBody } from "../json/canonical-keys.js";
 import { toTxnOp, txnBodySchema } from "../schemas/txn.js";
 import { isWriteOp } from "./verbs.js";
 
@@ -37,7 +37,7 @@ export function decodeTxn(text: string, limits: TxnDefaults): DecodedTxn {
   if (Array.isArray(raw) && raw.length > MAX_TXN_OPS) {
     throw tooLarge(`Transaction contains too many operations (${raw.length} > ${MAX_TXN_OPS})`);
   }
-  const parsed = txnBodySchema.safeParse(canonicalizeKeys(txnBodySchema, raw));
+  const parsed = txnBodySchema.safeParse(goBody(txnBodySchema, raw));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue && issue.path.length > 0 ? `operation ${issue.path.map(String).join(".")}: ` : "";

@@ -56,8 +56,9 @@ describe("auth methods", () => {
       MaxTokenTTL: "10m0s",
       TokenLocality: "global",
       Config: k8sConfig,
-      Namespace: "default",
     });
+    // In the default namespace, as Consul's open-source edition writes it.
+    expect(created.body).not.toHaveProperty("Namespace");
     const read = await get("/v1/acl/auth-method/k8s");
     expect(read.body).toEqual(created.body);
     const list = await s.call<Array<Record<string, unknown>>>("GET", "/v1/acl/auth-methods", ROOT);
@@ -305,7 +306,8 @@ describe("binding rules", () => {
     expect(created.status, created.text).toBe(200);
     const id = String(created.body.ID);
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
-    expect(created.body).toMatchObject({ AuthMethod: "br", BindType: "service", Namespace: "default" });
+    expect(created.body).toMatchObject({ AuthMethod: "br", BindType: "service" });
+    expect(created.body).not.toHaveProperty("Namespace");
     expect((await get(`/v1/acl/binding-rule/${id}`)).body).toEqual(created.body);
     const other = await put("/v1/acl/binding-rule", {
       AuthMethod: "br2",
