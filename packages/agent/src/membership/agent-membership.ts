@@ -172,6 +172,7 @@ export class AgentMembership implements MembershipView {
   forceLeave(node: string, opts: { prune: boolean; wan: boolean }): boolean {
     const pool = opts.wan ? this.wan : this.lan;
     if (!pool || this.stopped) return false;
+    this.options.log.info({ node, pool: opts.wan ? "wan" : "lan", prune: opts.prune }, "force leaving node");
     return pool.forceLeave(node, { prune: opts.prune });
   }
 
