@@ -292,7 +292,8 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       allow(c, "agent", options.nodeName, "read");
       const level = (c.var.query.get("loglevel") || "info").toLowerCase();
       if (!LEVELS.has(level)) throw badRequest(`Unknown log level: ${level}`);
-      const json = parseBool(c.var.query.get("logjson"), "logjson");
+      // Consul asks only whether the parameter is there (`?logjson` alone is how its CLI sends it).
+      const json = c.var.query.has("logjson");
       return monitorResponse(c, agent, level as MonitorLevel, json);
     },
   });
