@@ -162,6 +162,10 @@ describe("/catalog/service/:service", () => {
       "a",
     ]);
     expect((await getJson<Rec[]>(s, "/v1/catalog/service/web?tag=v1&tag=v2")).body).toEqual([]);
+    // Consul's state store compares tags case-insensitively.
+    expect(names((await getJson<Rec[]>(s, "/v1/catalog/service/web?tag=V1&tag=PRIMARY")).body)).toEqual([
+      "a",
+    ]);
   });
 
   it("node-meta, near and filter", async () => {
