@@ -66,6 +66,7 @@ describe("cairn agent with ACLs on", () => {
       ["PUT", "/v1/agent/reload", 'agent_prefix "" { policy = "write" }'],
       ["PUT", "/v1/agent/maintenance?enable=false", 'node_prefix "" { policy = "write" }'],
       ["GET", "/v1/agent/metrics", 'agent_prefix "" { policy = "read" }'],
+      ["GET", "/v1/agent/host", 'operator = "read"'],
     ];
     for (const [method, path, rules, body] of cells) {
       expect((await call(method, path, none, body)).status, path).toBe(403);

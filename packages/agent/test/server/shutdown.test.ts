@@ -57,7 +57,11 @@ async function holdQueries(agent: AgentProcess): Promise<Promise<string>[]> {
   expect(put.status).toBe(200);
   const kv = await http(`${base}/kv/held`);
   const index = kv.headers.get("x-consul-index");
-  const reg = await http(`${base}/agent/service/register`, "PUT", JSON.stringify({ Name: "web", ID: "web1" }));
+  const reg = await http(
+    `${base}/agent/service/register`,
+    "PUT",
+    JSON.stringify({ Name: "web", ID: "web1" }),
+  );
   expect(reg.status).toBe(200);
   const svc = await http(`${base}/agent/service/web1`);
   const hash = svc.headers.get("x-consul-contenthash");
@@ -78,10 +82,7 @@ async function holdQueries(agent: AgentProcess): Promise<Promise<string>[]> {
     }
   });
   // Nothing is due for minutes: settling now would mean the agent did not hold them.
-  const early = await Promise.race([
-    Promise.race(held),
-    new Promise<undefined>((r) => setTimeout(r, 1500)),
-  ]);
+  const early = await Promise.race([Promise.race(held), new Promise<undefined>((r) => setTimeout(r, 1500))]);
   expect(early).toBeUndefined();
   return held;
 }

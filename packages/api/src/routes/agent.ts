@@ -11,6 +11,7 @@ import {
   parseServiceDefinition,
 } from "../agent/definitions.js";
 import { waitForNewHash } from "../agent/hash-wait.js";
+import { collectHostInfo } from "../agent/host-info.js";
 import { type Aggregate, aggregate, healthResponse, SEVERITY } from "../agent/local-health.js";
 import { monitorResponse } from "../agent/monitor-stream.js";
 import { agentCheckJson, agentServiceJson, contentHash } from "../agent/shapes.js";
@@ -267,6 +268,12 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
     GET: (c) => {
       allow(c, "agent", options.nodeName, "read");
       return jsonResponse(c, agent.self());
+    },
+  });
+  route(app, "/host", {
+    GET: async (c) => {
+      allow(c, "operator", "", "read");
+      return jsonResponse(c, await collectHostInfo());
     },
   });
   route(app, "/reload", {
