@@ -14,7 +14,7 @@ describe("the cairn bin", () => {
       bin: Record<string, string>;
     };
     expect(pkg.bin.cairn).toBe("./bin/cairn.js");
-    expect(existsSync(new URL(pkg.bin.cairn, cliDir))).toBe(true);
+    expect(existsSync(new URL(pkg.bin.cairn ?? "", cliDir))).toBe(true);
   });
 
   it("runs the CLI with plain node, from any directory, without a build", async () => {
