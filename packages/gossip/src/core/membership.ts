@@ -534,6 +534,9 @@ export class Membership {
       case "push-pull":
         this.onPushPull(from, message);
         return;
+      case "direct":
+        this.emit({ type: "direct-message", from, payload: message.payload });
+        return;
     }
   }
 
