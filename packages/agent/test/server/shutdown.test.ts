@@ -82,7 +82,10 @@ async function holdQueries(agent: AgentProcess): Promise<Promise<string>[]> {
     }
   });
   // Nothing is due for minutes: settling now would mean the agent did not hold them.
-  const early = await Promise.race([Promise.race(held), new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500))]);
+  const early = await Promise.race([
+    Promise.race(held),
+    new Promise<undefined>((r) => setTimeout(() => r(undefined), 1500)),
+  ]);
   expect(early).toBeUndefined();
   return held;
 }
