@@ -34,9 +34,7 @@ describe("consul client: prompt shutdown with blocking queries held", () => {
       );
     const held = [
       settled(client.kv.get({ key: "compat/held", index, wait: "5m", timeout: 600_000 } as never)),
-      settled(
-        client.catalog.service.nodes({ service: "consul", index, wait: "5m" } as never),
-      ),
+      settled(client.catalog.service.nodes({ service: "consul", index, wait: "5m" } as never)),
     ];
     const watch = client.watch({
       method: client.health.service,
