@@ -45,6 +45,7 @@ describe("cairn keyring", () => {
     const local = await cairnInProcess(["keyring", "-list", "-local-only"], { env });
     expect(local.stdout).toContain(`dc1 (LAN):\n  ${K2} [1/1]`);
     expect(local.stdout).not.toContain(K1);
+    expect(local.stdout).not.toContain("WAN:");
   });
 
   it("refuses bad input before anything changes", async () => {

@@ -196,7 +196,7 @@ export class AgentMembership implements MembershipView {
 
   /**
    * `/v1/operator/keyring`: runs a keyring operation on the WAN pool (servers) and the LAN pool, each answer
-   * as Consul's KeyringResponse, WAN first. `localOnly` lists this agent's own keys alone.
+   * as Consul's KeyringResponse, WAN first. `localOnly` (lists only) leaves the WAN pool out.
    */
   async keyring(
     op: KeyringOp,
@@ -217,12 +217,9 @@ export class AgentMembership implements MembershipView {
       Segment: "",
       ...r,
     });
-    if (opts.localOnly) {
-      const out = [wrap(false, this.lanKeyring.local())];
-      if (this.wanKeyring) out.unshift(wrap(true, this.wanKeyring.local()));
-      return out;
-    }
-    const [wan, lan] = await Promise.all([this.wanKeyring?.run(op, key), this.lanKeyring.run(op, key)]);
+    // Consul's local-only keeps the question in this datacenter: no WAN pool.
+    const wanKeyring = opts.localOnly ? undefined : this.wanKeyring;
+    const [wan, lan] = await Promise.all([wanKeyring?.run(op, key), this.lanKeyring.run(op, key)]);
     return [...(wan ? [wrap(true, wan)] : []), wrap(false, lan)];
   }
 

@@ -91,12 +91,6 @@ export class PoolKeyring {
     });
   }
 
-  /** This member's keys alone (`local-only`). */
-  local(): PoolKeyringResult {
-    const reply = this.apply({ cairnKeyring: "query", id: "", op: "list", reply: "" });
-    return tally([reply], 1);
-  }
-
   /** Runs `op` on every live member of the pool; resolves once all answered or the wait ran out. */
   async run(op: KeyringOp, key: string | undefined): Promise<PoolKeyringResult> {
     const numNodes = this.node.members().filter((m) => m.state === "alive" || m.state === "suspect").length;

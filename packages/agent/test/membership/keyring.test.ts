@@ -16,7 +16,9 @@ describe("membership keyring", () => {
     const dataDir = tempDir();
     const a = await startMember("a", { dataDir, config: { encrypt: k1 } });
     expect(JSON.parse(readFileSync(join(dataDir, "serf", "local.keyring"), "utf8"))).toEqual([k1]);
-    const [lan] = await a.keyring("list", undefined, { localOnly: true });
+    const answers = await a.keyring("list", undefined, { localOnly: true });
+    expect(answers).toHaveLength(1);
+    const [lan] = answers;
     expect(lan).toMatchObject({ WAN: false, NumNodes: 1, Keys: { [k1]: 1 }, Error: "" });
     await a.close();
 

@@ -44,7 +44,7 @@ const MAX_BODY = 64 * 1024;
 
 /**
  * `/v1/operator/keyring`, as Consul's agent answers it: GET lists the keys of every pool (WAN first, then
- * the datacenter's LAN), POST installs a key, PUT makes it primary, DELETE removes it. A pool where a member
+ * the datacenter's LAN; `local-only`: the LAN alone), POST installs a key, PUT makes it primary, DELETE removes it. A pool where a member
  * failed or did not answer turns the answer into a 500 naming the pool and each failing member.
  */
 export function keyringRoutes(operator: KeyringOperator, authorizer: Authorizer = allowAll): Hono<ApiEnv> {
