@@ -32,18 +32,40 @@ export function formatLogLine(line: string): string {
   return `${time} ${level} ${component}${msg}${fields.length > 0 ? `: ${fields.join(" ")}` : ""}\n`;
 }
 
+/**
+ * One pino line as Consul's JSON log line (hclog's JSON shape, as `-log-json` and `/v1/agent/monitor?logjson`
+ * give it): `{"@level":"info","@message":"...","@module":"agent.raft","@timestamp":"...000Z",...fields}`.
+ */
+export function formatJsonLogLine(line: string): string {
+  let record: Record<string, unknown>;
+  try {
+    record = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line.endsWith("\n") ? line : `${line}\n`;
+  }
+  // hclog writes microseconds; JavaScript's clock has milliseconds.
+  const time = new Date(typeof record.time === "number" ? record.time : Date.now()).toISOString();
+  const out: Record<string, unknown> = {
+    "@level": (LEVEL_NAMES[record.level as number] ?? "INFO").toLowerCase(),
+    "@message": typeof record.msg === "string" ? record.msg : "",
+    "@module": typeof record.component === "string" ? `agent.${record.component}` : "agent",
+    "@timestamp": time.replace(/Z$/, "000Z"),
+  };
+  for (const [k, v] of Object.entries(record)) if (!OMIT.has(k)) out[k] = v;
+  return `${JSON.stringify(out)}\n`;
+}
+
 function quoteIfNeeded(v: string): string {
   return /^[^\s"=]+$/.test(v) ? v : JSON.stringify(v);
 }
 
-/** The agent's logger: pino JSON lines with `log_json`, Consul-style text lines otherwise; written synchronously. */
+/** The agent's logger: Consul's JSON lines with `log_json`, its text lines otherwise; written synchronously. */
 export function createLogger(
   level: LogLevel,
   json: boolean,
   out: NodeJS.WritableStream = process.stdout,
 ): Logger {
-  const options = { level, base: undefined };
-  if (json) return pino(options, pino.destination({ dest: 1, sync: true }));
-  const text: DestinationStream = { write: (line: string) => out.write(formatLogLine(line)) };
-  return pino(options, text);
+  const format = json ? formatJsonLogLine : formatLogLine;
+  const dest: DestinationStream = { write: (line: string) => out.write(format(line)) };
+  return pino({ level, base: undefined }, dest);
 }

@@ -9,6 +9,7 @@ export type AclResourceType =
   | "node"
   | "service"
   | "operator"
+  | "keyring"
   | "agent"
   | "intentions"
   | "query"

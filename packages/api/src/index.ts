@@ -73,3 +73,10 @@ export {
   type RaftServerView,
 } from "./routes/operator.js";
 export type { AutopilotHealthView, AutopilotServerHealthView } from "./routes/operator-autopilot.js";
+export {
+  KeyringKeyError,
+  type KeyringOperation,
+  type KeyringOperator,
+  type KeyringPoolAnswer,
+  keyringRoutes,
+} from "./routes/operator-keyring.js";

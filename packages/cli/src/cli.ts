@@ -8,6 +8,7 @@ import { eventCommand } from "./commands/event.js";
 import { forceLeaveCommand } from "./commands/force-leave.js";
 import { joinCommand } from "./commands/join.js";
 import { keygenCommand } from "./commands/keygen.js";
+import { keyringCommand } from "./commands/keyring.js";
 import { kvCommand } from "./commands/kv/index.js";
 import { leaveCommand } from "./commands/leave.js";
 import { lockCommand } from "./commands/lock.js";
@@ -41,6 +42,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
     "force-leave": forceLeaveCommand,
     join: joinCommand,
     keygen: keygenCommand,
+    keyring: keyringCommand,
     kv: kvCommand,
     leave: leaveCommand,
     lock: lockCommand,

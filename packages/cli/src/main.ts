@@ -20,4 +20,10 @@ const io: Io = {
   env: process.env,
 };
 
-process.exitCode = await runCli(process.argv.slice(2), io);
+const argv = process.argv.slice(2);
+process.exitCode = await runCli(argv, io);
+if (argv[0] === "agent") {
+  // The agent has shut down in order; whatever handle a dependency may still hold must not keep a stopped
+  // agent alive (harnesses would have to kill it). The timer itself holds nothing.
+  setTimeout(() => process.exit(), 2000).unref();
+}

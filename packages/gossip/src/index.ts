@@ -29,7 +29,8 @@ export type {
   Tags,
 } from "./core/types.js";
 export { GossipNode, type GossipNodeEvents, type GossipNodeOptions, type GossipNodeStats } from "./node.js";
-export { type DecodeFailure, FRAME_VERSION, FrameCodec, parseKey } from "./transport/frames.js";
+export { type DecodeFailure, FRAME_VERSION, FrameCodec } from "./transport/frames.js";
+export { Keyring, KeyringError, parseKey } from "./transport/keyring.js";
 export { isMessage } from "./transport/validate.js";
 export {
   type TransportOptions,

@@ -5,7 +5,7 @@ import { CoordinatePingDelegate } from "./coordinate/ping-delegate.js";
 import { type GossipConfig, lanConfig } from "./core/config.js";
 import { Membership } from "./core/membership.js";
 import type { Member, MemberEventType, Output, Tags } from "./core/types.js";
-import { parseKey } from "./transport/frames.js";
+import { Keyring } from "./transport/keyring.js";
 import {
   emptyTransportStats,
   type TransportStats,
@@ -24,6 +24,8 @@ export interface GossipNodeOptions {
   tags?: Tags;
   /** Base64 16/24/32-byte shared key, as Consul's -encrypt. */
   encrypt?: string;
+  /** Base64 keys, the primary first (a keyring file's content); wins over `encrypt`. */
+  keys?: readonly string[];
   /** How long leave() waits for its broadcast to spread (ms). */
   leaveTimeout?: number;
   /** Other WebSocket services served on the gossip port, by request path (`/gossip` stays gossip's). */
@@ -45,6 +47,7 @@ export interface GossipNodeEvents {
   "member-leave": [Member];
   "member-reap": [Member];
   "user-message": [{ origin: string; payload: unknown }];
+  "direct-message": [{ from: string; payload: unknown }];
 }
 
 /** Runs the membership core with real timers and the ws transport. */
@@ -55,11 +58,13 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   private readonly coordinates = new CoordinatePingDelegate(new VivaldiClient());
   /** Joins awaiting their push-pull reply, by seq: the address asked, and how to settle. */
   private readonly joinWaiters = new Map<number, { address: string; settle: (answered: boolean) => void }>();
-  private readonly key: Buffer | undefined;
+  /** Undefined when gossip is not encrypted. */
+  readonly keyring: Keyring | undefined;
 
   constructor(private readonly options: GossipNodeOptions) {
     super();
-    this.key = options.encrypt === undefined ? undefined : parseKey(options.encrypt);
+    const keys = options.keys?.length ? options.keys : options.encrypt === undefined ? [] : [options.encrypt];
+    this.keyring = keys.length > 0 ? new Keyring(keys) : undefined;
   }
 
   async start(): Promise<void> {
@@ -70,7 +75,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
         bindHost,
         port: this.options.port ?? 0,
         advertiseHost: this.options.advertiseHost,
-        key: this.key,
+        key: this.keyring,
         routes: this.options.routes,
         onUnreachable: (address) => this.unreachable(address),
       },
@@ -164,6 +169,12 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     return result.changed;
   }
 
+  /** Sends an application payload to the member at `address` alone (`direct-message` there). */
+  sendDirect(address: string, payload: unknown): void {
+    this.running();
+    this.transport?.send(address, [{ t: "direct", payload }]);
+  }
+
   /** Disseminates an application payload to every member (`user-message` there). */
   broadcast(payload: unknown): void {
     this.running().broadcast(payload);
@@ -197,6 +208,8 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       if (event.type === "push-pull-complete") this.joinWaiters.get(event.seq)?.settle(true);
       else if (event.type === "user-message")
         this.emit("user-message", { origin: event.origin, payload: event.payload });
+      else if (event.type === "direct-message")
+        this.emit("direct-message", { from: event.from, payload: event.payload });
       else {
         if (event.type === "member-reap") this.coordinates.forget(event.member.name);
         this.emit(event.type satisfies MemberEventType, event.member);

@@ -79,6 +79,27 @@ describe("GossipNode over real ws on loopback", () => {
     expect(stateOf(a, "c")).toBeUndefined();
   });
 
+  it("force-leave of a live member sends it the leave intent, which it refutes: it stays alive", async () => {
+    const a = await node("a");
+    const b = await node("b");
+    const c = await node("c");
+    await b.join([a.address]);
+    await c.join([a.address]);
+    await until(() => c.members().filter((m) => m.state === "alive").length === 3);
+    const before = b.members().find((m) => m.name === "b")!.incarnation;
+    const left: string[] = [];
+    for (const n of [a, c]) n.on("member-leave", (m) => left.push(m.name));
+    expect(a.forceLeave("b")).toBe(false);
+    // The refutation is a newer incarnation of b, gossiped to everyone.
+    await until(
+      () =>
+        (a.members().find((m) => m.name === "b")?.incarnation ?? 0) > before &&
+        (c.members().find((m) => m.name === "b")?.incarnation ?? 0) > before,
+    );
+    expect([stateOf(a, "b"), stateOf(c, "b")]).toEqual(["alive", "alive"]);
+    expect(left).toEqual([]);
+  });
+
   it("propagates tag updates and user broadcasts", async () => {
     const a = await node("a");
     const b = await node("b");

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import { join as joinPath } from "node:path";
+import { KeyringKeyError } from "@cairn/api";
 import {
   type Coordinate,
   type GossipConfig,
@@ -7,6 +8,7 @@ import {
   type GossipNodeStats,
   lanConfig,
   type Member,
+  parseKey,
   wanConfig,
 } from "@cairn/gossip";
 import type { Logger } from "pino";
@@ -21,7 +23,9 @@ import {
   type WanServer,
 } from "./datacenter-distance.js";
 import { JoinLoop } from "./join-loop.js";
+import { LAN_KEYRING, readKeyringFile, WAN_KEYRING, writeKeyringFile } from "./keyring-file.js";
 import { agentMember, type ConsulMember, consulMember, memberStatus, splitAddress } from "./member-record.js";
+import { isKeyringPayload, type KeyringOp, PoolKeyring, type PoolKeyringResult } from "./pool-keyring.js";
 import { emptyPeers, type RememberedPeers, readPeers, writePeers } from "./remembered-peers.js";
 import { agentTags } from "./tags.js";
 import type { AgentMember, MembershipView } from "./types.js";
@@ -54,6 +58,13 @@ export interface MembershipStats {
 
 type Pool = "lan" | "wan";
 
+/** One pool's keyring answer as Consul's KeyringResponse. */
+export interface KeyringPoolResponse extends PoolKeyringResult {
+  WAN: boolean;
+  Datacenter: string;
+  Segment: string;
+}
+
 /** How long changes to the member list collect before the remembered peers are rewritten. */
 const PERSIST_DELAY_MS = 1000;
 /** Rejoin after a restart: a few attempts, since the others may be restarting too. */
@@ -74,6 +85,8 @@ export class AgentMembership implements MembershipView {
   /** Left gracefully and joined nobody since: nothing to rejoin after a restart. */
   private left: boolean;
   private persistTimer: NodeJS.Timeout | undefined;
+  private readonly lanKeyring: PoolKeyring;
+  private readonly wanKeyring: PoolKeyring | undefined;
 
   private constructor(
     private readonly options: MembershipOptions,
@@ -85,6 +98,10 @@ export class AgentMembership implements MembershipView {
     this.left = remembered.left;
     this.wire(lan, "lan");
     if (wan) this.wire(wan, "wan");
+    const dataDir = options.dataDir;
+    const keyLog = options.log.child({ component: "keyring" });
+    this.lanKeyring = new PoolKeyring(lan, dataDir && joinPath(dataDir, LAN_KEYRING), keyLog);
+    this.wanKeyring = wan && new PoolKeyring(wan, dataDir && joinPath(dataDir, WAN_KEYRING), keyLog);
   }
 
   static async start(options: MembershipOptions): Promise<AgentMembership> {
@@ -92,6 +109,7 @@ export class AgentMembership implements MembershipView {
     if (config.ports.serfLan < 0)
       throw new Error("serf_lan cannot be disabled: every agent gossips on the LAN");
     const lanHost = advertiseHost(config.bindAddr, config.advertiseAddr);
+    const lanKeys = gossipKeys(options, LAN_KEYRING);
     const wan =
       serverPort !== undefined && config.ports.serfWan >= 0
         ? new GossipNode({
@@ -101,7 +119,7 @@ export class AgentMembership implements MembershipView {
             advertiseHost: config.advertiseAddrWan ?? lanHost,
             config: wanConfig(options.gossip?.wan),
             tags: agentTags({ config, nodeId, serverPort, wan: true }),
-            encrypt: config.encrypt,
+            keys: gossipKeys(options, WAN_KEYRING),
           })
         : undefined;
     await wan?.start();
@@ -113,7 +131,7 @@ export class AgentMembership implements MembershipView {
       advertiseHost: lanHost,
       config: lanConfig(options.gossip?.lan),
       tags: agentTags({ config, nodeId, serverPort, wanJoinPort, wan: false }),
-      encrypt: config.encrypt,
+      keys: lanKeys,
       routes: options.lanRoutes,
     });
     try {
@@ -172,7 +190,37 @@ export class AgentMembership implements MembershipView {
   forceLeave(node: string, opts: { prune: boolean; wan: boolean }): boolean {
     const pool = opts.wan ? this.wan : this.lan;
     if (!pool || this.stopped) return false;
+    this.options.log.info({ node, pool: opts.wan ? "wan" : "lan", prune: opts.prune }, "force leaving node");
     return pool.forceLeave(node, { prune: opts.prune });
+  }
+
+  /**
+   * `/v1/operator/keyring`: runs a keyring operation on the WAN pool (servers) and the LAN pool, each answer
+   * as Consul's KeyringResponse, WAN first. `localOnly` (lists only) leaves the WAN pool out.
+   */
+  async keyring(
+    op: KeyringOp,
+    key: string | undefined,
+    opts: { localOnly: boolean },
+  ): Promise<KeyringPoolResponse[]> {
+    if (op !== "list") {
+      try {
+        parseKey(key ?? "");
+      } catch {
+        throw new KeyringKeyError("Invalid key: a gossip key is base64 of 16, 24 or 32 bytes");
+      }
+    }
+    const datacenter = this.options.config.datacenter;
+    const wrap = (wan: boolean, r: PoolKeyringResult): KeyringPoolResponse => ({
+      WAN: wan,
+      Datacenter: datacenter,
+      Segment: "",
+      ...r,
+    });
+    // Consul's local-only keeps the question in this datacenter: no WAN pool.
+    const wanKeyring = opts.localOnly ? undefined : this.wanKeyring;
+    const [wan, lan] = await Promise.all([wanKeyring?.run(op, key), this.lanKeyring.run(op, key)]);
+    return [...(wan ? [wrap(true, wan)] : []), wrap(false, lan)];
   }
 
   /** The JSON of `/v1/agent/members`; segments do not exist here, so every segment is the same list. */
@@ -339,6 +387,8 @@ export class AgentMembership implements MembershipView {
     node.on("member-reap", changed("reaped"));
     if (pool === "lan") {
       node.on("user-message", ({ payload }) => {
+        // Keyring questions ride on the same broadcasts; their pool's keyring answers them.
+        if (isKeyringPayload(payload)) return;
         for (const listener of this.userListeners) listener(payload);
       });
     }
@@ -389,4 +439,23 @@ export class AgentMembership implements MembershipView {
       this.options.log.warn({ err: (err as Error).message }, "could not remember the cluster's members");
     }
   }
+}
+
+/**
+ * A pool's gossip keys: its keyring file in the data dir when there is one (Consul lets it win over
+ * `encrypt`, which then only seeds a new agent), else `encrypt`, which is written to the file so that keys
+ * installed later survive restarts.
+ */
+function gossipKeys(options: MembershipOptions, file: string): string[] | undefined {
+  const { config, dataDir, log } = options;
+  const path = dataDir === undefined ? undefined : joinPath(dataDir, file);
+  const stored = path === undefined ? undefined : readKeyringFile(path);
+  if (stored !== undefined) {
+    if (config.encrypt !== undefined && !stored.includes(config.encrypt))
+      log.warn({ file }, "the keyring file does not hold the encrypt key: using the keyring file");
+    return stored;
+  }
+  if (config.encrypt === undefined) return undefined;
+  if (path !== undefined) writeKeyringFile(path, [config.encrypt]);
+  return [config.encrypt];
 }

@@ -1,4 +1,9 @@
-export { AgentMembership, type MembershipOptions, type MembershipStats } from "./agent-membership.js";
+export {
+  AgentMembership,
+  type KeyringPoolResponse,
+  type MembershipOptions,
+  type MembershipStats,
+} from "./agent-membership.js";
 export {
   CoordinateSender,
   type CoordinateSenderOptions,
@@ -10,4 +15,5 @@ export type { DatacenterCoordinates } from "./datacenter-distance.js";
 export { JoinRetriesExhaustedError } from "./join-loop.js";
 export type { ConsulMember } from "./member-record.js";
 export { membershipBackend } from "./membership-backend.js";
+export type { KeyringOp } from "./pool-keyring.js";
 export type { AgentMember, MemberStatus, MembershipView } from "./types.js";

@@ -54,7 +54,8 @@ const PATH_WORDS = new Set(
     "discovery-chain namespace namespaces service services check checks register deregister pass warn fail update " +
     "maintenance self members metrics monitor reload join leave force-leave token tokens node nodes datacenters " +
     "state leader peers create destroy info renew list raft configuration peer transfer-leader autopilot " +
-    "bootstrap policy policies role roles login logout binding-rule binding-rules auth-method auth-methods"
+    "bootstrap policy policies role roles login logout binding-rule binding-rules auth-method auth-methods " +
+    "node-services host keyring"
   ).split(" "),
 );
 

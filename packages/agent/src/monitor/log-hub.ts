@@ -1,7 +1,7 @@
 import type { MonitorLevel } from "@cairn/api";
 import pino, { type Logger } from "pino";
 import type { LogLevel } from "../config/index.js";
-import { formatLogLine } from "../logger.js";
+import { formatJsonLogLine, formatLogLine } from "../logger.js";
 
 const LEVEL_VALUES: Readonly<Record<LogLevel, number>> = {
   trace: 10,
@@ -19,7 +19,7 @@ interface Subscriber {
 
 /**
  * The agent's logger with a tee: every line goes to stdout at the configured level (Consul's text lines, or
- * JSON with log_json) and to each `/v1/agent/monitor` subscriber at the level it asked for. While a monitor
+ * its JSON lines with log_json) and to each `/v1/agent/monitor` subscriber at the level it asked for. While a monitor
  * wants more detail than the configured level, the loggers (the root and every child, tracked as they are
  * made) log at that level and stdout still gets only what it was configured for.
  */
@@ -65,12 +65,17 @@ export class LogHub {
   private write(line: string): void {
     const level = levelOf(line);
     let text: string | undefined;
-    const asText = (): string => {
+    let json: string | undefined;
+    const render = (asJson: boolean): string => {
+      if (asJson) {
+        json ??= formatJsonLogLine(line);
+        return json;
+      }
       text ??= formatLogLine(line);
       return text;
     };
-    if (level >= this.baseLevel) this.out.write(this.json ? line : asText());
-    for (const s of this.subscribers) if (level >= s.level) s.onLine(s.json ? line : asText());
+    if (level >= this.baseLevel) this.out.write(render(this.json));
+    for (const s of this.subscribers) if (level >= s.level) s.onLine(render(s.json));
   }
 
   private applyLevel(): void {

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
+import { AclEnforcer, createApi, keyringRoutes, operatorRoutes } from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
@@ -112,6 +112,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     ...(acl ? { acl } : {}),
   });
   app.route("/v1/operator", operatorRoutes(server.admin, acl));
+  app.route("/v1/operator", keyringRoutes(gossip.membership, acl));
   app.route("/v1/agent", local.routes);
   app.route("/v1/agent", gossip.routes(acl));
   fetch = app.fetch;

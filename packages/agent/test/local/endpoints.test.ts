@@ -348,6 +348,57 @@ describe("agent control", () => {
     await eventually(() => agent.logs.subscriberCount === 0, 3000, "monitor unsubscribe");
     expect((await agent.req("GET", "/v1/agent/monitor?loglevel=loud")).status).toBe(400);
   });
+
+  it("host answers Consul's shape: Memory, CPU, Host, Disk, CollectionTime, Errors", async () => {
+    const res = await agent.req("GET", "/v1/agent/host");
+    expect(res.status).toBe(200);
+    const host = (await res.json()) as Record<string, Record<string, unknown> & Record<string, unknown>[]>;
+    expect(Object.keys(host)).toEqual(["Memory", "CPU", "Host", "Disk", "CollectionTime", "Errors"]);
+    expect(host.Errors).toBeNull();
+    expect(host.Memory).toMatchObject({ total: expect.any(Number), available: expect.any(Number) });
+    expect(host.Memory!.total as number).toBeGreaterThan(0);
+    expect(host.CPU!.length).toBeGreaterThan(0);
+    expect(host.CPU![0]).toMatchObject({ cpu: 0, modelName: expect.any(String), flags: expect.any(Array) });
+    expect(host.Host).toMatchObject({
+      hostname: expect.any(String),
+      os: "linux",
+      kernelVersion: expect.any(String),
+    });
+    expect(host.Disk).toMatchObject({
+      path: "/",
+      total: expect.any(Number),
+      usedPercent: expect.any(Number),
+    });
+    const collected = host.CollectionTime as unknown as number;
+    expect(Math.abs(collected / 1e6 - Date.now())).toBeLessThan(60_000);
+  });
+
+  it("monitor?logjson streams Consul's JSON log lines", async () => {
+    const abort = new AbortController();
+    const res = await fetch(`${agent.url}/v1/agent/monitor?loglevel=info&logjson`, { signal: abort.signal });
+    expect(res.status).toBe(200);
+    const reader = res.body!.getReader();
+    agent.logs.logger.child({ component: "test" }).info({ n: 2 }, "a json line for the monitor");
+    let text = "";
+    while (!text.includes("a json line for the monitor")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    abort.abort();
+    const line = text
+      .split("\n")
+      .filter((l) => l.includes("a json line"))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)[0];
+    expect(line).toMatchObject({
+      "@level": "info",
+      "@message": "a json line for the monitor",
+      "@module": "agent.test",
+      n: 2,
+    });
+    expect(typeof line?.["@timestamp"]).toBe("string");
+    await eventually(() => agent.logs.subscriberCount === 0, 3000, "monitor unsubscribe");
+  });
 });
 
 describe("local service health (/agent/health/service)", () => {

@@ -20,17 +20,25 @@ describe("log hub", () => {
     expect(child.level).toBe("info");
   });
 
-  it("JSON subscribers get pino's JSON lines; setLevel (reload) changes what stdout gets", () => {
+  it("JSON subscribers and log_json stdout get Consul's JSON shape; setLevel (reload) changes what stdout gets", () => {
     const out: string[] = [];
     const hub = new LogHub("info", true, { write: (t: string) => out.push(t) });
     const json: string[] = [];
     const stop = hub.subscribe("warn", true, (line) => json.push(line));
     hub.logger.info("quiet");
-    hub.logger.warn("loud");
+    hub.logger.child({ component: "raft" }).warn({ term: 3 }, "loud");
     stop();
-    expect(json.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["loud"]);
+    expect(json).toHaveLength(1);
+    const line = JSON.parse(json[0]!) as Record<string, unknown>;
+    expect(Object.keys(line)).toEqual(["@level", "@message", "@module", "@timestamp", "term"]);
+    expect(line).toMatchObject({ "@level": "warn", "@message": "loud", "@module": "agent.raft", term: 3 });
+    expect(line["@timestamp"]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     hub.setLevel("error");
     hub.logger.warn("now hidden");
-    expect(out.map((l) => (JSON.parse(l) as { msg: string }).msg)).toEqual(["quiet", "loud"]);
+    const stdout = out.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(stdout.map((l) => [l["@level"], l["@module"], l["@message"]])).toEqual([
+      ["info", "agent", "quiet"],
+      ["warn", "agent.raft", "loud"],
+    ]);
   });
 });

@@ -96,7 +96,7 @@ describe("AgentMembership on real gossip pools", () => {
     await c.close();
     await until(() => statusOf(a, "c") === FAILED && statusOf(b, "c") === FAILED);
     expect(changes.map((m) => [m.name, m.status])).toEqual([["c", "failed"]]);
-    expect(a.forceLeave("b", { prune: false, wan: false })).toBe(false); // alive members are not touched
+    expect(a.forceLeave("b", { prune: false, wan: false })).toBe(false); // a live member is sent the intent and refutes it
     expect(a.forceLeave("c", { prune: false, wan: false })).toBe(true);
     expect(statusOf(a, "c")).toBe(LEFT);
     await until(() => statusOf(b, "c") === LEFT);

@@ -98,6 +98,20 @@ describe("/v1/agent membership endpoints", () => {
     expect(statusOf(a, "b")).toBeUndefined();
   });
 
+  it("force-leave of a live node answers 200 as Consul does; the node refutes and stays alive", async () => {
+    const a = await startMember("a");
+    const b = await startMember("b");
+    await b.join([a.lanAddress], { wan: false });
+    await until(() => statusOf(a, "b") === 1 && statusOf(b, "a") === 1);
+    const changes: string[] = [];
+    a.onChange((m) => changes.push(`${m.name}:${m.status}`));
+    const req = api(a);
+    expect((await req("PUT", "/v1/agent/force-leave/b", "operator")).status).toBe(200);
+    // The intent went to b, which refutes it (the gossip tests see its newer incarnation): nobody saw it leave.
+    expect(statusOf(a, "b")).toBe(1);
+    expect(changes.filter((c) => c.startsWith("b:") && !c.endsWith("alive"))).toEqual([]);
+  });
+
   it("leave answers after the graceful leave, then shuts the agent down; others see left", async () => {
     const a = await startMember("a");
     const b = await startMember("b");

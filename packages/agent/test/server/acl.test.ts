@@ -66,12 +66,27 @@ describe("cairn agent with ACLs on", () => {
       ["PUT", "/v1/agent/reload", 'agent_prefix "" { policy = "write" }'],
       ["PUT", "/v1/agent/maintenance?enable=false", 'node_prefix "" { policy = "write" }'],
       ["GET", "/v1/agent/metrics", 'agent_prefix "" { policy = "read" }'],
+      ["GET", "/v1/agent/host", 'operator = "read"'],
     ];
     for (const [method, path, rules, body] of cells) {
       expect((await call(method, path, none, body)).status, path).toBe(403);
       const granted = await call(method, path, await tokenWith(rules), body);
       expect(granted.status, `${path}: ${granted.text}`).toBe(200);
     }
+    // The keyring needs keyring:read (list) and keyring:write (changes); without -encrypt the agent has no
+    // keyring, which every member reports as Consul's Serf does.
+    expect((await call("GET", "/v1/operator/keyring", none)).status).toBe(403);
+    const keyReader = await tokenWith('keyring = "read"');
+    const listed = await call("GET", "/v1/operator/keyring", keyReader);
+    expect(listed.status).toBe(500);
+    expect(listed.text).toMatch(/Keyring is empty \(encryption not enabled\)/);
+    const install = JSON.stringify({ Key: Buffer.alloc(16, 1).toString("base64") });
+    expect((await call("POST", "/v1/operator/keyring", keyReader, install)).status).toBe(403);
+    const keyWriter = await tokenWith('keyring = "write"');
+    expect((await call("POST", "/v1/operator/keyring", keyWriter, install)).text).toMatch(
+      /No keyring to modify/,
+    );
+
     // Lists filter: the web service is left out for a token that may not read it.
     expect(JSON.parse((await call("GET", "/v1/agent/services", none)).text)).toEqual({});
     expect(Object.keys(JSON.parse((await call("GET", "/v1/agent/services", ROOT)).text))).toContain("web");

@@ -10,9 +10,11 @@ export interface TimerHost {
   clearTimer(handle: unknown): void;
 }
 
+// Unreferenced: a cancelled deadline leaves the timer armed until its due time, and a held query whose
+// client is gone (as at shutdown) must not keep the process alive for the rest of its wait.
 const nodeTimers: TimerHost = {
   now: () => performance.now(),
-  setTimer: (fire, delayMs) => setTimeout(fire, delayMs),
+  setTimer: (fire, delayMs) => setTimeout(fire, delayMs).unref(),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 

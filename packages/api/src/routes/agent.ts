@@ -11,6 +11,7 @@ import {
   parseServiceDefinition,
 } from "../agent/definitions.js";
 import { waitForNewHash } from "../agent/hash-wait.js";
+import { collectHostInfo } from "../agent/host-info.js";
 import { type Aggregate, aggregate, healthResponse, SEVERITY } from "../agent/local-health.js";
 import { monitorResponse } from "../agent/monitor-stream.js";
 import { agentCheckJson, agentServiceJson, contentHash } from "../agent/shapes.js";
@@ -269,6 +270,12 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       return jsonResponse(c, agent.self());
     },
   });
+  route(app, "/host", {
+    GET: async (c) => {
+      allow(c, "operator", "", "read");
+      return jsonResponse(c, await collectHostInfo());
+    },
+  });
   route(app, "/reload", {
     PUT: async (c) => {
       allow(c, "agent", options.nodeName, "write");
@@ -292,7 +299,8 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       allow(c, "agent", options.nodeName, "read");
       const level = (c.var.query.get("loglevel") || "info").toLowerCase();
       if (!LEVELS.has(level)) throw badRequest(`Unknown log level: ${level}`);
-      const json = parseBool(c.var.query.get("logjson"), "logjson");
+      // Consul asks only whether the parameter is there (`?logjson` alone is how its CLI sends it).
+      const json = c.var.query.has("logjson");
       return monitorResponse(c, agent, level as MonitorLevel, json);
     },
   });

@@ -47,8 +47,9 @@ export function catalogRoutes(ctx: RouteContext): Hono<ApiEnv> {
       route(app, bare, { GET: () => missing("Missing service name") });
     }
   }
-  route(app, "/node/:node{.+}", { GET: (c) => nodeServices(ctx, c) });
-  for (const bare of ["/node", "/node/"]) {
+  route(app, "/node/:node{.+}", { GET: (c) => nodeServices(ctx, c, "map") });
+  route(app, "/node-services/:node{.+}", { GET: (c) => nodeServices(ctx, c, "list") });
+  for (const bare of ["/node", "/node/", "/node-services", "/node-services/"]) {
     route(app, bare, { GET: () => missing("Missing node name") });
   }
   return app;
@@ -176,7 +177,11 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
 }
 
 /** A node with a map of its services by ID; `null` for an unknown node, as Consul answers. */
-async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+/**
+ * `/catalog/node/:node` (services by ID) and, as Consul 1.7+ added it, `/catalog/node-services/:node`
+ * (services as a list sorted by ID, `{"Node":null,"Services":null}` for an unknown node).
+ */
+async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>, shape: "map" | "list"): Promise<Response> {
   const name = requireParam(c.req.param("node"), "Missing node name");
   const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.nodeService);
   const opts = parseReadOptions(c.var.query, ctx.random);
@@ -189,12 +194,20 @@ async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>): Promise<Resp
   );
   setReadMeta(c, meta);
   const may = readAccess(ctx, c);
-  if (result === undefined || !may("node", result.node.Node)) return jsonResponse(c, null);
+  if (result === undefined || !may("node", result.node.Node))
+    return jsonResponse(c, shape === "map" ? null : { Node: null, Services: null });
   const byId: Record<string, Record<string, unknown>> = {};
   for (const s of result.services) {
     if (!may("service", s.Service)) continue;
     const json = nodeServiceJson(s);
     if (filter === undefined || filter(json)) byId[s.ID] = json;
   }
-  return encodedJsonResponse(c, encodeShapes({ Node: nodeJson(result.node), Services: goMap(byId) }));
+  const services = goMap(byId);
+  return encodedJsonResponse(
+    c,
+    encodeShapes({
+      Node: nodeJson(result.node),
+      Services: shape === "map" ? services : Object.values(services),
+    }),
+  );
 }

@@ -127,6 +127,11 @@ describe("/health/service/:service", () => {
       "h2",
     ]);
     expect(nodesOf((await getJson<Entry[]>(s, "/v1/health/service/api?tag=blue&tag=red")).body)).toEqual([]);
+    // Consul's state store compares tags case-insensitively.
+    expect(nodesOf((await getJson<Entry[]>(s, "/v1/health/service/api?tag=Blue")).body)).toEqual([
+      "h1",
+      "h2",
+    ]);
     expect(nodesOf((await getJson<Entry[]>(s, "/v1/health/service/api?node-meta=zone:a")).body)).toEqual([
       "h1",
       "h3",

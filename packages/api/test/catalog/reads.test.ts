@@ -162,6 +162,10 @@ describe("/catalog/service/:service", () => {
       "a",
     ]);
     expect((await getJson<Rec[]>(s, "/v1/catalog/service/web?tag=v1&tag=v2")).body).toEqual([]);
+    // Consul's state store compares tags case-insensitively.
+    expect(names((await getJson<Rec[]>(s, "/v1/catalog/service/web?tag=V1&tag=PRIMARY")).body)).toEqual([
+      "a",
+    ]);
   });
 
   it("node-meta, near and filter", async () => {
@@ -253,6 +257,35 @@ describe("/catalog/node/:node", () => {
 
   it("a missing node name is a 400", async () => {
     await expect400(await s.req("GET", "/v1/catalog/node/"), "Missing node name");
+  });
+});
+
+describe("/catalog/node-services/:node (Consul 1.7+)", () => {
+  it("answers the node and its services as a list sorted by ID, filtered as /catalog/node", async () => {
+    const body = (await getJson<{ Node: Rec; Services: Rec[] }>(s, "/v1/catalog/node-services/a")).body;
+    expect(body.Node).toMatchObject({ Node: "a" });
+    expect(Array.isArray(body.Services)).toBe(true);
+    expect(body.Services.map((x) => x.ID)).toEqual(["db", "web"]);
+    expect(Object.keys(body.Services[1]!)).toEqual(
+      Object.keys(
+        (await getJson<{ Services: Record<string, Rec> }>(s, "/v1/catalog/node/a")).body.Services.web!,
+      ),
+    );
+    const ok = encodeURIComponent('Service == "db"');
+    const filtered = (await getJson<{ Services: Rec[] }>(s, `/v1/catalog/node-services/a?filter=${ok}`)).body;
+    expect(filtered.Services.map((x) => x.ID)).toEqual(["db"]);
+    await expect400(
+      await s.req("GET", `/v1/catalog/node-services/a?filter=${encodeURIComponent("Port > 1")}`),
+      /Failed to create boolean expression/,
+    );
+  });
+
+  it("an unknown node is {Node: null, Services: null}; a missing name is a 400", async () => {
+    expect((await getJson<unknown>(s, "/v1/catalog/node-services/nobody")).body).toEqual({
+      Node: null,
+      Services: null,
+    });
+    await expect400(await s.req("GET", "/v1/catalog/node-services/"), "Missing node name");
   });
 });
 

@@ -208,7 +208,7 @@ export class StateView {
     const out: ServiceInstance[] = [];
     // servicesByName keys are ns \0 name \0 node \0 service ID: the node comes from the key.
     const visit = (key: string, s: NodeService) => {
-      if (query.tags && !query.tags.every((tag) => s.Tags.includes(tag))) return;
+      if (query.tags && !hasTags(s, query.tags)) return;
       const node = this.t.nodes.get(key.split(SEP)[2]!);
       if (node) out.push({ node, service: s });
     };
@@ -231,7 +231,7 @@ export class StateView {
       const proxy = s.Kind === "connect-proxy" && s.Proxy?.DestinationServiceName === name;
       const native = s.Service === name && s.Connect?.Native === true;
       if (!proxy && !native) return;
-      if (query.tags && !query.tags.every((tag) => s.Tags.includes(tag))) return;
+      if (query.tags && !hasTags(s, query.tags)) return;
       const node = this.t.nodes.get(key.split(SEP)[2]!);
       if (node) out.push({ node, service: s });
     });
@@ -374,4 +374,10 @@ export class StateView {
     for (const ns of nsList) max = Math.max(max, this.t.serviceIndexes.get(joinKey(ns, name)) ?? 0);
     return max || Math.max(this.t.indexes.services, this.t.indexes.nodes);
   }
+}
+
+/** Every wanted tag is on the service, compared case-insensitively as Consul's state store does. */
+function hasTags(s: NodeService, wanted: readonly string[]): boolean {
+  const have = s.Tags.map((t) => t.toLowerCase());
+  return wanted.every((tag) => have.includes(tag.toLowerCase()));
 }

@@ -186,14 +186,20 @@ export class Membership {
 
   /**
    * Consul's force-leave: a failed member is marked left and the leave is broadcast; `prune` also forgets it
-   * here at once (others reap it after `reapLeftAfter`). Alive and suspect members are not touched: they
-   * would refute anyway.
+   * here at once (others reap it after `reapLeftAfter`). A live member is sent the leave intent itself, as
+   * Serf's broadcast reaches it: it refutes with a newer incarnation, so it stays alive everywhere (nothing
+   * changes here, and the cluster never sees it leave).
    */
   forceLeave(name: string, prune: boolean, now: number): Output & { changed: boolean } {
     let changed = false;
     const output = this.step(now, () => {
       const member = this.members.get(name);
-      if (!member || member === this.local || (member.state !== "dead" && member.state !== "left")) return;
+      if (!member || member === this.local) return;
+      if (member.state === "alive" || member.state === "suspect") {
+        const { incarnation, address } = member;
+        this.out.send.push({ to: address, packet: [{ t: "dead", node: name, incarnation, from: name }] });
+        return;
+      }
       changed = true;
       this.deadNode({ t: "dead", node: name, incarnation: member.incarnation, from: name });
       if (prune) this.reap(member);
@@ -527,6 +533,9 @@ export class Membership {
         return;
       case "push-pull":
         this.onPushPull(from, message);
+        return;
+      case "direct":
+        this.emit({ type: "direct-message", from, payload: message.payload });
         return;
     }
   }

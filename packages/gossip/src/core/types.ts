@@ -39,7 +39,9 @@ export type Message =
   /** Generic application broadcast (user events ride on it), de-duplicated by (origin, id). */
   | { t: "user"; origin: string; id: number; payload: unknown }
   /** Full-state sync: a request (reply=false) is answered by a reply carrying the responder's state. */
-  | { t: "push-pull"; seq: number; reply: boolean; join: boolean; states: MemberSnapshot[] };
+  | { t: "push-pull"; seq: number; reply: boolean; join: boolean; states: MemberSnapshot[] }
+  /** An application payload for one member only (answers to a broadcast question, as Serf's query responses). */
+  | { t: "direct"; payload: unknown };
 
 export type MessageType = Message["t"];
 
@@ -59,6 +61,8 @@ export type MemberEventType =
 export type CoreEvent =
   | { type: MemberEventType; member: Member }
   | { type: "user-message"; origin: string; payload: unknown }
+  /** `from` is the sender's gossip address. */
+  | { type: "direct-message"; from: string; payload: unknown }
   /** A push-pull this member started (join or periodic) got its reply. */
   | { type: "push-pull-complete"; seq: number; join: boolean };
 

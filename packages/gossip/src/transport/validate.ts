@@ -46,6 +46,8 @@ export function isMessage(v: unknown): v is Message {
       return isName(m.node) && isCounter(m.incarnation) && isName(m.from);
     case "user":
       return isName(m.origin) && isCounter(m.id);
+    case "direct":
+      return "payload" in m;
     case "push-pull":
       return (
         isCounter(m.seq) &&

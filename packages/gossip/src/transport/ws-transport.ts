@@ -4,6 +4,7 @@ import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Message } from "../core/types.js";
 import { type DecodeFailure, FrameCodec } from "./frames.js";
+import type { Keyring } from "./keyring.js";
 
 export interface TransportOptions {
   bindHost: string;
@@ -11,8 +12,8 @@ export interface TransportOptions {
   port: number;
   /** Host others reach us at; defaults to bindHost. */
   advertiseHost?: string;
-  /** Shared key (raw bytes) enabling AES-GCM on every frame. */
-  key?: Buffer;
+  /** Shared key (raw bytes) or keyring enabling AES-GCM on every frame. */
+  key?: Buffer | Keyring;
   /** Outbound connections unused this long are closed (ms). */
   idleTimeout?: number;
   /** Frames queued per peer while connecting; beyond it the oldest are dropped. */
