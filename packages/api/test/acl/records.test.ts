@@ -163,3 +163,14 @@ describe("missing records", () => {
     expect(policy).toMatchObject({ status: 403, text: "ACL not found" });
   });
 });
+
+describe("ACL records in a namespace that does not exist", () => {
+  it("are refused with Consul Enterprise's error and nothing is stored", async () => {
+    const before = (await ok(s.call<Token[]>("GET", "/v1/acl/tokens?ns=*", ROOT))).length;
+    const token = await s.call("PUT", "/v1/acl/token?ns=ghost", ROOT, { Description: "lost" });
+    expect(token).toMatchObject({ status: 400, text: 'Namespace "ghost" does not exist' });
+    const policy = await s.call("PUT", "/v1/acl/policy", ROOT, { Name: "lost", Namespace: "ghost" });
+    expect(policy).toMatchObject({ status: 400, text: 'Namespace "ghost" does not exist' });
+    expect((await ok(s.call<Token[]>("GET", "/v1/acl/tokens?ns=*", ROOT))).length).toBe(before);
+  });
+});
