@@ -128,6 +128,9 @@ describe("cairn acl", () => {
     expect(bad.code).toBe(1);
     expect(bad.stderr).toContain("line 1, column");
     expect((await run(["acl", "role", "delete", "-name", "ops"])).code).toBe(0);
+    const gone = await run(["acl", "role", "read", "-name", "ops"]);
+    expect(gone.code).toBe(1);
+    expect(gone.stderr).toContain('Role not found with name "ops"');
     expect((await run(["acl", "policy", "list"])).stdout).toContain("global-management");
   });
 });
