@@ -63,7 +63,7 @@ export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
 export { LocalBackend } from "./local-backend.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";
-export { GLOBAL_MANAGEMENT_POLICY, managementToken } from "./routes/acl.js";
+export { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "./routes/acl.js";
 export { type AgentRoutesOptions, agentRoutes } from "./routes/agent.js";
 export {
   operatorRoutes,

@@ -65,17 +65,6 @@ describe("transaction decoder", () => {
   it.each([
     ["not JSON", "[{", 400, /Failed to parse body/],
     ["not an array", { KV: {} }, 400, /array/],
-    ["unknown verb", [{ KV: { Verb: "explode", Key: "a" } }], 400, /unknown verb "explode"/],
-    ["missing verb", [{ KV: { Key: "a" } }], 400, /Verb/],
-    ["missing key", [{ KV: { Verb: "get" } }], 400, /Key/],
-    ["missing value on set", [{ KV: { Verb: "set", Key: "a" } }], 400, /missing Value/],
-    ["missing index on cas", [{ KV: { Verb: "cas", Key: "a", Value: null } }], 400, /missing Index/],
-    [
-      "missing session on lock",
-      [{ KV: { Verb: "lock", Key: "a", Value: null, Session: "" } }],
-      400,
-      /missing Session/,
-    ],
     ["bad base64", [{ KV: { Verb: "set", Key: "a", Value: "***" } }], 400, /base64/],
     [
       "flags over 2^64-1",
@@ -83,15 +72,8 @@ describe("transaction decoder", () => {
       400,
       /2\^64/,
     ],
-    [
-      "two kinds in one op",
-      [{ KV: { Verb: "get", Key: "a" }, Node: { Verb: "get", Node: { Node: "n" } } }],
-      400,
-      /exactly one/,
-    ],
-    ["empty op", [{}], 400, /exactly one/],
-    ["service without node", [{ Service: { Verb: "set", Service: { Service: "web" } } }], 400, /Node/],
-    ["check without CheckID", [{ Check: { Verb: "set", Check: { Node: "n1" } } }], 400, /CheckID/],
+    ["a verb that is not a string", [{ KV: { Verb: 5, Key: "a" } }], 400, /Verb/],
+    ["a check that is not an object", [{ Check: { Verb: "set", Check: "n1" } }], 400, /Check/],
     [
       "65 operations",
       Array.from({ length: 65 }, () => ({ KV: { Verb: "get", Key: "a" } })),
@@ -103,6 +85,56 @@ describe("transaction decoder", () => {
     expect(err.status).toBe(status);
     expect(err.message).toMatch(reason);
     expect(err.message).not.toContain("\n");
+  });
+
+  it.each([
+    ["unknown verb", { KV: { Verb: "explode", Key: "a" } }, 'unknown KV verb "explode"'],
+    ["missing verb", { KV: { Key: "a" } }, 'unknown KV verb ""'],
+    ["missing key", { KV: { Verb: "get" } }, "Must provide key"],
+    ["missing value on set", { KV: { Verb: "set", Key: "a" } }, 'missing Value for verb "set"'],
+    ["missing index on cas", { KV: { Verb: "cas", Key: "a", Value: null } }, 'missing Index for verb "cas"'],
+    [
+      "missing session on lock",
+      { KV: { Verb: "lock", Key: "a", Value: null, Session: "" } },
+      "missing session",
+    ],
+    ["missing session on unlock", { KV: { Verb: "unlock", Key: "a", Value: null } }, "missing session"],
+    [
+      "two kinds in one op",
+      { KV: { Verb: "get", Key: "a" }, Node: { Verb: "get", Node: { Node: "n" } } },
+      "each operation needs exactly one of KV, Node, Service or Check",
+    ],
+    ["empty op", {}, "each operation needs exactly one of KV, Node, Service or Check"],
+    ["unknown node verb", { Node: { Verb: "nope", Node: { Node: "n" } } }, 'unknown Node verb "nope"'],
+    ["node without name or ID", { Node: { Verb: "set", Node: {} } }, "Must provide node"],
+    ["service without node", { Service: { Verb: "set", Service: { Service: "web" } } }, "Must provide node"],
+    [
+      "service without name",
+      { Service: { Verb: "set", Node: "n1", Service: {} } },
+      "Must provide service name",
+    ],
+    [
+      "check without CheckID or Name",
+      { Check: { Verb: "set", Check: { Node: "n1" } } },
+      "Must provide check ID",
+    ],
+    [
+      "check with a bad status",
+      { Check: { Verb: "set", Check: { Node: "n1", CheckID: "c", Status: "ok" } } },
+      'Invalid check status "ok"',
+    ],
+  ])("reports %s as a problem of that operation, by OpIndex", (_name, op, what) => {
+    const { ops, problems, writes } = decode([{ KV: { Verb: "get", Key: "fine" } }, op]);
+    expect(problems).toEqual([{ OpIndex: 1, What: what }]);
+    expect(ops[0]).toBeDefined();
+    expect(ops[1]).toBeUndefined();
+    expect(writes).toBe(0);
+  });
+
+  it("takes a check's Name as its CheckID when CheckID is empty, as Consul does", () => {
+    const { ops, problems } = decode([{ Check: { Verb: "set", Check: { Node: "n1", Name: "disk" } } }]);
+    expect(problems).toEqual([]);
+    expect(ops[0]).toMatchObject({ Check: { Check: { CheckID: "disk" } } });
   });
 
   it("rejects a value over the KV limit with 413", () => {

@@ -125,7 +125,7 @@ describe("fsm acl tables", () => {
   });
 
   it("keeps name indexes unique per namespace, and filters tokens by link", () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     expect(h.run("acl.policy.set", { op: "create", policy: policy("p1", "Reader") })).toBe(true);
     expect(err(h.run("acl.policy.set", { op: "create", policy: policy("p2", "reader") }))).toContain(
       "already exists",

@@ -128,7 +128,7 @@ function checkInvariants(v: StateView): void {
     sessions.add(s.ID);
     expect(nodes.has(s.Node)).toBe(true);
     const checks = v.checksForNode(s.Node).value;
-    for (const id of s.Checks) {
+    for (const id of [...(s.Checks ?? []), ...s.NodeChecks, ...(s.ServiceChecks ?? []).map((c) => c.ID)]) {
       const check = checks.find((c) => c.CheckID === id);
       expect(check, `session check ${id}`).toBeDefined();
       expect(check?.Status).not.toBe("critical");

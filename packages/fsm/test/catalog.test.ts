@@ -148,7 +148,7 @@ describe("lookups and namespaces", () => {
   });
 
   it("keeps checks and services of different namespaces apart", () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     h.registerNode("n1", {
       Service: { ID: "s", Service: "api", Namespace: "team" },
       Checks: [

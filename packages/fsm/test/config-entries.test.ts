@@ -68,7 +68,7 @@ describe("config entries: cas (spec 3's state table)", () => {
   });
 
   it("keys by kind, namespace and name; lists by kind in name order", () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     set(h, defaults("b", "http"));
     set(h, defaults("a", "http"));
     set(h, defaults("a", "tcp"), undefined, "team");
@@ -77,7 +77,7 @@ describe("config entries: cas (spec 3's state table)", () => {
     expect(view.configEntries("service-defaults").value.map((e) => e.Name)).toEqual(["a", "b"]);
     expect(view.configEntries("service-defaults", "team").value.map((e) => e.Namespace)).toEqual(["team"]);
     expect(view.configEntries("service-defaults", "*").value).toHaveLength(3);
-    expect(view.configEntries("service-defaults").index).toBe(4);
+    expect(view.configEntries("service-defaults").index).toBe(5);
     expect(view.configEntry("service-defaults", "a", "team").value?.Protocol).toBe("tcp");
   });
 });
@@ -271,20 +271,20 @@ describe("config entries: watches and snapshots", () => {
   });
 
   it("set and delete commands survive the codec unchanged", () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     set(
       h,
       { Kind: "service-resolver", Name: "web", Subsets: { v1: { Filter: "x", OnlyPassing: true } } },
       0,
       "team",
     );
-    expect(h.run("config-entry.delete", { kind: "service-resolver", name: "web", cas: 1, ns: "team" })).toBe(
+    expect(h.run("config-entry.delete", { kind: "service-resolver", name: "web", cas: 2, ns: "team" })).toBe(
       true,
     );
     const replay = new StateStore();
     for (const [i, data] of h.log.entries()) replay.apply(i + 1, data);
     expect(replay.view().configEntries("service-resolver", "*").value).toEqual([]);
-    expect(replay.view().configEntries("service-resolver").index).toBe(2);
+    expect(replay.view().configEntries("service-resolver").index).toBe(3);
   });
 
   it("refuses a set command without Kind or Name at decode", () => {

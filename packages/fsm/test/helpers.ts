@@ -20,6 +20,14 @@ export class Harness {
   readonly log: Uint8Array[] = [];
   now = 1_700_000_000_000;
 
+  /** Creates namespaces (other than default), as writes into them need. */
+  namespaces(...names: string[]): this {
+    for (const Name of names) {
+      this.run("namespace.set", { op: "create", namespace: { Name, Description: "" } });
+    }
+    return this;
+  }
+
   apply(command: Command): ApplyResult {
     const data = encodeCommand(command);
     this.log.push(data);

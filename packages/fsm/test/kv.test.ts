@@ -48,7 +48,7 @@ describe("kv set / get", () => {
   });
 
   it("keeps namespaces apart", () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     h.run("kv.set", { ns: "team", key: "a", value: bytes("t"), flags: 0n });
     h.set("a", "d");
     expect(text(h.store.view().kvGet("a", "team").value?.Value)).toBe("t");

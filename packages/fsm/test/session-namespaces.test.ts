@@ -7,7 +7,7 @@ const S2 = "22222222-2222-2222-2222-222222222222";
 
 /** serfHealth is registered as the server does: a node-level check in the default namespace. */
 function withNode(): Harness {
-  const h = new Harness();
+  const h = new Harness().namespaces("team");
   h.registerNode("n1", { Check: { CheckID: "serfHealth", Name: "Serf", Status: "passing" } });
   return h;
 }

@@ -146,7 +146,7 @@ describe("prefix bookkeeping", () => {
 
 describe("all-namespace reads", () => {
   it("wake on check changes in any namespace", async () => {
-    const h = new Harness();
+    const h = new Harness().namespaces("team");
     h.registerNode("n1", { Service: { ID: "a", Service: "api", Namespace: "team" } });
     const v = h.store.view();
     const health = h.store.watches.wait(v.serviceHealth("api", { ns: "*" }).watch);

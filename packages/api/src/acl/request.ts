@@ -38,6 +38,11 @@ export function requireAclAccess(
   return acl;
 }
 
+/** Whether the request's token has acl:write in `ns` (ACLs on): it may see tokens' secrets. */
+export function mayWriteAcls(ctx: RouteContext, c: Context<ApiEnv>, ns: string): boolean {
+  return requireAcls(ctx).forToken(c.var.token).authorize(ns, "acl", "", "write") === "allow";
+}
+
 /**
  * Consul's management privilege (acl:write), which snapshots need as they carry every secret. Nothing
  * to check with ACLs off.

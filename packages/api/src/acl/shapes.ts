@@ -6,7 +6,7 @@ import type { AclLinkRef, AclPolicy, AclRole, AclStateReads, AclToken, Namespace
  * left out.
  */
 
-export type SecretMode = "shown" | "hidden" | "omitted";
+export type SecretMode = "shown" | "hidden";
 
 export const HIDDEN_SECRET = "<hidden>";
 
@@ -28,9 +28,19 @@ function roleLinks(acl: AclStateReads, refs: readonly AclLinkRef[]) {
   return out.length > 0 ? out : null;
 }
 
-export function tokenJson(acl: AclStateReads, t: AclToken, secret: SecretMode): Record<string, unknown> {
+/**
+ * A token as the token endpoints show it; `stub` is a list entry (with `Legacy`). `Type` (the ID-based
+ * API's client/management) is not part of it, as in Consul; `AuthMethodNamespace` only outside the default
+ * namespace, as Consul's open-source edition has no such field.
+ */
+export function tokenJson(
+  acl: AclStateReads,
+  t: AclToken,
+  secret: SecretMode,
+  stub = false,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { AccessorID: t.AccessorID };
-  if (secret !== "omitted") out.SecretID = secret === "shown" ? t.SecretID : HIDDEN_SECRET;
+  out.SecretID = secret === "shown" ? t.SecretID : HIDDEN_SECRET;
   out.Description = t.Description;
   out.Policies = policyLinks(acl, t.Policies);
   out.Roles = roleLinks(acl, t.Roles);
@@ -39,12 +49,16 @@ export function tokenJson(acl: AclStateReads, t: AclToken, secret: SecretMode): 
   out.Local = t.Local;
   if (t.AuthMethod !== "") out.AuthMethod = t.AuthMethod;
   if (t.ExpirationTime !== "") out.ExpirationTime = t.ExpirationTime;
-  if (t.Type !== "") out.Type = t.Type;
   if (t.Rules !== "") out.Rules = t.Rules;
   out.CreateTime = t.CreateTime;
   out.Hash = t.Hash;
   out.Namespace = t.Namespace;
-  if (secret === "omitted") out.Legacy = t.Type !== "";
+  const methodNs = t.AuthMethodNamespace || t.Namespace;
+  if (t.AuthMethod !== "" && (methodNs !== "default" || t.Namespace !== "default")) {
+    out.AuthMethodNamespace = methodNs;
+  }
+  // Consul marks list entries of tokens that still carry ID-based rules.
+  if (stub) out.Legacy = t.Rules !== "";
   out.CreateIndex = t.CreateIndex;
   out.ModifyIndex = t.ModifyIndex;
   return out;

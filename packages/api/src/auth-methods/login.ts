@@ -84,6 +84,7 @@ export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Prom
     NodeIdentities: bindings.nodeIdentities,
     Local: method.TokenLocality !== "global",
     AuthMethod: method.Name,
+    AuthMethodNamespace: method.Namespace,
     // The state machine adds the TTL to the leader's clock.
     ExpirationTime: "",
     ...(method.MaxTokenTTL > 0 ? { ExpirationTTL: Math.round(method.MaxTokenTTL) } : {}),

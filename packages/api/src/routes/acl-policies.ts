@@ -40,10 +40,11 @@ export function aclPolicyRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
   route(app, "/policies", { GET: (c) => listPolicies(ctx, c) });
   route(app, "/role", { PUT: (c) => putRole(ctx, c, undefined) });
   route(app, "/role/name/:name", {
-    GET: (c) => readOne(ctx, c, (acl, ns) => acl.readRoleByName(c.req.param("name") ?? "", ns), roleJson),
+    GET: (c) =>
+      readOne(ctx, c, (acl, ns) => acl.readRoleByName(c.req.param("name") ?? "", ns), roleJson, ROLE_MISSING),
   });
   route(app, "/role/:id", {
-    GET: (c) => readOne(ctx, c, (acl) => acl.readRole(c.req.param("id") ?? ""), roleJson),
+    GET: (c) => readOne(ctx, c, (acl) => acl.readRole(c.req.param("id") ?? ""), roleJson, ROLE_MISSING),
     PUT: (c) => putRole(ctx, c, c.req.param("id")),
     DELETE: (c) => del(ctx, c, "role"),
   });
@@ -140,12 +141,19 @@ async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | u
   return jsonResponse(c, out);
 }
 
-/** Reads one policy or role in the request's namespace (a record in another namespace is not found). */
+/** Consul's role endpoint answers a missing role with a bare 404 (its policy endpoint keeps 403). */
+const ROLE_MISSING = (c: Context<ApiEnv>) => c.body(null, 404);
+
+/**
+ * Reads one policy or role in the request's namespace (a record in another namespace is not found).
+ * A missing policy is answered as Consul does, as a missing token: 403 ACL not found.
+ */
 async function readOne<T extends { readonly Namespace: string }>(
   ctx: RouteContext,
   c: Context<ApiEnv>,
   read: (acl: AclStateReads, ns: string) => Read<T | undefined>,
   shape: (acl: AclStateReads, record: T) => Record<string, unknown>,
+  missing?: (c: Context<ApiEnv>) => Response,
 ): Promise<Response> {
   const ns = singleNamespace(c.var.namespace);
   requireAclAccess(ctx, c, ns, "read");
@@ -153,8 +161,10 @@ async function readOne<T extends { readonly Namespace: string }>(
     const r = read(acl, ns);
     return { ...r, value: r.value && r.value.Namespace === ns ? shape(acl, r.value) : undefined };
   });
-  // Consul answers a missing policy or role as it does a missing token: 403 ACL not found.
-  if (out === undefined) throw new HttpError(403, "ACL not found");
+  if (out === undefined) {
+    if (missing) return missing(c);
+    throw new HttpError(403, "ACL not found");
+  }
   return jsonResponse(c, out);
 }
 

@@ -1,7 +1,7 @@
 import { type AclToken, ANONYMOUS_TOKEN_ACCESSOR, COMMAND_VERSION } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
 import { aclRead, applyThenRead } from "../acl/io.js";
-import { readBody, requireAclAccess, requireAcls } from "../acl/request.js";
+import { mayWriteAcls, readBody, requireAclAccess, requireAcls } from "../acl/request.js";
 import { cloneBody, tokenBody } from "../acl/schemas.js";
 import { tokenJson } from "../acl/shapes.js";
 import { newTokenSpec, updatedTokenSpec } from "../acl/token-spec.js";
@@ -108,10 +108,12 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = singleNamespace(c.var.namespace);
   requireAclAccess(ctx, c, ns, "read");
   const id = c.req.param("id") ?? "";
+  // As Consul: the secret is shown to callers that may write ACLs, hidden from readers.
+  const secret = mayWriteAcls(ctx, c, ns) ? "shown" : "hidden";
   const out = await aclRead(ctx, c, (acl) => {
     const r = acl.readToken(id);
     const t = r.value && r.value.Namespace === ns ? r.value : undefined;
-    return { ...r, value: t && tokenJson(acl, t, "hidden") };
+    return { ...r, value: t && tokenJson(acl, t, secret) };
   });
   // Consul answers a missing token as an unknown one: 403 ACL not found.
   if (out === undefined) throw new HttpError(403, "ACL not found");
@@ -134,6 +136,16 @@ async function self(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = c.var.namespace;
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
+  // Secrets are shown per token namespace, where the caller may write ACLs (a wildcard list spans several).
+  const writable = new Map<string, boolean>();
+  const secretIn = (tokenNs: string) => {
+    let may = writable.get(tokenNs);
+    if (may === undefined) {
+      may = mayWriteAcls(ctx, c, tokenNs);
+      writable.set(tokenNs, may);
+    }
+    return may ? "shown" : "hidden";
+  };
   const q = c.var.query;
   const filter = {
     ns,
@@ -144,7 +156,7 @@ async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   };
   const out = await aclRead(ctx, c, (acl) => {
     const r = acl.readTokens(filter);
-    return { ...r, value: r.value.map((t) => tokenJson(acl, t, "omitted")) };
+    return { ...r, value: r.value.map((t) => tokenJson(acl, t, secretIn(t.Namespace), true)) };
   });
   return jsonResponse(c, out);
 }

@@ -4,7 +4,13 @@ import {
   GLOBAL_MANAGEMENT_POLICY_NAME,
   GLOBAL_MANAGEMENT_RULES,
 } from "@cairn/acl";
-import { type AclPolicySpec, type AclTokenSpec, COMMAND_VERSION } from "@cairn/fsm";
+import {
+  type AclPolicySpec,
+  type AclTokenSpec,
+  ANONYMOUS_TOKEN_ACCESSOR,
+  ANONYMOUS_TOKEN_SECRET,
+  COMMAND_VERSION,
+} from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { readBootstrapResetIndex, removeBootstrapResetFile } from "../acl/bootstrap-reset.js";
@@ -19,8 +25,9 @@ import type { RouteContext } from "../http/route-context.js";
 import { aclLegacyRoutes } from "./acl-legacy.js";
 import { aclPolicyRoutes } from "./acl-policies.js";
 import { aclTokenRoutes } from "./acl-tokens.js";
+import { aclTranslateRoutes } from "./acl-translate.js";
 
-/** /v1/acl: bootstrap, replication status, tokens, policies, roles and the ID-based API. */
+/** /v1/acl: bootstrap, replication status, tokens, policies, roles, the ID-based API and rule translation. */
 export function aclRoutes(ctx: RouteContext): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>();
   route(app, "/bootstrap", { PUT: (c) => bootstrap(ctx, c) });
@@ -28,6 +35,7 @@ export function aclRoutes(ctx: RouteContext): Hono<ApiEnv> {
   aclTokenRoutes(ctx, app);
   aclPolicyRoutes(ctx, app);
   aclLegacyRoutes(ctx, app);
+  aclTranslateRoutes(ctx, app);
   return app;
 }
 
@@ -41,7 +49,10 @@ export const GLOBAL_MANAGEMENT_POLICY: AclPolicySpec = {
   Namespace: "default",
 };
 
-/** A management token (bootstrap, initial_management). */
+/**
+ * A management token (bootstrap, initial_management). Of the ID-based API's type `management`, as Consul
+ * kept them, so `/acl/info`, `/acl/list` and `/acl/clone` see them.
+ */
 export function managementToken(accessor: string, secret: string, description: string): AclTokenSpec {
   return {
     AccessorID: accessor,
@@ -55,8 +66,17 @@ export function managementToken(accessor: string, secret: string, description: s
     AuthMethod: "",
     ExpirationTime: "",
     Namespace: "default",
-    Type: "",
+    Type: "management",
     Rules: "",
+  };
+}
+
+/** The anonymous token: no policies, and not an ID-based token. */
+export function anonymousToken(): AclTokenSpec {
+  return {
+    ...managementToken(ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, "Anonymous Token"),
+    Policies: [],
+    Type: "",
   };
 }
 

@@ -27,14 +27,23 @@ export function txnRoutes(ctx: RouteContext): Hono<ApiEnv> {
 async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const limit = ctx.config.txnMaxReqBytes;
   const text = await readTextLimited(c, limit, () => `Request body too large, max size: ${limit} bytes`);
-  const { ops, writes } = decodeTxn(text, {
+  const {
+    ops: decoded,
+    problems,
+    writes,
+  } = decodeTxn(text, {
     maxKVValueBytes: ctx.config.kvMaxValueBytes,
     datacenter: ctx.datacenter,
     namespace: c.var.namespace,
   });
 
-  const denied = deniedOps(ctx.authorizer, c.var.token, c.var.namespace, ops);
-  if (denied.length > 0) return respond(c, { Results: null, Errors: denied });
+  // As Consul's pre-check: every operation's problem or denial is reported, and nothing runs.
+  const denied = deniedOps(ctx.authorizer, c.var.token, c.var.namespace, decoded);
+  if (problems.length > 0 || denied.length > 0) {
+    const errors = [...problems, ...denied].sort((a, b) => a.OpIndex - b.OpIndex);
+    return respond(c, { Results: null, Errors: errors });
+  }
+  const ops = decoded.filter((op) => op !== undefined);
 
   if (writes === 0) {
     const opts = parseReadOptions(c.var.query, ctx.random);

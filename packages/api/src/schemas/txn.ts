@@ -1,31 +1,12 @@
-import { CATALOG_VERBS, KV_VERBS, type KVVerb, type TxnOp } from "@cairn/fsm";
+import type { CatalogVerb, HealthStatus, KVVerb, TxnOp } from "@cairn/fsm";
 import { z } from "zod";
 import { raftIndex, stringList, stringMap, uint64 } from "./scalars.js";
 
-/** Which optional KV fields each verb requires (spec 2, transaction verb table). */
-const KV_REQUIRES: Record<KVVerb, { value?: true; index?: true; session?: true; tree?: true }> = {
-  set: { value: true },
-  cas: { value: true, index: true },
-  lock: { value: true, session: true },
-  unlock: { value: true, session: true },
-  get: {},
-  "get-tree": { tree: true },
-  "check-index": { index: true },
-  "check-session": { session: true },
-  "check-not-exists": {},
-  delete: {},
-  "delete-tree": { tree: true },
-  "delete-cas": { index: true },
-};
-
-function verb<T extends readonly [string, ...string[]]>(verbs: T) {
-  return z
-    .string({ message: "missing Verb" })
-    .refine((v): v is T[number] => (verbs as readonly string[]).includes(v), {
-      error: (issue) => `unknown verb "${String(issue.input)}"`,
-    });
-}
-
+/**
+ * The shape of a /v1/txn body: field types only, as Go decodes it into Consul's structs. A type mismatch
+ * makes the body undecodable (400); what is missing or unknown (verbs, keys, sessions...) is a problem of
+ * one operation, reported by OpIndex (see txn/problems.ts).
+ */
 /** Go's StdEncoding: padded, no stray characters. Node's decoder alone would accept garbage silently. */
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -35,29 +16,17 @@ const base64Value = z
   .refine((v) => v === null || BASE64.test(v), { message: "Value is not valid base64" })
   .transform((v) => (v === null ? new Uint8Array(0) : new Uint8Array(Buffer.from(v, "base64"))));
 
-const kvOp = z
-  .object({
-    Verb: verb(KV_VERBS),
-    Key: z.string({ message: "missing Key" }),
-    Value: base64Value.optional(),
-    Flags: uint64.optional(),
-    Index: raftIndex.optional(),
-    Session: z.string().nullable().optional(),
-    Namespace: z.string().nullable().optional(),
-  })
-  .superRefine((op, ctx) => {
-    // Refinements still run after an earlier field failed (zod reports all issues): guard the lookup.
-    const needs = Object.hasOwn(KV_REQUIRES, op.Verb) ? KV_REQUIRES[op.Verb as KVVerb] : undefined;
-    if (needs === undefined) return;
-    if (op.Key === "" && !needs.tree)
-      ctx.addIssue({ code: "custom", message: "Missing key name", path: ["Key"] });
-    if (needs.value && op.Value === undefined)
-      ctx.addIssue({ code: "custom", message: `missing Value for verb "${op.Verb}"`, path: ["Value"] });
-    if (needs.index && op.Index === undefined)
-      ctx.addIssue({ code: "custom", message: `missing Index for verb "${op.Verb}"`, path: ["Index"] });
-    if (needs.session && !op.Session)
-      ctx.addIssue({ code: "custom", message: `missing Session for verb "${op.Verb}"`, path: ["Session"] });
-  });
+const verbField = z.string().nullable().optional();
+
+const kvOp = z.object({
+  Verb: verbField,
+  Key: z.string().nullable().optional(),
+  Value: base64Value.optional(),
+  Flags: uint64.optional(),
+  Index: raftIndex.optional(),
+  Session: z.string().nullable().optional(),
+  Namespace: z.string().nullable().optional(),
+});
 
 const nodeFields = z.object({
   ID: z.string().nullable().optional(),
@@ -69,10 +38,7 @@ const nodeFields = z.object({
   ModifyIndex: raftIndex.optional(),
 });
 
-const nodeOp = z.object({
-  Verb: verb(CATALOG_VERBS),
-  Node: nodeFields.refine((n) => !!n.Node || !!n.ID, { message: "missing node name or ID" }),
-});
+const nodeOp = z.object({ Verb: verbField, Node: nodeFields.nullable().optional() });
 
 const serviceFields = z.looseObject({
   ID: z.string().nullable().optional(),
@@ -95,9 +61,9 @@ const serviceFields = z.looseObject({
 });
 
 const serviceOp = z.object({
-  Verb: verb(CATALOG_VERBS),
-  Node: z.string({ message: "missing Node" }).min(1, "missing Node"),
-  Service: serviceFields.refine((s) => !!s.Service || !!s.ID, { message: "missing service name or ID" }),
+  Verb: verbField,
+  Node: z.string().nullable().optional(),
+  Service: serviceFields.nullable().optional(),
 });
 
 const checkDefinition = z.looseObject({
@@ -113,10 +79,10 @@ const checkDefinition = z.looseObject({
 });
 
 const checkFields = z.object({
-  Node: z.string({ message: "missing Check.Node" }).min(1, "missing Check.Node"),
-  CheckID: z.string({ message: "missing Check.CheckID" }).min(1, "missing Check.CheckID"),
+  Node: z.string().nullable().optional(),
+  CheckID: z.string().nullable().optional(),
   Name: z.string().nullable().optional(),
-  Status: z.enum(["passing", "warning", "critical", ""]).optional(),
+  Status: z.string().nullable().optional(),
   Notes: z.string().nullable().optional(),
   Output: z.string().nullable().optional(),
   ServiceID: z.string().nullable().optional(),
@@ -128,19 +94,15 @@ const checkFields = z.object({
   ModifyIndex: raftIndex.optional(),
 });
 
-const checkOp = z.object({ Verb: verb(CATALOG_VERBS), Check: checkFields });
+const checkOp = z.object({ Verb: verbField, Check: checkFields.nullable().optional() });
 
-/** One element of the request array: exactly one of KV, Node, Service, Check. */
-export const txnOpSchema = z
-  .object({
-    KV: kvOp.optional(),
-    Node: nodeOp.optional(),
-    Service: serviceOp.optional(),
-    Check: checkOp.optional(),
-  })
-  .refine((op) => [op.KV, op.Node, op.Service, op.Check].filter((x) => x !== undefined).length === 1, {
-    message: "each operation needs exactly one of KV, Node, Service or Check",
-  });
+/** One element of the request array; that it holds exactly one of KV, Node, Service, Check is a problem of its own. */
+export const txnOpSchema = z.object({
+  KV: kvOp.nullable().optional(),
+  Node: nodeOp.nullable().optional(),
+  Service: serviceOp.nullable().optional(),
+  Check: checkOp.nullable().optional(),
+});
 
 export const txnBodySchema = z.array(txnOpSchema, { message: "body must be a JSON array of operations" });
 
@@ -153,14 +115,17 @@ function compact<T extends Record<string, unknown>>(obj: T): { [K in keyof T]: E
   return out as { [K in keyof T]: Exclude<T[K], null> };
 }
 
-/** Converts a validated operation into the state machine's form, filling an empty node DC and KV namespace. */
+/**
+ * Converts an operation txn/problems.ts found nothing wrong with into the state machine's form, filling
+ * an empty node DC and KV namespace.
+ */
 export function toTxnOp(op: TxnOpInput, datacenter: string, namespace: string): TxnOp {
   if (op.KV) {
     const kv = op.KV;
     return {
       KV: compact({
-        Verb: kv.Verb,
-        Key: kv.Key,
+        Verb: kv.Verb as KVVerb,
+        Key: kv.Key ?? "",
         Value: kv.Value,
         Flags: kv.Flags,
         Index: kv.Index,
@@ -170,25 +135,35 @@ export function toTxnOp(op: TxnOpInput, datacenter: string, namespace: string): 
     };
   }
   if (op.Node) {
-    const n = op.Node.Node;
+    const n = op.Node.Node ?? {};
     return {
       Node: {
-        Verb: op.Node.Verb,
+        Verb: op.Node.Verb as CatalogVerb,
         Node: compact({ ...n, Node: n.Node ?? "", Datacenter: n.Datacenter || datacenter }),
       },
     };
   }
   if (op.Service) {
+    const service = op.Service.Service ?? {};
     return {
       Service: {
-        Verb: op.Service.Verb,
-        Node: op.Service.Node,
-        Service: compact({ ...op.Service.Service, Service: op.Service.Service.Service ?? "" }),
+        Verb: op.Service.Verb as CatalogVerb,
+        Node: op.Service.Node ?? "",
+        Service: compact({ ...service, Service: service.Service ?? "" }),
       },
     };
   }
   const check = op.Check!;
+  const fields = check.Check ?? {};
   return {
-    Check: { Verb: check.Verb, Check: compact({ ...check.Check, Status: check.Check.Status || undefined }) },
+    Check: {
+      Verb: check.Verb as CatalogVerb,
+      Check: compact({
+        ...fields,
+        Node: fields.Node ?? "",
+        CheckID: fields.CheckID || fields.Name || "",
+        Status: (fields.Status || undefined) as HealthStatus | undefined,
+      }),
+    },
   };
 }

@@ -33,7 +33,7 @@ export function toSessionSpec(
     ID: d.id,
     Node: body.Node || d.node,
     Name: body.Name ?? "",
-    Checks: checkIds(body),
+    ...sessionChecks(body),
     LockDelay: body.LockDelay ?? DEFAULT_LOCK_DELAY_NS,
     Behavior: behavior,
     TTL: ttl,
@@ -60,11 +60,23 @@ function checkTtl(ttl: string, minNs: bigint): void {
 }
 
 /**
- * Checks default to serfHealth unless the body names a Checks list (an empty one removes the default);
- * NodeChecks and ServiceChecks, as newer clients send them, add to it.
+ * The checks a session depends on, as Consul 1.7+ records them: serfHealth (as a node check) only when the
+ * body names no check list at all, so `NodeChecks: []` or `Checks: []` means none. The pre-1.7 `Checks`
+ * list is kept apart, as Consul keeps it.
  */
-function checkIds(body: SessionCreateBody): string[] {
-  const ids = [...(body.Checks ?? [SERF_HEALTH_CHECK]), ...(body.NodeChecks ?? [])];
-  for (const check of body.ServiceChecks ?? []) ids.push(check.ID);
-  return [...new Set(ids)];
+function sessionChecks(
+  body: SessionCreateBody,
+): Pick<SessionSpec, "Checks" | "NodeChecks" | "ServiceChecks"> {
+  if (body.Checks === undefined && body.NodeChecks === undefined && body.ServiceChecks === undefined) {
+    return { NodeChecks: [SERF_HEALTH_CHECK] };
+  }
+  const serviceChecks = (body.ServiceChecks ?? []).map((c, i) => {
+    if (c.ID === "") throw badRequest(`Request decode failed: ServiceChecks[${i}]: missing check ID`);
+    return c.Namespace ? { ID: c.ID, Namespace: c.Namespace } : { ID: c.ID };
+  });
+  return {
+    ...(body.Checks && body.Checks.length > 0 ? { Checks: body.Checks } : {}),
+    NodeChecks: body.NodeChecks ?? [],
+    ServiceChecks: serviceChecks,
+  };
 }

@@ -4,16 +4,18 @@ import { isWriteOp } from "./verbs.js";
 
 /**
  * The operations the token may not perform. As in Consul, each becomes that operation's error and the
- * whole transaction is rolled back (409), rather than the request being refused outright.
+ * whole transaction is rolled back (409), rather than the request being refused outright. Operations
+ * that are undefined (they have a problem of their own) are skipped.
  */
 export function deniedOps(
   authorizer: Authorizer,
   token: string,
   ns: string,
-  ops: readonly TxnOp[],
+  ops: readonly (TxnOp | undefined)[],
 ): TxnError[] {
   const denied: TxnError[] = [];
   ops.forEach((op, OpIndex) => {
+    if (op === undefined) return;
     const [type, name, opNs] = target(op, ns);
     const access = isWriteOp(op) ? "write" : "read";
     if (authorizer.authorize(token, opNs, type, name, access) !== "allow") {

@@ -1,15 +1,19 @@
-import type { TxnOp } from "@cairn/fsm";
+import type { TxnError, TxnOp } from "@cairn/fsm";
 import { JsonSyntaxError, readJson } from "@cairn/json";
 import { badRequest, tooLarge } from "../http/errors.js";
 import { printable } from "../http/query.js";
 import { goBody } from "../json/canonical-keys.js";
 import { toTxnOp, txnBodySchema } from "../schemas/txn.js";
+import { txnOpProblem } from "./problems.js";
 import { isWriteOp } from "./verbs.js";
 
 export const MAX_TXN_OPS = 64;
 
 export interface DecodedTxn {
-  ops: TxnOp[];
+  /** Undefined where the operation has a problem. */
+  ops: (TxnOp | undefined)[];
+  /** Per-operation problems, by OpIndex: the transaction is answered 409 with these and not applied. */
+  problems: TxnError[];
   /** Zero means read-only: served from the local store under the read consistency rules. */
   writes: number;
 }
@@ -23,8 +27,10 @@ export interface TxnDefaults {
 }
 
 /**
- * Turns a /v1/txn body into state-machine operations, or throws a 400/413 HttpError with a one-line
- * reason. Pure: no I/O, safe on any input (fuzzed).
+ * Turns a /v1/txn body into state-machine operations and per-operation problems, or throws a 400/413
+ * HttpError with a one-line reason when the body as a whole is unusable (not JSON of the right types, too
+ * many operations, a value over the limit), as Consul's HTTP handler does. Pure: no I/O, safe on any
+ * input (fuzzed).
  */
 export function decodeTxn(text: string, limits: TxnDefaults): DecodedTxn {
   let raw: ReturnType<typeof readJson>;
@@ -46,18 +52,25 @@ export function decodeTxn(text: string, limits: TxnDefaults): DecodedTxn {
     );
   }
 
-  const ops: TxnOp[] = [];
+  const ops: (TxnOp | undefined)[] = [];
+  const problems: TxnError[] = [];
   let writes = 0;
-  for (const op of parsed.data) {
+  for (const [OpIndex, op] of parsed.data.entries()) {
     const size = op.KV?.Value?.byteLength ?? 0;
     if (op.KV && size > limits.maxKVValueBytes) {
       throw tooLarge(
-        `Value for key "${printable(op.KV.Key)}" is too large (${size} > ${limits.maxKVValueBytes} bytes)`,
+        `Value for key "${printable(op.KV.Key ?? "")}" is too large (${size} > ${limits.maxKVValueBytes} bytes)`,
       );
+    }
+    const problem = txnOpProblem(op);
+    if (problem !== undefined) {
+      problems.push({ OpIndex, What: problem });
+      ops.push(undefined);
+      continue;
     }
     const converted = toTxnOp(op, limits.datacenter, limits.namespace);
     if (isWriteOp(converted)) writes++;
     ops.push(converted);
   }
-  return { ops, writes };
+  return { ops, problems, writes };
 }

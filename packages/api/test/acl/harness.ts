@@ -1,11 +1,11 @@
 import type { AddressInfo } from "node:net";
-import { ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, COMMAND_VERSION } from "@cairn/fsm";
+import { COMMAND_VERSION } from "@cairn/fsm";
 import { serve } from "@hono/node-server";
 import type { Logger } from "pino";
 import { AclEnforcer } from "../../src/acl/enforcer.js";
 import { createApi } from "../../src/app.js";
 import { LocalBackend } from "../../src/local-backend.js";
-import { GLOBAL_MANAGEMENT_POLICY, managementToken } from "../../src/routes/acl.js";
+import { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "../../src/routes/acl.js";
 
 export const ROOT = "11111111-2222-3333-4444-555555555555";
 
@@ -47,10 +47,7 @@ export async function startAclServer(options: AclServerOptions = {}): Promise<Ac
       v: COMMAND_VERSION,
       type: "acl.init",
       policy: GLOBAL_MANAGEMENT_POLICY,
-      anonymous: {
-        ...managementToken(ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, "Anonymous Token"),
-        Policies: [],
-      },
+      anonymous: anonymousToken(),
       initialManagement: managementToken(
         "00000000-0000-0000-0000-00000000000a",
         ROOT,

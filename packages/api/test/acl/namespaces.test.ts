@@ -128,11 +128,12 @@ describe("namespaces", () => {
 });
 
 describe("secrets", () => {
-  it("never appear in logs or in list output", async () => {
+  it("never appear in logs, nor in list output to callers without acl:write", async () => {
     await s.call("GET", `/v1/kv/shared?token=${tokenA}`);
+    const reader = await s.tokenWith('acl = "read"');
     const lists = [
-      await s.call("GET", "/v1/acl/tokens?ns=*", ROOT),
-      await s.call("GET", "/v1/acl/tokens", ROOT),
+      await s.call("GET", "/v1/acl/tokens?ns=*", reader),
+      await s.call("GET", "/v1/acl/tokens", reader),
       await s.call("GET", "/v1/acl/list", ROOT),
     ];
     expect(lists[0]?.text).not.toContain(tokenA);

@@ -227,6 +227,13 @@ describe("jwt login", () => {
     );
     const blue = await ok(login("spaced", await signer.sign(claims())));
     expect(blue.Namespace).toBe("team-blue");
+    expect(blue).toMatchObject({ AuthMethod: "spaced", AuthMethodNamespace: "default" });
+    // Tokens are found by the namespace of their auth method, which defaults to the request's.
+    const listed = async (query: string) =>
+      (await ok(s.call<Token[]>("GET", `/v1/acl/tokens?${query}`, ROOT))).map((t) => t.AccessorID);
+    expect(await listed("ns=team-blue&authmethod=spaced&authmethod-ns=default")).toEqual([blue.AccessorID]);
+    expect(await listed("ns=team-blue&authmethod=spaced")).toEqual([]);
+    expect(await listed("ns=team-blue&authmethod=spaced&authmethod-ns=team-blue")).toEqual([]);
     const red = await ok(login("spaced", await signer.sign(claims({ meta: { team: "red" } }))));
     expect(red).not.toHaveProperty("Namespace"); // the default namespace
     const green = await login("spaced", await signer.sign(claims({ meta: { team: "green" } })));

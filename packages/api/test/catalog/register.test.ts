@@ -267,6 +267,7 @@ describe("catalog register: bad input is a 400 with one line, and nothing is sto
   });
 
   it("namespaces that agree place the service in that namespace", async () => {
+    expect((await s.json("PUT", "/v1/namespace", { Name: "team-a" })).status).toBe(200);
     const res = await put("/v1/catalog/register?ns=team-a", {
       Node: "ns2",
       Address: "10.0.2.1",

@@ -76,6 +76,7 @@ describe("PUT /v1/config and reads", () => {
   });
 
   it("keeps namespaces apart (?ns and the namespace header)", async () => {
+    expect((await s.json("PUT", "/v1/namespace", { Name: "team" })).status).toBe(200);
     await put({ Kind: "service-defaults", Name: "web", Protocol: "tcp" }, "?ns=team");
     expect((await read("service-defaults", "web", "?ns=team")).body).toMatchObject({
       Protocol: "tcp",

@@ -94,6 +94,7 @@ describe("KV read", () => {
   });
 
   it("the * namespace lists every namespace on recursive reads and is refused for one key", async () => {
+    expect((await s.json("PUT", "/v1/namespace", { Name: "team" })).status).toBe(200);
     await put("nsx/a", "1", "?ns=team");
     expect((await get("nsx/a")).status).toBe(404);
     expect((await get("nsx/a", "?ns=team")).status).toBe(200);

@@ -5,7 +5,9 @@ interface Session {
   ID: string;
   Name: string;
   Node: string;
-  Checks: string[];
+  NodeChecks: string[];
+  ServiceChecks: { ID: string; Namespace: string }[] | null;
+  Checks?: string[];
   LockDelay: number;
   Behavior: string;
   TTL: string;
@@ -35,7 +37,8 @@ describe("session create", () => {
       ID: body.ID,
       Name: "",
       Node: NODE,
-      Checks: ["serfHealth"],
+      NodeChecks: ["serfHealth"],
+      ServiceChecks: null,
       LockDelay: 15_000_000_000,
       Behavior: "release",
       TTL: "",
@@ -75,23 +78,6 @@ describe("session create", () => {
     const { status, body } = await create({ LockDelay: lockDelay });
     expect(status).toBe(200);
     expect((await info(body.ID))[0]!.LockDelay).toBe(ns);
-  });
-
-  it("an explicit Checks list replaces the default, an empty one removes it", async () => {
-    const { body } = await create({ Checks: [] });
-    expect((await info(body.ID))[0]!.Checks).toEqual([]);
-  });
-
-  it("joins NodeChecks and ServiceChecks (newer clients) with Checks", async () => {
-    await s.json("PUT", "/v1/txn", [
-      { Check: { Verb: "set", Check: { Node: NODE, CheckID: "svc-check", Name: "svc", Status: "passing" } } },
-    ]);
-    const { status, body } = await create({
-      NodeChecks: ["serfHealth"],
-      ServiceChecks: [{ ID: "svc-check" }],
-    });
-    expect(status).toBe(200);
-    expect((await info(body.ID))[0]!.Checks).toEqual(["serfHealth", "svc-check"]);
   });
 
   it("honours the configured session_ttl_min and the 86400s maximum with Consul's 500 (Patroni reads it)", async () => {

@@ -133,18 +133,6 @@ describe("transactions", () => {
       /too many operations/,
     ],
     [
-      "an unknown verb",
-      [{ KV: { Verb: "set", Key: "t/bad1", Value: null } }, { KV: { Verb: "frobnicate", Key: "t/x" } }],
-      400,
-      /unknown verb/,
-    ],
-    [
-      "a missing required field",
-      [{ KV: { Verb: "set", Key: "t/bad2", Value: null } }, { KV: { Verb: "cas", Key: "t/x", Value: null } }],
-      400,
-      /missing Index/,
-    ],
-    [
       "a value over 512 kB",
       [{ KV: { Verb: "set", Key: "t/bad3", Value: b64("x".repeat(600 * 1024)) } }],
       413,
@@ -159,6 +147,47 @@ describe("transactions", () => {
     expect(text).toMatch(reason);
     expect(text).not.toMatch(/\n/);
     expect((await s.req("GET", "/v1/kv/t/?keys")).headers.get("X-Service-Index")).toBe(before);
+  });
+
+  it("reports every operation's problem as a 409 with Errors by OpIndex, and applies nothing", async () => {
+    const before = (await s.req("GET", "/v1/kv/t/?keys")).headers.get("X-Service-Index");
+    const { status, body } = await s.json("PUT", "/v1/txn", [
+      { KV: { Verb: "set", Key: "t/problem", Value: null } },
+      { KV: { Verb: "lock", Key: "t/l", Value: null } },
+      { KV: { Verb: "frobnicate", Key: "t/x" } },
+      { KV: { Verb: "get" } },
+      { KV: { Verb: "cas", Key: "t/x", Value: null } },
+      { Node: { Verb: "set", Node: {} } },
+    ]);
+    expect(status).toBe(409);
+    expect(body).toEqual({
+      Results: null,
+      Errors: [
+        { OpIndex: 1, What: "missing session" },
+        { OpIndex: 2, What: 'unknown KV verb "frobnicate"' },
+        { OpIndex: 3, What: "Must provide key" },
+        { OpIndex: 4, What: 'missing Index for verb "cas"' },
+        { OpIndex: 5, What: "Must provide node" },
+      ],
+    });
+    expect((await s.req("GET", "/v1/kv/t/?keys")).headers.get("X-Service-Index")).toBe(before);
+    expect((await s.req("GET", "/v1/kv/t/problem")).status).toBe(404);
+  });
+
+  it("a check-not-exists failure and a missing key for get are 409s naming the operation", async () => {
+    await s.json("PUT", "/v1/txn", [{ KV: { Verb: "set", Key: "t/exists", Value: null } }]);
+    const { status, body } = await s.json("PUT", "/v1/txn", [
+      { KV: { Verb: "check-not-exists", Key: "t/exists" } },
+      { KV: { Verb: "get", Key: "t/absent" } },
+    ]);
+    expect(status).toBe(409);
+    expect(body).toEqual({
+      Results: null,
+      Errors: [
+        { OpIndex: 0, What: 'key "t/exists" exists' },
+        { OpIndex: 1, What: 'key "t/absent" doesn\'t exist' },
+      ],
+    });
   });
 
   it("a body over the transaction size limit is a 413", async () => {

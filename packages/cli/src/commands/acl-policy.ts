@@ -1,7 +1,7 @@
 // `cairn acl policy ...` and `cairn acl role ...`, as `consul acl policy` and `consul acl role`.
 import { stringFlag } from "../args.js";
 import { type Command, commandGroup, defineCommand, errorText, type Io } from "../command.js";
-import type { HttpClient } from "../http.js";
+import { ApiError, type HttpClient } from "../http.js";
 import { field, isObject, type JsonValue } from "../json.js";
 import {
   formatFlag,
@@ -24,13 +24,21 @@ interface Kind {
 const POLICY: Kind = { noun: "policy", plural: "policies", pretty: prettyPolicy };
 const ROLE: Kind = { noun: "role", plural: "roles", pretty: prettyRole };
 
-/** The record named by -id or -name. */
+/** The record named by -id or -name. A missing role is a bare 404, worded here as Consul's CLI does. */
 async function lookup(client: HttpClient, kind: Kind, id: string, name: string): Promise<JsonValue> {
   const path =
     id !== ""
       ? `/v1/acl/${kind.noun}/${encodeURIComponent(id)}`
       : `/v1/acl/${kind.noun}/name/${encodeURIComponent(name)}`;
-  return client.json("GET", path, { read: true });
+  try {
+    return await client.json("GET", path, { read: true });
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 404) {
+      const by = id !== "" ? `ID ${JSON.stringify(id)}` : `name ${JSON.stringify(name)}`;
+      throw new Error(`${kind.noun === "role" ? "Role" : "Policy"} not found with ${by}`);
+    }
+    throw err;
+  }
 }
 
 function readCommand(kind: Kind): Command {

@@ -73,7 +73,7 @@ const read: Command = defineCommand({
   usage: `
 Usage: cairn acl token read [options] -id TOKENID
 
-  Shows one token (its SecretID hidden), or with -self the token in use.`,
+  Shows one token (its SecretID only to a caller that may write ACLs), or with -self the token in use.`,
   http: true,
   flags: {
     id: stringFlag("The Accessor ID of the token to read."),

@@ -106,9 +106,12 @@ export class AclStateReads {
     if (filter.policy) candidates = this.#byAccessor(tokensLinking(t, "p", filter.policy));
     else if (filter.role) candidates = this.#byAccessor(tokensLinking(t, "r", filter.role));
     else if (filter.authMethod) {
-      candidates = this.#byAccessor(
-        tokensLinking(t, "m", filter.authMethodNs || filter.ns, filter.authMethod),
-      );
+      // By the namespace of the auth method (not of the token), defaulting to the request's.
+      const methodNs = filter.authMethodNs || filter.ns;
+      candidates =
+        methodNs === "*"
+          ? t.aclTokens.values()
+          : this.#byAccessor(tokensLinking(t, "m", methodNs, filter.authMethod));
     } else candidates = t.aclTokens.values();
     const out: AclToken[] = [];
     for (const tok of candidates) {

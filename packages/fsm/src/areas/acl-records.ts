@@ -43,6 +43,11 @@ export interface AclTokenSpec {
   readonly NodeIdentities: readonly StoredNodeIdentity[];
   readonly Local: boolean;
   readonly AuthMethod: string;
+  /**
+   * The namespace of the auth method that created the token, which namespace rules may have put elsewhere.
+   * Absent from tokens stored before it was kept: theirs is the token's namespace.
+   */
+  readonly AuthMethodNamespace?: string;
   /** RFC 3339; "" never expires. */
   readonly ExpirationTime: string;
   /**
@@ -164,6 +169,9 @@ export function decodeTokenSpec(raw: unknown): AclTokenSpec {
     NodeIdentities: nodeIdentities(raw),
     Local: optBool(raw, "Local") ?? false,
     AuthMethod: optStr(raw, "AuthMethod") ?? "",
+    ...(optStr(raw, "AuthMethodNamespace")
+      ? { AuthMethodNamespace: optStr(raw, "AuthMethodNamespace") }
+      : {}),
     ExpirationTime: optStr(raw, "ExpirationTime") ?? "",
     ...(raw.ExpirationTTL == null ? {} : { ExpirationTTL: int(raw, "ExpirationTTL") }),
     Namespace: optStr(raw, "Namespace") || "default",

@@ -131,7 +131,9 @@ function linkKeys(t: AclToken): string[] {
     ...t.Policies.map((l) => joinKey("p", l.ID, t.AccessorID)),
     ...t.Roles.map((l) => joinKey("r", l.ID, t.AccessorID)),
   ];
-  if (t.AuthMethod !== "") keys.push(joinKey("m", t.Namespace, t.AuthMethod, t.AccessorID));
+  if (t.AuthMethod !== "") {
+    keys.push(joinKey("m", t.AuthMethodNamespace || t.Namespace, t.AuthMethod, t.AccessorID));
+  }
   return keys;
 }
 

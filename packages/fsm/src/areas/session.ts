@@ -1,4 +1,15 @@
-import { int, obj, optInt, optList, optOneOf, optStr, type Raw, str, strItem } from "../commands/fields.js";
+import {
+  int,
+  obj,
+  optInt,
+  optList,
+  optOneOf,
+  optStr,
+  type Raw,
+  rawItem,
+  str,
+  strItem,
+} from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
 import { applyError } from "../commands/results.js";
 import { COMMAND_VERSION, type SessionSpec } from "../commands/types.js";
@@ -12,6 +23,11 @@ function decodeSpec(r: Raw): SessionSpec {
     Node: str(r, "Node"),
     Name: optStr(r, "Name"),
     Checks: optList(r, "Checks", strItem),
+    NodeChecks: optList(r, "NodeChecks", strItem),
+    ServiceChecks: optList(r, "ServiceChecks", (x, at) => {
+      const c = rawItem(x, at);
+      return { ID: str(c, "ID"), Namespace: optStr(c, "Namespace") };
+    }),
     LockDelay: optInt(r, "LockDelay"),
     Behavior: optOneOf(r, "Behavior", ["release", "delete"]),
     TTL: optStr(r, "TTL"),

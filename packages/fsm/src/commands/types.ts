@@ -78,7 +78,11 @@ export interface SessionSpec {
   readonly ID: string;
   readonly Node: string;
   readonly Name?: string;
+  /** Pre-1.7 check IDs, looked up like NodeChecks. */
   readonly Checks?: readonly string[];
+  readonly NodeChecks?: readonly string[];
+  /** Namespace defaults to the session's. */
+  readonly ServiceChecks?: readonly { readonly ID: string; readonly Namespace?: string }[];
   /** Nanoseconds; default 15s. */
   readonly LockDelay?: number;
   readonly Behavior?: SessionBehavior;

@@ -31,22 +31,36 @@ export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_
   if (!spec.ID) return "Missing session ID";
   if (t.sessions.has(spec.ID)) return `Session ID "${spec.ID}" is already in use`;
   if (!t.nodes.has(spec.Node)) return `Missing node registration`;
-  const checks = spec.Checks ?? [];
   const sessionNs = spec.Namespace ?? DEFAULT_NAMESPACE;
-  for (const checkID of checks) {
-    const check = findSessionCheck(t, spec.Node, sessionNs, checkID);
-    if (!check) return `Missing check '${checkID}' registration`;
-    if (check.Status === "critical") return `Check '${checkID}' is in critical state`;
+  const legacy = unique(spec.Checks ?? []);
+  const nodeChecks = unique(spec.NodeChecks ?? []);
+  // Consul's open-source edition writes the default namespace of a service check as "".
+  const serviceChecks = (spec.ServiceChecks ?? []).map((c) => {
+    const ns = c.Namespace || sessionNs;
+    return { ID: c.ID, Namespace: ns === DEFAULT_NAMESPACE ? "" : ns };
+  });
+  const draft = {
+    Namespace: sessionNs,
+    NodeChecks: nodeChecks,
+    Checks: legacy,
+    ServiceChecks: serviceChecks,
+  };
+  for (const ref of checkRefs(draft)) {
+    const check = findSessionCheck(t, spec.Node, ref);
+    if (!check) return `Missing check '${ref.id}' registration`;
+    if (check.Status === "critical") return `Check '${ref.id}' is in critical state`;
   }
   const session: Session = {
     ID: spec.ID,
     Name: spec.Name ?? "",
     Node: spec.Node,
-    Checks: [...checks],
     LockDelay: Math.min(lockDelay, MAX_LOCK_DELAY_NS),
     Behavior: behavior,
     TTL: ttl,
-    Namespace: spec.Namespace ?? DEFAULT_NAMESPACE,
+    NodeChecks: nodeChecks,
+    ServiceChecks: serviceChecks.length > 0 ? serviceChecks : null,
+    ...(legacy.length > 0 ? { Checks: legacy } : {}),
+    Namespace: sessionNs,
     CreateIndex: tx.index,
     ModifyIndex: tx.index,
   };
@@ -56,26 +70,59 @@ export function sessionCreate(tx: Tx, spec: SessionSpec, ttlMinNs = SESSION_TTL_
   return session;
 }
 
+function unique(ids: readonly string[]): string[] {
+  return [...new Set(ids)];
+}
+
+/** A check a session depends on: by ID in `ns`, or (node-level) in `ns` then the default namespace. */
+interface CheckRef {
+  readonly id: string;
+  readonly ns: string;
+  readonly nodeLevel: boolean;
+}
+
+type SessionChecks = Pick<Session, "Namespace" | "Checks" | "NodeChecks" | "ServiceChecks">;
+
+/**
+ * Every check a session names. `Checks` (pre-1.7) and `NodeChecks` are node-level checks, found as before
+ * 1.7 by ID; `ServiceChecks` carry their own namespace. Records written before NodeChecks existed have
+ * only `Checks`.
+ */
+function checkRefs(s: SessionChecks): CheckRef[] {
+  const byId = [...(s.Checks ?? []), ...(s.NodeChecks ?? [])];
+  const refs: CheckRef[] = byId.map((id) => ({ id, ns: s.Namespace, nodeLevel: true }));
+  for (const c of s.ServiceChecks ?? []) {
+    refs.push({ id: c.ID, ns: c.Namespace || DEFAULT_NAMESPACE, nodeLevel: false });
+  }
+  return refs;
+}
+
 /**
  * Nodes are not namespaced: node-level checks (serfHealth) live in the default namespace, service checks in
- * their service's. A session names checks by ID only, so one found in its own namespace wins, else a
- * node-level check of the default namespace.
+ * their service's. A node-level reference found in the session's own namespace wins, else a node-level
+ * check of the default namespace.
  */
-function findSessionCheck(t: Tables, node: string, ns: string, checkID: string): HealthCheck | undefined {
-  const own = t.checks.get(joinKey(node, ns, checkID));
-  if (own || ns === DEFAULT_NAMESPACE) return own;
-  const nodeCheck = t.checks.get(joinKey(node, DEFAULT_NAMESPACE, checkID));
+function findSessionCheck(t: Tables, node: string, ref: CheckRef): HealthCheck | undefined {
+  const own = t.checks.get(joinKey(node, ref.ns, ref.id));
+  if (own || !ref.nodeLevel || ref.ns === DEFAULT_NAMESPACE) return own;
+  const nodeCheck = t.checks.get(joinKey(node, DEFAULT_NAMESPACE, ref.id));
   return nodeCheck?.ServiceID === "" ? nodeCheck : undefined;
 }
 
 /**
- * The check-index keys of a session: under its own namespace and, outside the default one, under the
- * default namespace too, so a node-level check going critical reaches sessions of every namespace. Keyed
- * from the session alone (not from which check matched) so a snapshot restore rebuilds the same keys.
+ * The check-index keys of a session: each check under its namespace and, for node-level references outside
+ * the default namespace, under the default namespace too, so a node-level check going critical or away
+ * reaches sessions of every namespace. Keyed from the session alone (not from which check matched) so a
+ * snapshot restore rebuilds the same keys.
  */
 function sessionCheckKeys(s: Session): string[] {
-  const spaces = s.Namespace === DEFAULT_NAMESPACE ? [s.Namespace] : [s.Namespace, DEFAULT_NAMESPACE];
-  return s.Checks.flatMap((checkID) => spaces.map((ns) => joinKey(s.Node, ns, checkID, s.ID)));
+  const keys = new Set<string>();
+  for (const ref of checkRefs(s)) {
+    keys.add(joinKey(s.Node, ref.ns, ref.id, s.ID));
+    if (ref.nodeLevel && ref.ns !== DEFAULT_NAMESPACE)
+      keys.add(joinKey(s.Node, DEFAULT_NAMESPACE, ref.id, s.ID));
+  }
+  return [...keys];
 }
 
 /** Adds a session to the by-node and by-check indexes (also used by the snapshot restore). */

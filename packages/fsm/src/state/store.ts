@@ -4,6 +4,7 @@ import { type ApplyResult, isApplyError } from "../commands/results.js";
 import type { Command } from "../commands/types.js";
 import { SnapshotReader } from "../snapshot/read.js";
 import { WatchRegistry } from "../watch/registry.js";
+import { namespaceRefusal } from "./namespace-guard.js";
 import { Tables } from "./tables.js";
 import { Tx } from "./tx.js";
 import { StateView } from "./view.js";
@@ -34,6 +35,13 @@ export class StateStore {
     }
     const handler = handlerFor(command.type);
     if (!handler) throw new RangeError(`no handler for command type "${command.type}"`);
+    // Nothing is stored in a namespace that does not exist or is being purged.
+    const refusal = namespaceRefusal(this.#tables, command);
+    if (refusal) {
+      this.#index = index;
+      this.#view = undefined;
+      return refusal;
+    }
     const tx = new Tx(handler.atomic ? this.#tables.clone() : this.#tables, index);
     const result = handler.apply(tx, command);
     this.#index = index;

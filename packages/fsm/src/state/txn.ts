@@ -21,6 +21,7 @@ import {
   getService,
 } from "./catalog.js";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, toKVEntry } from "./kv.js";
+import { namespaceProblem } from "./namespace-guard.js";
 import { joinKey, prefixEnd } from "./tables.js";
 import type { Tx } from "./tx.js";
 
@@ -37,8 +38,10 @@ export function runTxn(tx: Tx, ops: readonly TxnOp[], now: number): TxnResponse 
   const results: TxnResult[] = [];
   const errors: TxnError[] = [];
   ops.forEach((op, OpIndex) => {
-    const outcome =
-      "KV" in op
+    const problem = storesNothing(op) ? undefined : namespaceProblem(tx.tables, opNamespace(op));
+    const outcome = problem
+      ? problem
+      : "KV" in op
         ? kvOp(tx, op.KV, now)
         : "Node" in op
           ? nodeOp(tx, op.Node, now)
@@ -200,6 +203,26 @@ function checkOp(tx: Tx, op: TxnCheckOp, now: number): OpOutcome {
   }
 }
 
+function opNamespace(op: TxnOp): string | undefined {
+  if ("KV" in op) return op.KV.Namespace;
+  if ("Service" in op) return op.Service.Service.Namespace;
+  if ("Check" in op) return op.Check.Check.Namespace;
+  return undefined;
+}
+
+function opVerb(op: TxnOp): string {
+  if ("KV" in op) return op.KV.Verb;
+  if ("Node" in op) return op.Node.Verb;
+  if ("Service" in op) return op.Service.Verb;
+  return op.Check.Verb;
+}
+
+/** Reads and deletes store nothing: they may name any namespace, as far as this guard goes. */
+function storesNothing(op: TxnOp): boolean {
+  const verb = opVerb(op);
+  return verb === "get" || verb === "get-tree" || verb.startsWith("check-") || verb.startsWith("delete");
+}
+
 /** Limits checked before anything runs (HTTP 413). */
 export function txnLimitError(ops: readonly TxnOp[]): string | undefined {
   if (ops.length > MAX_TXN_OPS)
@@ -215,14 +238,7 @@ export function txnLimitError(ops: readonly TxnOp[]): string | undefined {
 /** True when the transaction has no write operation (it can be served from a read view). */
 export function isReadOnlyTxn(ops: readonly TxnOp[]): boolean {
   return ops.every((op) => {
-    const verb =
-      "KV" in op
-        ? op.KV.Verb
-        : "Node" in op
-          ? op.Node.Verb
-          : "Service" in op
-            ? op.Service.Verb
-            : op.Check.Verb;
+    const verb = opVerb(op);
     return verb === "get" || verb === "get-tree" || verb.startsWith("check-");
   });
 }

@@ -1,11 +1,5 @@
-import { GLOBAL_MANAGEMENT_POLICY, managementToken } from "@cairn/api";
-import {
-  ANONYMOUS_TOKEN_ACCESSOR,
-  ANONYMOUS_TOKEN_SECRET,
-  COMMAND_VERSION,
-  type Command,
-  type StateStore,
-} from "@cairn/fsm";
+import { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "@cairn/api";
+import { ANONYMOUS_TOKEN_ACCESSOR, COMMAND_VERSION, type Command, type StateStore } from "@cairn/fsm";
 import type { Logger } from "pino";
 
 export interface AclDutiesOptions {
@@ -72,10 +66,7 @@ export class AclDuties {
       v: COMMAND_VERSION,
       type: "acl.init",
       policy: GLOBAL_MANAGEMENT_POLICY,
-      anonymous: {
-        ...managementToken(ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET, "Anonymous Token"),
-        Policies: [],
-      },
+      anonymous: anonymousToken(),
       ...(secret
         ? { initialManagement: managementToken(this.o.uuid(), secret, "Initial Management Token") }
         : {}),

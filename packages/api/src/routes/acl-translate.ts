@@ -1,0 +1,49 @@
+import type { Context, Hono } from "hono";
+import { aclRead } from "../acl/io.js";
+import { legacyRulesToModern } from "../acl/legacy-rules.js";
+import { requireAclAccess } from "../acl/request.js";
+import { readTextLimited } from "../http/body.js";
+import type { ApiEnv } from "../http/env.js";
+import { badRequest, HttpError } from "../http/errors.js";
+import { route } from "../http/methods.js";
+import type { RouteContext } from "../http/route-context.js";
+import { singleNamespace } from "../middleware/namespace.js";
+
+/**
+ * /v1/acl/rules/translate (legacy rules in the body) and /v1/acl/rules/translate/:accessor (an ID-based
+ * token's rules), as Consul 1.4-1.10 had them for migrating legacy tokens: the rules in today's syntax, as
+ * text. acl:read is required only so the endpoint cannot be used freely, as in Consul.
+ */
+export function aclTranslateRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
+  route(app, "/rules/translate", { POST: (c) => translateBody(ctx, c) });
+  route(app, "/rules/translate/", {
+    GET: () => {
+      throw badRequest("Missing token ID");
+    },
+  });
+  route(app, "/rules/translate/:accessor", { GET: (c) => translateToken(ctx, c) });
+}
+
+async function translateBody(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  requireAclAccess(ctx, c, singleNamespace(c.var.namespace), "read");
+  const rules = await readTextLimited(
+    c,
+    ctx.config.maxBodyBytes,
+    (n) => `Request body too large (${n} bytes)`,
+  );
+  return c.text(legacyRulesToModern(rules));
+}
+
+async function translateToken(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const ns = singleNamespace(c.var.namespace);
+  requireAclAccess(ctx, c, ns, "read");
+  const accessor = c.req.param("accessor") ?? "";
+  const rules = await aclRead(ctx, c, (acl) => {
+    const r = acl.readToken(accessor);
+    return { ...r, value: r.value && r.value.Namespace === ns ? r.value.Rules : undefined };
+  });
+  // Consul answers an unknown token as its token endpoints do.
+  if (rules === undefined) throw new HttpError(403, "ACL not found");
+  if (rules === "") throw badRequest("The specified token does not have any rules set");
+  return c.text(legacyRulesToModern(rules));
+}
