@@ -68,7 +68,7 @@ describe("a harness-style start-up", () => {
   it("took the configuration file's nulls as absent", async () => {
     const self = (await consul.agent.self()) as { Config: Record<string, unknown>; Meta: unknown };
     expect(self.Config).toMatchObject({ NodeName: "harness", Datacenter: "dc1", Server: true });
-    expect(self.Meta).toEqual({ harness: "yes" });
+    expect(self.Meta).toEqual({ harness: "yes", "consul-network-segment": "" });
   });
 
   it("answers GET / so an HTTP check on the agent's root passes (the dev UI is on: a redirect)", async () => {
