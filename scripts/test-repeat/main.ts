@@ -34,37 +34,36 @@ function runOnce(file: string): Promise<number | string> {
 }
 
 const outcomes: RunOutcome[] = [];
-try {
-  for (let i = 1; i <= runs; i++) {
-    console.log(`\n── run ${i} of ${runs} ──`);
-    const file = join(reports, `run-${i}.json`);
-    const started = performance.now();
-    const exit = await runOnce(file);
-    const seconds = ((performance.now() - started) / 1000).toFixed(0);
-    if (!existsSync(file)) {
-      outcomes.push({ broken: `vitest exited (${exit}) without a report` });
-    } else {
-      const failed = failuresOf(JSON.parse(readFileSync(file, "utf8")), REPO_ROOT);
-      // A non-zero exit with every test passing (an unhandled error between tests) is a failure too.
-      outcomes.push(
-        failed.length === 0 && exit !== 0
-          ? { broken: `vitest exited ${exit} with no failed test` }
-          : { failed },
-      );
-    }
-    const last = outcomes.at(-1)!;
-    const what = "broken" in last ? last.broken : `${last.failed.length} failed`;
-    console.log(`── run ${i}: ${what}, ${seconds} s ──`);
+for (let i = 1; i <= runs; i++) {
+  console.log(`\n── run ${i} of ${runs} ──`);
+  const file = join(reports, `run-${i}.json`);
+  const started = performance.now();
+  const exit = await runOnce(file);
+  const seconds = ((performance.now() - started) / 1000).toFixed(0);
+  if (!existsSync(file)) {
+    outcomes.push({ broken: `vitest exited (${exit}) without a report` });
+  } else {
+    const failed = failuresOf(JSON.parse(readFileSync(file, "utf8")), REPO_ROOT);
+    // A non-zero exit with every test passing (an unhandled error between tests) is a failure too.
+    outcomes.push(
+      failed.length === 0 && exit !== 0
+        ? { broken: `vitest exited ${exit} with no failed test` }
+        : { failed },
+    );
   }
-} finally {
-  rmSync(reports, { recursive: true, force: true });
+  const last = outcomes.at(-1)!;
+  const what = "broken" in last ? last.broken : `${last.failed.length} failed`;
+  console.log(`── run ${i}: ${what}, ${seconds} s ──`);
 }
 
 const bad = outcomes.filter((o) => "broken" in o || o.failed.length > 0).length;
 console.log();
-if (bad === 0) console.log(`All ${runs} runs passed.`);
-else {
+if (bad === 0) {
+  rmSync(reports, { recursive: true, force: true });
+  console.log(`All ${runs} runs passed.`);
+} else {
   console.log(failureTable(outcomes));
-  console.log(`\n${bad} of ${runs} runs had failures.`);
+  // The reports hold each failure's message and stack.
+  console.log(`\n${bad} of ${runs} runs had failures; each run's JSON report is in ${reports}`);
 }
 process.exit(bad === 0 ? 0 : 1);
