@@ -4,20 +4,29 @@
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { type AgentProcess, serverFlags, spawnAgent } from "./agent.js";
+import { http as httpRequest } from "./http.js";
 import { awaitLeader } from "./leader.js";
 import { freePorts } from "./ports.js";
 import { stop } from "./processes.js";
+import { waitFor } from "./wait.js";
 
 export interface RunningAgent extends AgentProcess {
   stop(): Promise<void>;
 }
 
-/** A `cairn agent -dev` server on free ports, once it has elected itself. */
+/**
+ * A `cairn agent -dev` server on free ports, once it has elected itself and registered its own node (which
+ * sessions need; the registration follows the election, it is not part of it).
+ */
 export async function startCairnDev(nodeName = "dev"): Promise<RunningAgent> {
   const [http, server] = (await freePorts(2)) as [number, number];
   const agent = spawnAgent({ name: nodeName, ports: { http, server }, flags: ["-dev", "-node", nodeName] });
   try {
     await awaitLeader([agent]);
+    await waitFor("the dev agent's own node in the catalog", async () => {
+      const res = await httpRequest(`${agent.url}/v1/catalog/node/${nodeName}`);
+      return res.status === 200 && res.text !== "null" ? true : undefined;
+    });
   } catch (err) {
     await stop(agent.process, 1000);
     throw err;

@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { waitFor } from "../../../scripts/lib/wait.js";
 import { runCli } from "../src/cli.js";
 import { cairnArgv, cairnInProcess } from "./helpers/cairn.js";
 
@@ -170,13 +171,19 @@ describe("cairn reload and monitor", () => {
       readStdin: async () => Buffer.alloc(0),
       env,
     });
-    await new Promise((r) => setTimeout(r, 300));
-    await run("maint", "-enable");
-    await run("maint", "-disable");
-    const deadline = Date.now() + 5000;
-    while (!lines.some((l) => l.includes("Node left maintenance mode")) && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    // The monitor shows only lines logged after it attached, and nothing tells when it has: toggle
+    // maintenance until a toggle shows up in the stream.
+    await waitFor(
+      "the monitor to stream a maintenance toggle",
+      async () => {
+        await run("maint", "-enable");
+        await run("maint", "-disable");
+        const seen = (text: string) => lines.some((l) => l.includes(text));
+        return seen("Node entered maintenance mode") && seen("Node left maintenance mode") ? true : undefined;
+      },
+      15_000,
+      200,
+    );
     expect(lines.some((l) => /\[WARN\]\s+agent\.agent: Node entered maintenance mode/.test(l))).toBe(true);
     process.emit("SIGINT");
     expect(await done).toBe(0);

@@ -115,7 +115,10 @@ describe("a client agent process", () => {
     );
     const body = JSON.stringify({ Name: "api", Port: 8080, Check: { TTL: "30s" } });
     expect((await http(`${client.url}/v1/agent/service/register`, "PUT", body)).status).toBe(200);
-    expect(catalogServices()).toEqual(["api", "from-config"]);
+    // The agent answers once the catalog has the change, or after syncWaitMs (2 s) while anti-entropy goes on.
+    await waitFor("the API service in the catalog", async () =>
+      catalogServices().join() === "api,from-config" ? true : undefined,
+    );
     const health = JSON.parse((await http(`${client.url}/v1/health/service/api`)).text) as {
       Node: { Node: string };
       Checks: { Status: string }[];
@@ -124,10 +127,14 @@ describe("a client agent process", () => {
     expect(health[0]!.Node.Node).toBe("c1");
     expect(health[0]!.Checks.map((c) => c.Status)).toContain("critical");
     expect((await http(`${client.url}/v1/agent/check/pass/service:api`, "PUT")).status).toBe(200);
-    const passing = JSON.parse((await http(`${client.url}/v1/health/service/api?passing`)).text) as unknown[];
-    expect(passing).toHaveLength(1);
+    await waitFor("the API service passing in the catalog", async () => {
+      const r = await http(`${client.url}/v1/health/service/api?passing`);
+      return (JSON.parse(r.text) as unknown[]).length === 1 ? true : undefined;
+    });
     expect((await http(`${client.url}/v1/agent/service/deregister/api`, "PUT")).status).toBe(200);
-    expect(catalogServices()).toEqual(["from-config"]);
+    await waitFor("the API service gone from the catalog", async () =>
+      catalogServices().join() === "from-config" ? true : undefined,
+    );
   });
 
   it("leaves the LAN pool gracefully on SIGTERM and exits 0", async () => {

@@ -167,11 +167,14 @@ describe("script checks", () => {
 
 describe("DeregisterCriticalServiceAfter", () => {
   it("removes the service once its check has stayed critical that long", async () => {
+    // Passing until the test fails it: registered critical, a busy machine could reap it before the catalog
+    // read below.
     await agent.req("PUT", "/v1/agent/service/register", {
       Name: "doomed",
-      Check: { TTL: "30s", DeregisterCriticalServiceAfter: "200ms" },
+      Check: { TTL: "30s", Status: "passing", DeregisterCriticalServiceAfter: "200ms" },
     });
     expect((await agent.json<Record<string, unknown>>("/v1/catalog/services")).doomed).toBeDefined();
+    await agent.req("PUT", "/v1/agent/check/fail/service:doomed");
     await eventually(
       async () => !Object.hasOwn(await agent.json<Record<string, unknown>>("/v1/agent/services"), "doomed"),
       5000,

@@ -242,7 +242,10 @@ describe("AgentMembership on real gossip pools", () => {
       serverPort: 8300,
       config: { datacenter: "dc2", retryJoinWan: [a.wanAddress ?? ""] },
     });
-    await until(() => a.members({ wan: true }).filter((m) => m.Status === ALIVE).length === 2);
+    // a merges b's state before b hears a's answer: wait for both views.
+    await until(() =>
+      [a, b].every((m) => m.members({ wan: true }).filter((x) => x.Status === ALIVE).length === 2),
+    );
     expect(b.members({ wan: true }).map((m) => m.Name)).toEqual(["a.dc1", "b.dc2"]);
   });
 });

@@ -8,7 +8,6 @@ import {
   http,
   leaderAddress,
   signal,
-  sleep,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
@@ -51,7 +50,12 @@ describe("cairn agent -dev", () => {
 
     // SIGHUP (Consul's reload) does not stop the agent.
     signal(agent.process, "SIGHUP");
-    await sleep(300);
+    const running = agent;
+    await waitFor(
+      "the agent to report its reload",
+      async () => (running.process.tail().includes("configuration reloaded (SIGHUP)") ? true : undefined),
+      10_000,
+    );
     expect((await http(`${agent.url}/v1/kv/hello?raw`)).text).toBe("world");
 
     signal(agent.process, "SIGTERM");

@@ -85,7 +85,7 @@ describe("leader duties driven by gossip membership", () => {
     // Their catalog entries (reconciled by the leader, self-registered by themselves) agree: passing serfHealth.
     await waitFor(
       "servers in the catalog",
-      async () => (serf(s1!, "s3") === "passing" ? true : undefined),
+      async () => (["s2", "s3"].every((n) => serf(s1!, n) === "passing") ? true : undefined),
       10_000,
     );
     expect(
@@ -99,18 +99,18 @@ describe("leader duties driven by gossip membership", () => {
   it("reconciles client members: alive registered, failed critical, left deregistered", async () => {
     const [s1] = servers;
     membership.set(client("web-1", "127.0.0.9"));
-    await waitFor("web-1 alive", async () => (serf(s1!, "web-1") === "passing" ? true : undefined), 5_000);
+    await waitFor("web-1 alive", async () => (serf(s1!, "web-1") === "passing" ? true : undefined), 10_000);
     membership.status("web-1", "failed");
     await waitFor(
       "web-1 critical",
       async () => (serf(s1!, "web-1") === "critical" ? true : undefined),
-      5_000,
+      10_000,
     );
     membership.status("web-1", "left");
     await waitFor(
       "web-1 deregistered",
       async () => (s1!.store.view().node("web-1").value ? undefined : true),
-      5_000,
+      10_000,
     );
   }, 20_000);
 
@@ -173,6 +173,7 @@ describe("leader duties driven by gossip membership", () => {
 
     await waitFor("s3 removed", async () => (conf(s1!).voters.length === 2 ? true : undefined), 15_000);
     expect(conf(s1!).voters).not.toContain(s3!.self.id);
-    expect(serf(s1!, "s3")).toBe("critical");
+    // Marked critical by member reconciliation, which runs apart from autopilot's removal.
+    await waitFor("s3 critical", async () => (serf(s1!, "s3") === "critical" ? true : undefined), 10_000);
   }, 40_000);
 });

@@ -125,10 +125,12 @@ describe("TunnelPool", () => {
     const first = (await p.currentServer()) === "tunnel-a" ? a : b;
     const second = first === a ? b : a;
     const index = (await p.forward(req("/v1/kv/failover"))).headers.get("x-consul-index");
+    const arrived = first.received.length;
     const blocked = p.forward(req(`/v1/kv/failover?index=${index}&wait=30s`));
     first.stall = "/v1/kv/stalled";
     const lostWrite = p.forward(req("/v1/kv/stalled", { method: "PUT", body: "?" }));
-    await new Promise((r) => setTimeout(r, 200));
+    // Only a write that reached the server is lost in flight; one still unsent would go to the other server.
+    await until(() => first.received.length === arrived + 2);
     await first.stop();
     // The blocked read is retried on the other server, which has no such key (it is another cluster).
     const moved = await blocked;
