@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browse, startProvider, type TestProvider } from "../../../../scripts/lib/oidc-provider.js";
 import { type AclServer, ROOT, startAclServer } from "../acl/harness.js";
-import { browse, startProvider, type TestProvider } from "./oidc-provider.js";
 
 /** OIDC auth methods against a real OpenID Provider: auth-url, the provider's pages, callback. */
 
