@@ -1,8 +1,8 @@
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
+import { AgentCache } from "../cache/agent-cache.js";
 import { ClientAclEnforcer } from "../client/acl/client-enforcer.js";
 import { RemoteTokens } from "../client/acl/remote-tokens.js";
-import { AgentCache } from "../cache/agent-cache.js";
 import { clientFetch } from "../client/client-app.js";
 import type { AgentConfig } from "../config/index.js";
 import { type ClientLocalAgentRuntime, startClientLocalAgent } from "../local/start.js";

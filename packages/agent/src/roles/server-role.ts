@@ -1,8 +1,8 @@
 import { AclEnforcer, createApi, operatorRoutes } from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
-import { AgentCache } from "../cache/agent-cache.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
+import { AgentCache } from "../cache/agent-cache.js";
 import type { AgentConfig } from "../config/index.js";
 import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
 import type { Fetch } from "../metrics/instrument.js";
