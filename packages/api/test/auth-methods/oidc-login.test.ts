@@ -9,6 +9,8 @@ const REDIRECT = "http://localhost:8550/oidc/callback";
 
 let s: AclServer;
 let op: TestProvider;
+/** Added to the server's clock: moves it past a pending login's expiry. */
+let skewMs = 0;
 
 interface Token {
   SecretID: string;
@@ -46,7 +48,7 @@ beforeAll(async () => {
       bob: { email: "bob@example.test", name: "Bob", groups: ["dev"], team: "red" },
     },
   });
-  s = await startAclServer();
+  s = await startAclServer({ now: () => Date.now() + skewMs });
   await ok(
     s.call("PUT", "/v1/acl/role", ROOT, { Name: "readers", ServiceIdentities: [{ ServiceName: "reader" }] }),
   );
@@ -166,6 +168,20 @@ describe("oidc callback", () => {
       403,
       "Permission denied: Provider login failed: OAuth code parameter not provided",
     ]);
+  });
+
+  it("forgets a pending login after ten minutes", async () => {
+    const { code, state } = await signIn("alice");
+    skewMs = 10 * 60_000 + 1000;
+    try {
+      const r = await callback({ AuthMethod: "op", State: state, Code: code, ClientNonce: "cn-1" });
+      expect([r.status, r.text]).toEqual([
+        403,
+        "Permission denied: Provider login failed: Expired or missing OAuth state.",
+      ]);
+    } finally {
+      skewMs = 0;
+    }
   });
 
   it("refuses a code the provider does not recognise (it is exchanged with the state's verifier)", async () => {
