@@ -80,6 +80,9 @@ interface Entry {
   readonly waiters: Set<() => void>;
   refresh: AbortController | undefined;
   refreshing: boolean;
+  /** Failed background refreshes so far, and the last one's answer. */
+  failures: number;
+  lastError: Stored | undefined;
   evicted: boolean;
 }
 
@@ -207,7 +210,7 @@ export class AgentCache {
     const entry = this.#entry(request, url, kind, body);
     return kind === "simple"
       ? this.#serveSimple(entry, cc)
-      : this.#serveRefresh(entry, cc, block, request.signal);
+      : this.#serveRefresh(entry, block, request.signal);
   }
 
   #entry(request: Request, url: URL, kind: CacheKind, body: Uint8Array | undefined): Entry {
@@ -253,6 +256,8 @@ export class AgentCache {
         waiters: new Set(),
         refresh: undefined,
         refreshing: false,
+        failures: 0,
+        lastError: undefined,
         evicted: false,
       };
     }
@@ -280,9 +285,12 @@ export class AgentCache {
     return answer(loaded.error);
   }
 
+  /**
+   * Refresh kinds ignore Cache-Control, as Consul's do: the background query keeps them current, and
+   * when it cannot, the last result is still the best there is.
+   */
   async #serveRefresh(
     entry: Entry,
-    cc: CacheControl,
     block: { minIndex: bigint; waitMs: number },
     signal: AbortSignal,
   ): Promise<Response> {
@@ -293,19 +301,17 @@ export class AgentCache {
       if ("error" in loaded) return answer(loaded.error);
       value = loaded.ok;
       hit = false;
-    } else if (cc.maxAgeMs > 0 && this.#ageMs(entry) > cc.maxAgeMs) {
-      // Background refresh has been failing for longer than the client tolerates: try the servers now.
-      const loaded = await this.#load(entry);
-      if ("ok" in loaded) {
-        value = loaded.ok;
-        hit = false;
-      } else if (cc.staleIfErrorMs === 0 || this.#ageMs(entry) > cc.staleIfErrorMs) {
-        return answer(loaded.error);
-      }
     }
     this.#startRefresh(entry);
     if (block.minIndex > 0n && value.index <= block.minIndex) {
+      // Nothing newer can come while the refresh is failing: a blocked client hears why at once.
+      if (entry.lostContactAt !== undefined && entry.lastError) return answer(entry.lastError);
+      const failures = entry.failures;
       await this.#changed(entry, value, block.waitMs, signal);
+      // Blocked clients see a failing refresh at once rather than after their whole wait (Consul).
+      if (entry.value === value && entry.failures !== failures && entry.lastError && !this.#closed) {
+        return answer(entry.lastError);
+      }
       value = entry.value ?? value;
       hit = false;
     }
@@ -429,7 +435,7 @@ export class AgentCache {
       const controller = new AbortController();
       entry.refresh = controller;
       const started = this.#o.now();
-      let failed = false;
+      let failed: Stored | undefined;
       try {
         const res = await this.#o.upstream(this.#request(entry, seen, controller.signal));
         if (entry.evicted || this.#closed) {
@@ -450,15 +456,17 @@ export class AgentCache {
           this.#evict(entry);
           return;
         } else {
-          void res.body?.cancel();
-          failed = true;
+          failed = await store(res);
         }
-      } catch {
+      } catch (err) {
         if (entry.evicted || this.#closed) return;
-        failed = true;
+        failed = text(500, (err as Error).message);
       }
       if (failed) {
         entry.lostContactAt ??= this.#o.now();
+        entry.failures++;
+        entry.lastError = failed;
+        for (const wake of [...entry.waiters]) wake();
         backoffMs = Math.min(Math.max(backoffMs * 2, 250), MAX_BACKOFF_MS);
         await this.#sleep(backoffMs);
       }

@@ -249,7 +249,7 @@ describe("?cached on a server and on a client agent", () => {
     expect(young.headers.get("x-cache")).toBe("HIT");
   });
 
-  it("with the servers gone: refresh kinds are still served, simple ones only within stale-if-error", async () => {
+  it("with the servers gone: refreshed results are still served, simple ones only within stale-if-error", async () => {
     const q = (JSON.parse((await ok(call(server, "/v1/query?cached"))).text) as { ID: string }[])[0]!;
     const execute = `/v1/query/${q.ID}/execute?cached`;
     await ok(call(client, execute));
@@ -262,11 +262,14 @@ describe("?cached on a server and on a client agent", () => {
     expect(stale.headers.get("x-cache")).toBe("HIT");
     const refused = await call(client, execute, ROOT, { headers: { "Cache-Control": "max-age=0" } });
     expect(refused.status).toBe(500);
-    const kept = await ok(call(client, "/v1/catalog/service/web?cached"));
+    // Refreshed kinds ignore Cache-Control, as Consul's do.
+    const kept = await ok(
+      call(client, "/v1/catalog/service/web?cached", ROOT, { headers: { "Cache-Control": "max-age=0" } }),
+    );
     expect(kept.headers.get("x-cache")).toBe("HIT");
     expect(nodesOf(kept.text)).toContain("n1");
     // Age counts from when the background refresh lost the servers.
-    await waitFor(
+    const aged = await waitFor(
       "the refresh to notice the servers are gone",
       async () => {
         const r = await ok(call(client, "/v1/catalog/service/web?cached"));
@@ -274,5 +277,11 @@ describe("?cached on a server and on a client agent", () => {
       },
       30_000,
     );
+    // A blocking query cannot be answered by anything newer: it gets the refresh's failure at once.
+    const started = performance.now();
+    const index = aged.headers.get("x-consul-index");
+    const blocked = await call(client, `/v1/catalog/service/web?cached&index=${index}&wait=60s`);
+    expect(blocked.status).toBe(500);
+    expect(performance.now() - started).toBeLessThan(30_000);
   });
 });
