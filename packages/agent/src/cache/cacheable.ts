@@ -2,7 +2,7 @@
  * The endpoints Consul's agent cache serves for `?cached` requests, and how: "refresh" types are kept
  * current by a background blocking query (catalog services and service nodes, health of a service,
  * the discovery chain), "simple" ones are fetched again only when the client's Cache-Control asks
- * (prepared query execution). Any other endpoint is served uncached, `?cached` or not.
+ * (prepared query execution, the datacenter list). Any other endpoint is served uncached, `?cached` or not.
  */
 
 export type CacheKind = "refresh" | "simple";
@@ -13,7 +13,7 @@ const REFRESH_GET = [
   /^\/v1\/health\/(?:service|connect|ingress)\/.+$/,
   /^\/v1\/discovery-chain\/.+$/,
 ];
-const SIMPLE_GET = [/^\/v1\/query\/[^/]+\/execute$/];
+const SIMPLE_GET = [/^\/v1\/query\/[^/]+\/execute$/, /^\/v1\/catalog\/datacenters$/];
 
 export function cacheKind(method: string, path: string): CacheKind | undefined {
   if (method === "GET") {

@@ -82,6 +82,16 @@ describe("agent cache bounds", () => {
     expect((await get("/v1/health/service/web?cached")).headers.get("x-cache")).toBeNull();
   });
 
+  it("the datacenter list is cached simply", async () => {
+    const { get } = await setup();
+    expect((await get("/v1/catalog/datacenters?cached")).headers.get("x-cache")).toBe("MISS");
+    const hit = await get("/v1/catalog/datacenters?cached");
+    expect([hit.headers.get("x-cache"), JSON.parse(hit.text)]).toEqual(["HIT", ["dc1"]]);
+    expect(
+      (await get("/v1/catalog/datacenters?cached", { "Cache-Control": "max-age=0" })).headers.get("x-cache"),
+    ).toBe("MISS");
+  });
+
   it("POSTed discovery-chain reads are cached per body", async () => {
     const { cache } = await setup();
     const post = async (body: unknown) => {
