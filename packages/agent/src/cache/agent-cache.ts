@@ -359,10 +359,17 @@ export class AgentCache {
 
   #set(entry: Entry, stored: Stored): void {
     if (entry.evicted) return;
+    const headerBytes = (headers: readonly [string, string][]) =>
+      headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+    // What the entry holds besides the result: the request its refresh repeats.
+    const t = entry.template;
     const bytes =
       stored.body.length +
+      headerBytes(stored.headers) +
       entry.key.length +
-      stored.headers.reduce((n, [k, v]) => n + k.length + v.length, 0);
+      t.url.href.length +
+      headerBytes(t.headers) +
+      (t.body?.length ?? 0);
     this.#bytes += bytes - entry.bytes;
     entry.bytes = bytes;
     entry.value = stored;
