@@ -1,5 +1,6 @@
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
+import { AgentCache } from "../cache/agent-cache.js";
 import { ClientAclEnforcer } from "../client/acl/client-enforcer.js";
 import { RemoteTokens } from "../client/acl/remote-tokens.js";
 import { clientFetch } from "../client/client-app.js";
@@ -93,8 +94,11 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
     logger: log.child({ component: "http" }),
     now,
   });
+  // ?cached reads answered here, refreshed through the servers by one blocking query per result.
+  const cache = new AgentCache({ upstream: fetch, log: log.child({ component: "cache" }), defaultToken });
+  ctx.onStop(() => cache.close());
   return {
-    fetch: local.meterFetch(fetch),
+    fetch: local.meterFetch(cache.fetch),
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>
       log.info(

@@ -3,6 +3,7 @@ import { AclEnforcer, createApi, keyringRoutes, operatorRoutes } from "@cairn/ap
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
+import { AgentCache } from "../cache/agent-cache.js";
 import type { AgentConfig } from "../config/index.js";
 import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
 import type { Fetch } from "../metrics/instrument.js";
@@ -116,8 +117,15 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   app.route("/v1/agent", local.routes);
   app.route("/v1/agent", gossip.routes(acl));
   fetch = app.fetch;
+  // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.
+  const cache = new AgentCache({
+    upstream: app.fetch,
+    log: log.child({ component: "cache" }),
+    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+  });
+  ctx.onStop(() => cache.close());
   return {
-    fetch: local.meterFetch(app.fetch),
+    fetch: local.meterFetch(cache.fetch),
     fatal,
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>

@@ -45,6 +45,18 @@ export interface SsoConfig {
   readonly JWTSupportedAlgs: readonly string[];
 }
 
+/** What only the browser flow of an oidc method uses. */
+export interface OidcConfig extends SsoConfig {
+  readonly OIDCClientID: string;
+  readonly OIDCClientSecret: string;
+  readonly OIDCScopes: readonly string[];
+  readonly OIDCACRValues: readonly string[];
+  readonly AllowedRedirectURIs: readonly string[];
+  readonly VerboseOIDCLogging: boolean;
+  /** Consul's default is on; only an explicit false turns PKCE off. */
+  readonly OIDCClientUsePKCE: boolean;
+}
+
 const KUBERNETES_KEYS = ["Host", "CACert", "ServiceAccountJWT"];
 const SSO_COMMON = [
   "JWTSupportedAlgs",
@@ -70,6 +82,7 @@ const OIDC_ONLY = [
   "OIDCACRValues",
   "AllowedRedirectURIs",
   "VerboseOIDCLogging",
+  "OIDCClientUsePKCE",
 ];
 const SSO_KEYS = new Set([...SSO_COMMON, ...JWT_ONLY, ...OIDC_ONLY]);
 
@@ -116,6 +129,13 @@ function stringMap(config: Config, key: string): Record<string, string> {
     throw new ConfigError(`Config.${key} must be a map of string to string`);
   }
   return v as Record<string, string>;
+}
+
+function bool(config: Config, key: string): boolean | undefined {
+  const v = config[key];
+  if (v == null) return undefined;
+  if (typeof v !== "boolean") throw new ConfigError(`Config.${key} must be a boolean`);
+  return v;
 }
 
 /** A Go duration string, or a number of nanoseconds as Go's JSON gives it; milliseconds. */
@@ -218,6 +238,8 @@ export function validateSsoConfig(type: "jwt" | "oidc", config: Config): SsoConf
     string(config, "OIDCClientSecret");
     strings(config, "OIDCScopes");
     strings(config, "OIDCACRValues");
+    bool(config, "VerboseOIDCLogging");
+    bool(config, "OIDCClientUsePKCE");
     for (const key of JWT_ONLY)
       if (set(key)) throw new ConfigError(`'${key}' must not be set for type "oidc"`);
     const bad = strings(config, "AllowedRedirectURIs").filter((u) => !URL.canParse(u));
@@ -261,6 +283,21 @@ export function validateSsoConfig(type: "jwt" | "oidc", config: Config): SsoConf
   checkMappings(c.ClaimMappings, "ClaimMappings");
   checkMappings(c.ListClaimMappings, "ListClaimMappings");
   return c;
+}
+
+/** An oidc method's Config, validated, with the browser-flow fields. */
+export function validateOidcConfig(config: Config): OidcConfig {
+  const sso = validateSsoConfig("oidc", config);
+  return {
+    ...sso,
+    OIDCClientID: string(config, "OIDCClientID"),
+    OIDCClientSecret: string(config, "OIDCClientSecret"),
+    OIDCScopes: strings(config, "OIDCScopes"),
+    OIDCACRValues: strings(config, "OIDCACRValues"),
+    AllowedRedirectURIs: strings(config, "AllowedRedirectURIs"),
+    VerboseOIDCLogging: bool(config, "VerboseOIDCLogging") ?? false,
+    OIDCClientUsePKCE: bool(config, "OIDCClientUsePKCE") ?? true,
+  };
 }
 
 /** Validates `config` for `type`; throws ConfigError with Consul's reason. */

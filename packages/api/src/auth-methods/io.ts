@@ -12,7 +12,11 @@ export interface JsonRequest {
   /** PEM CA bundle to trust for https (instead of the system roots). */
   readonly caCert?: string;
   readonly bearer?: string;
+  /** HTTP Basic credentials (an OAuth client authenticating at a token endpoint). */
+  readonly basic?: { readonly user: string; readonly password: string };
   readonly body?: unknown;
+  /** Sent as application/x-www-form-urlencoded instead of a JSON body. */
+  readonly form?: Readonly<Record<string, string>>;
 }
 
 export interface JsonResponse {
@@ -37,10 +41,22 @@ const MAX_RESPONSE_BYTES = 4 * 1024 * 1024;
 export const httpAuthMethodIO: AuthMethodIO = {
   requestJson(req) {
     const url = new URL(req.url);
-    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     const headers: Record<string, string> = { Accept: "application/json" };
-    if (payload !== undefined) headers["Content-Type"] = "application/json";
+    let payload: string | undefined;
+    if (req.form !== undefined) {
+      payload = new URLSearchParams(req.form).toString();
+      headers["Content-Type"] = "application/x-www-form-urlencoded";
+    } else if (req.body !== undefined) {
+      payload = JSON.stringify(req.body);
+      headers["Content-Type"] = "application/json";
+    }
     if (req.bearer) headers.Authorization = `Bearer ${req.bearer}`;
+    if (req.basic) {
+      // RFC 6749 2.3.1: both halves form-encoded before base64.
+      const enc = (s: string) => encodeURIComponent(s).replaceAll("%20", "+");
+      const pair = `${enc(req.basic.user)}:${enc(req.basic.password)}`;
+      headers.Authorization = `Basic ${Buffer.from(pair).toString("base64")}`;
+    }
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     return new Promise((resolve, reject) => {
       const r = send(

@@ -15,7 +15,7 @@ import type { KeySetCache, KeySource } from "./key-sets.js";
 const DEFAULT_CLAIM_LEEWAY_S = 150;
 const DEFAULT_CLOCK_SKEW_S = 60;
 
-type Claims = Record<string, unknown>;
+export type Claims = Record<string, unknown>;
 
 function leewaySeconds(ms: number, fallback: number): number {
   if (ms < 0) return 0;
@@ -45,7 +45,7 @@ async function verifyWith(source: KeySource, token: string, algorithms: string[]
   return claims;
 }
 
-async function verifiedClaims(
+export async function verifiedClaims(
   keys: KeySetCache,
   config: SsoConfig,
   token: string,
@@ -81,7 +81,7 @@ async function verifiedClaims(
 
 const seconds = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
-function checkTimes(config: SsoConfig, claims: Claims, nowS: number): void {
+export function checkTimes(config: SsoConfig, claims: Claims, nowS: number): void {
   const iat = seconds(claims.iat);
   let exp = seconds(claims.exp);
   let nbf = seconds(claims.nbf);

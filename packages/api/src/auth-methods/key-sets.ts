@@ -23,6 +23,31 @@ export interface KeySource {
   readonly jwks: JSONWebKeySet;
   /** Set for OIDC discovery: the issuer tokens must carry. */
   readonly issuer?: string;
+  /** Set for OIDC discovery: where the browser flow goes. */
+  readonly endpoints?: OidcEndpoints;
+}
+
+export interface OidcEndpoints {
+  readonly authorization?: string;
+  readonly token?: string;
+  readonly userinfo?: string;
+  /** token_endpoint_auth_methods_supported (empty: the spec's default, client_secret_basic). */
+  readonly tokenAuthMethods: readonly string[];
+}
+
+function endpointsOf(doc: Record<string, unknown>): OidcEndpoints {
+  const url = (v: unknown) => (typeof v === "string" && URL.canParse(v) ? v : undefined);
+  const methods = doc.token_endpoint_auth_methods_supported;
+  const out: { -readonly [K in keyof OidcEndpoints]: OidcEndpoints[K] } = {
+    tokenAuthMethods: Array.isArray(methods) ? methods.filter((m) => typeof m === "string") : [],
+  };
+  const authorization = url(doc.authorization_endpoint);
+  const token = url(doc.token_endpoint);
+  const userinfo = url(doc.userinfo_endpoint);
+  if (authorization) out.authorization = authorization;
+  if (token) out.token = token;
+  if (userinfo) out.userinfo = userinfo;
+  return out;
 }
 
 async function remoteKeys(io: AuthMethodIO, config: SsoConfig): Promise<KeySource> {
@@ -33,11 +58,13 @@ async function remoteKeys(io: AuthMethodIO, config: SsoConfig): Promise<KeySourc
   }
   const base = config.OIDCDiscoveryURL.replace(/\/+$/, "");
   const doc = await fetchJson(io, `${base}/.well-known/openid-configuration`, config.OIDCDiscoveryCACert);
-  const { jwks_uri: jwksUri, issuer } = (doc ?? {}) as { jwks_uri?: unknown; issuer?: unknown };
+  const fields = (typeof doc === "object" && doc !== null ? doc : {}) as Record<string, unknown>;
+  const { jwks_uri: jwksUri, issuer } = fields;
   if (typeof jwksUri !== "string") throw new AuthMethodIOError(`${base}: discovery document has no jwks_uri`);
   const jwks = await fetchJson(io, jwksUri, config.OIDCDiscoveryCACert);
   if (!isKeySet(jwks)) throw new AuthMethodIOError(`${jwksUri} did not return a JSON Web Key Set`);
-  return typeof issuer === "string" ? { jwks, issuer } : { jwks };
+  const endpoints = endpointsOf(fields);
+  return typeof issuer === "string" ? { jwks, issuer, endpoints } : { jwks, endpoints };
 }
 
 interface Entry {

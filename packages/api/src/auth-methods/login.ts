@@ -42,7 +42,7 @@ async function verify(ctx: LoginContext, method: AuthMethod, bearer: string): Pr
     case "jwt":
       return jwtLogin(ctx.keySets, validateSsoConfig("jwt", method.Config), bearer, ctx.now);
     default:
-      // OIDC logins go through the browser flow (/acl/oidc/*), which Cairn does not serve.
+      // OIDC logins go through the browser flow (/acl/oidc/*), never a bearer token.
       throw new LoginRefusedError(OIDC_LOGIN_REFUSED);
   }
 }
@@ -55,8 +55,16 @@ export function loginDescription(meta: Readonly<Record<string, string>>): string
 
 /** The token a login creates; LoginRefusedError when the method refuses or no rule grants anything. */
 export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Promise<AclTokenSpec> {
-  const { method } = req;
-  const identity = await verify(ctx, method, req.bearerToken);
+  return tokenSpecFor(req.method, await verify(ctx, req.method, req.bearerToken), req.meta, ctx);
+}
+
+/** The token `identity` gets from `method`'s binding rules (a bearer-token login or an OIDC callback). */
+export function tokenSpecFor(
+  method: AuthMethod,
+  identity: VerifiedIdentity,
+  meta: Readonly<Record<string, string>>,
+  ctx: Pick<LoginContext, "acl" | "methods" | "datacenter" | "uuid">,
+): AclTokenSpec {
   const fields = identityFields(method.Type as AuthMethodType, method.Config);
   const bindings = bind(
     method,
@@ -77,7 +85,7 @@ export async function loginTokenSpec(req: LoginRequest, ctx: LoginContext): Prom
   return {
     AccessorID: ctx.uuid(),
     SecretID: ctx.uuid(),
-    Description: loginDescription(req.meta),
+    Description: loginDescription(meta),
     Policies: bindings.policies,
     Roles: bindings.roles,
     ServiceIdentities: bindings.serviceIdentities,

@@ -34,3 +34,19 @@ export const loginBody = z.object({
   Meta: z.record(z.string(), z.string()).nullish(),
   Namespace: str,
 });
+
+export const oidcAuthUrlBody = z.object({
+  AuthMethod: str,
+  RedirectURI: str,
+  ClientNonce: str,
+  Meta: z.record(z.string(), z.string()).nullish(),
+  Namespace: str,
+});
+
+export const oidcCallbackBody = z.object({
+  AuthMethod: str,
+  State: str,
+  Code: str,
+  ClientNonce: str,
+  Namespace: str,
+});

@@ -29,6 +29,9 @@ export function parseReadOptions(query: Query, random: () => number): ReadOption
     maxStaleMs = Number(maxStale / 1_000_000n);
   }
   if (stale && consistent) throw badRequest("Cannot specify ?stale with ?consistent, conflicting semantics.");
+  if (consistent && query.has("cached")) {
+    throw badRequest("Cannot specify ?cached with ?consistent, conflicting semantics.");
+  }
 
   const waitNs = query.durationNs("wait", "Invalid wait time");
   let waitMs = waitNs === undefined || waitNs <= 0n ? DEFAULT_WAIT_MS : Number(waitNs) / 1e6;

@@ -5,6 +5,7 @@ import { stringFlag } from "../args.js";
 import { type Command, defineCommand, errorText } from "../command.js";
 import { asString, field, isObject, parseJson } from "../json.js";
 import { withRepeatedFlags } from "./catalog-repeated-flags.js";
+import { DEFAULT_CALLBACK_LISTEN_ADDR, oidcLogin } from "./login-oidc.js";
 
 export const loginCommand: Command = withRepeatedFlags(["meta"], [], (repeated) =>
   defineCommand({
@@ -16,10 +17,23 @@ Usage: cairn login [options]
   written to the token sink file.
 
     $ cairn login -method=my-k8s -bearer-token-file=/var/run/secrets/kubernetes.io/serviceaccount/token \\
-        -token-sink-file=consul.token`,
+        -token-sink-file=consul.token
+
+  With -type=oidc the command prints the OIDC provider's login URL and waits for the browser to come back
+  to http://localhost:8550/oidc/callback (the port of -oidc-callback-listen-addr), which the method must
+  list in AllowedRedirectURIs.
+
+    $ cairn login -type=oidc -method=my-oidc -token-sink-file=consul.token`,
     http: true,
     flags: {
       method: stringFlag("Name of the auth method to login to."),
+      type: stringFlag(
+        "Type of the auth method to login to. Only oidc changes anything: it runs the browser flow.",
+      ),
+      "oidc-callback-listen-addr": stringFlag(
+        "The address to listen on for the OIDC provider's redirect (with -type=oidc).",
+        DEFAULT_CALLBACK_LISTEN_ADDR,
+      ),
       "bearer-token-file": stringFlag(
         "Path to a file containing a secret bearer token to use with this auth method.",
       ),
@@ -37,10 +51,6 @@ Usage: cairn login [options]
         io.err("Missing required '-token-sink-file' flag");
         return 1;
       }
-      if (f["bearer-token-file"] === "") {
-        io.err("Missing required '-bearer-token-file' flag");
-        return 1;
-      }
       const meta: Record<string, string> = {};
       for (const pair of repeated.meta ?? []) {
         const eq = pair.indexOf("=");
@@ -49,6 +59,24 @@ Usage: cairn login [options]
           return 1;
         }
         meta[pair.slice(0, eq)] = pair.slice(eq + 1);
+      }
+      if (f.type === "oidc") {
+        let secret: string;
+        try {
+          secret = await oidcLogin(io, client(), {
+            method: f.method,
+            listenAddr: f["oidc-callback-listen-addr"],
+            meta,
+          });
+        } catch (err) {
+          io.err(`Error logging in: ${errorText(err)}`);
+          return 1;
+        }
+        return writeSink(io, f["token-sink-file"], secret);
+      }
+      if (f["bearer-token-file"] === "") {
+        io.err("Missing required '-bearer-token-file' flag");
+        return 1;
       }
       let bearer: string;
       try {
@@ -74,16 +102,20 @@ Usage: cairn login [options]
         io.err(`Error logging in: ${errorText(err)}`);
         return 1;
       }
-      try {
-        await writeFile(f["token-sink-file"], secret, { mode: 0o600 });
-      } catch (err) {
-        io.err(`Error writing token to file sink: ${errorText(err)}`);
-        return 1;
-      }
-      return 0;
+      return writeSink(io, f["token-sink-file"], secret);
     },
   }),
 );
+
+async function writeSink(io: { err(text: string): void }, path: string, secret: string): Promise<number> {
+  try {
+    await writeFile(path, secret, { mode: 0o600 });
+  } catch (err) {
+    io.err(`Error writing token to file sink: ${errorText(err)}`);
+    return 1;
+  }
+  return 0;
+}
 
 export const logoutCommand: Command = defineCommand({
   synopsis: "Destroy a Cairn token created with login",
