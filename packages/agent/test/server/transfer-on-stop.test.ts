@@ -1,6 +1,7 @@
 // Three real servers at the default raft_multiplier (a 5 s election timeout) under a steady write load sent
-// to the followers: SIGTERM of the leader (then `leave` on the next one) hands leadership over before it stops, so no write fails, the
-// pause is far shorter than the election the others would otherwise need, and no acknowledged write is lost.
+// to the followers: SIGTERM of the leader (then `leave` on the next one) hands leadership over before it
+// stops, so no write fails, the pause is far shorter than the election the others would otherwise need, and
+// no acknowledged write is lost.
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   type AgentProcess,
