@@ -1,10 +1,11 @@
-// Leader failover benchmark (not a test): three servers on loopback, fsync on. The Raft leader is killed
-// with SIGKILL and a write is sent to a survivor every 50 ms (each attempt on its own, so a request Cairn
-// holds through the election counts from when it was sent); the time from the kill to the first write that
-// succeeds is one sample. The killed member is restarted and the cluster settles between kills. Cairn at
-// each raft_multiplier asked for, and etcd at its defaults, in the same run.
+// Leader failover benchmark (not a test): three (or --size) servers on loopback, fsync on. The Raft leader
+// is killed with SIGKILL and a write is sent to a survivor every 50 ms (each attempt on its own, so a request
+// Cairn holds through the election counts from when it was sent); the time from the kill to the first write
+// that succeeds is one sample. The killed member is restarted and the cluster settles between kills. Cairn
+// at each raft_multiplier asked for, and etcd at its defaults, in the same run.
 //
-//   node --import tsx scripts/bench/failover.ts [--kills 10] [--multipliers default,1] [--no-etcd] [--keep]
+//   node --import tsx scripts/bench/failover.ts [--kills 10] [--size 3] [--multipliers default,1] [--no-etcd]
+//        [--keep]
 
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
@@ -26,13 +27,14 @@ import { formatMs, markdownTable } from "./lib/table.js";
 const { values } = parseArgs({
   options: {
     kills: { type: "string", default: "10" },
+    size: { type: "string", default: "3" },
     multipliers: { type: "string", default: "default,1" },
     "no-etcd": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
   },
 });
 const kills = Number(values.kills);
-const SIZE = 3;
+const SIZE = Number(values.size);
 const RETRY_MS = 50;
 /** One write attempt; a held Cairn request answers well within this once a leader exists. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
