@@ -25,9 +25,10 @@ const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolv
 
 /**
  * Runs `attempt` until it reaches a leader, backing off while there is none (woken early by `onLeader`), for
- * at most the hold time; then throws `onTimeout()`. An attempt answers `{done: false}` when it could not even try (no leader known, no
- * connection to it). Errors that prove the request did not run (the target is not the leader, the entry was
- * overwritten by a new leader) are retried; errors after which it may have run only for idempotent requests.
+ * at most the hold time; then throws `onTimeout()`. An attempt answers `{done: false}` when it could not even
+ * try (no leader known, no connection to it). Errors that prove the request did not run (the target is not the
+ * leader, the entry was overwritten by a new leader) are retried; errors after which it may have run only for
+ * idempotent requests.
  */
 export async function holdForLeader<T>(
   options: HoldOptions,

@@ -2,6 +2,7 @@
 // to the followers: SIGTERM of the leader (then `leave` on the next one) hands leadership over before it
 // stops, so no write fails, the pause is far shorter than the election the others would otherwise need, and
 // no acknowledged write is lost.
+import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import {
   type AgentProcess,
@@ -10,6 +11,8 @@ import {
   freePorts,
   http,
   isRunning,
+  pause,
+  resume,
   serverFlags,
   signal,
   waitFor,
@@ -144,3 +147,24 @@ it("cairn leave on the leader under a write load: the same", async () => {
     expect(r.status).toBe(200);
   });
 }, 240_000);
+
+it("a leader whose hand-over cannot complete still stops, after about an election timeout", async () => {
+  const live = scratch.agents.filter((a) => isRunning(a.process));
+  const leader = await awaitLeader(live, 60_000);
+  const others = live.filter((a) => a !== leader);
+  for (const o of others) pause(o.process);
+  try {
+    const started = performance.now();
+    signal(leader.process, "SIGTERM");
+    const code = await leader.process.exited;
+    const ms = performance.now() - started;
+    console.log(`stop with no reachable voter took ${Math.round(ms)} ms (exit ${code})`);
+    expect(code).toBe(0);
+    expect(ms).toBeLessThan(ELECTION_TIMEOUT_MS * 4);
+    expect(readFileSync(scratch.path(`${leader.name}.log`), "utf8")).toMatch(
+      /leadership transfer before stopping (timed out|failed)/,
+    );
+  } finally {
+    for (const o of others) resume(o.process);
+  }
+}, 120_000);
