@@ -7,6 +7,7 @@ import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
 import { MetricsRegistry } from "../metrics/registry.js";
 import type { LogHub } from "../monitor/log-hub.js";
 import { AgentEndpoints } from "./agent-endpoints.js";
+import type { CatalogFetch } from "./alias-check.js";
 import { type AgentCatalog, storeCatalog } from "./catalog.js";
 import { systemClock } from "./clock.js";
 import { LocalAgent } from "./local-agent.js";
@@ -60,6 +61,8 @@ interface CommonStart {
   now: () => number;
   /** With ACLs on, the enforcer of the HTTP API (the /v1/agent routes ask it too). */
   authorizer?: Authorizer;
+  /** The cluster's HTTP API as this agent reaches it (alias checks of other nodes query the catalog). */
+  catalogFetch?: CatalogFetch;
 }
 
 /**
@@ -124,6 +127,7 @@ function startAgent(
     dataDir: s.dataDir,
     enableScriptChecks: config.enableScriptChecks,
     enableLocalScriptChecks: config.enableLocalScriptChecks,
+    ...(s.catalogFetch ? { catalogFetch: s.catalogFetch } : {}),
   });
   local.start({ services: config.services, checks: config.checks });
   const endpoints = new AgentEndpoints({

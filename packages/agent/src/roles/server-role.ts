@@ -81,6 +81,11 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     now,
     reread: o.reread,
     onLeadership: (listener) => started.on("leadership", listener),
+    // The agent's own API app, once it exists (alias checks start querying only after registration).
+    catalogFetch: async (request) => {
+      if (fetch === undefined) throw new Error("agent is starting");
+      return fetch(request);
+    },
     ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;
