@@ -1,6 +1,6 @@
 import type { HealthStatus } from "@cairn/fsm";
 import type { Clock } from "./clock.js";
-import type { ProbeResult } from "./probes.js";
+import { DEFAULT_OUTPUT_MAX, type ProbeResult } from "./probes.js";
 import type { CheckRunner } from "./runners.js";
 
 /** What an alias check follows: a service (by ID) on a node, or a node's own checks (`serviceId` ""). */
@@ -14,6 +14,7 @@ export interface AliasTarget {
 /** The fields of a check record an alias reads. */
 export interface AliasedCheck {
   readonly Node: string;
+  readonly CheckID: string;
   readonly Name: string;
   readonly Status: HealthStatus | string;
   readonly Output: string;
@@ -24,18 +25,22 @@ export interface AliasedCheck {
 /**
  * Consul's alias rule over a node's checks: any critical check of the service (or of the node itself) makes
  * the alias critical, else any warning makes it warning, else it passes; a service with no checks passes
- * if it exists, and is critical when it does not.
+ * if it exists, and is critical when it does not. `self` is the alias's own check ID on this node, which is
+ * never its own input (a node-level alias of a local service would otherwise follow itself, as Consul's
+ * does); the output is cut at Consul's default output size so that aliases of each other cannot grow it.
  */
 export function aliasStatus(
   target: AliasTarget,
   checks: readonly AliasedCheck[],
   serviceExists: () => boolean,
+  self?: { node: string; checkId: string },
 ): ProbeResult {
   let status: HealthStatus = "passing";
   let output = "No checks found.";
   let serviceFound = false;
   for (const check of checks) {
-    if (target.node !== "" && target.node.toLowerCase() !== check.Node.toLowerCase()) continue;
+    if (self && check.CheckID === self.checkId && sameNode(check.Node, self.node)) continue;
+    if (target.node !== "" && !sameNode(target.node, check.Node)) continue;
     const matches =
       check.ServiceID === target.serviceId && (check.Namespace || "default") === target.namespace;
     if (check.ServiceID !== "" && !matches) continue;
@@ -54,7 +59,11 @@ export function aliasStatus(
       output: `Service ${target.serviceId} could not be found on node ${target.node}`,
     };
   }
-  return { status, output };
+  return { status, output: output.slice(0, DEFAULT_OUTPUT_MAX) };
+}
+
+function sameNode(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
 }
 
 /** Consul re-reads an alias of a local service at least this often, in case a change went unnoticed. */
@@ -71,6 +80,7 @@ export class LocalAliasRunner implements CheckRunner {
 
   constructor(
     private readonly target: AliasTarget,
+    private readonly self: { node: string; checkId: string },
     private readonly clock: Clock,
     private readonly read: () => { checks: readonly AliasedCheck[]; serviceExists: (id: string) => boolean },
     private readonly report: (result: ProbeResult) => void,
@@ -91,7 +101,7 @@ export class LocalAliasRunner implements CheckRunner {
 
   private update(): void {
     const { checks, serviceExists } = this.read();
-    this.report(aliasStatus(this.target, checks, () => serviceExists(this.target.serviceId)));
+    this.report(aliasStatus(this.target, checks, () => serviceExists(this.target.serviceId), this.self));
     this.clock.clearTimeout(this.timer);
     this.timer = this.clock.setTimeout(() => this.changed(), LOCAL_REFRESH_MS);
   }
@@ -123,6 +133,7 @@ export class RemoteAliasRunner implements CheckRunner {
 
   constructor(
     private readonly target: AliasTarget,
+    private readonly self: { node: string; checkId: string },
     private readonly clock: Clock,
     private readonly fetch: CatalogFetch | undefined,
     private readonly token: () => string,
@@ -148,7 +159,7 @@ export class RemoteAliasRunner implements CheckRunner {
         const next = answer.headers.get("X-Consul-Index") ?? "1";
         index = next === "0" ? "1" : next;
         const exists = await this.serviceExists(checks ?? []);
-        if (!this.stopped) this.report(aliasStatus(this.target, checks ?? [], () => exists));
+        if (!this.stopped) this.report(aliasStatus(this.target, checks ?? [], () => exists, this.self));
       } catch (err) {
         if (this.stopped) return;
         failures++;

@@ -380,9 +380,12 @@ export class LocalAgent {
     }
   }
 
-  /** Consul refuses script checks unless enabled, for the API only with enable_script_checks. */
+  /**
+   * Consul refuses script checks unless enabled, for the API only with enable_script_checks; a Docker
+   * check runs a script too (in a container) and is refused alike.
+   */
   private vetCheck(def: CheckDefinition, source: Source): void {
-    if (def.Kind !== "script") return;
+    if (def.Kind !== "script" && def.Kind !== "docker") return;
     const allowed = this.o.enableScriptChecks || (source === "config" && this.o.enableLocalScriptChecks);
     if (!allowed) {
       throw new HttpError(
@@ -519,6 +522,7 @@ export class LocalAgent {
   private startAlias(entry: CheckEntry, def: CheckDefinition): void {
     const id = def.CheckID;
     const target = { node: def.AliasNode, serviceId: def.AliasService, namespace: entry.check.Namespace };
+    const self = { node: this.o.node.name, checkId: id };
     const report = ({ status, output }: { status: HealthStatus; output: string }) =>
       this.setStatus(id, status, output);
     if (def.AliasNode === "") {
@@ -526,13 +530,13 @@ export class LocalAgent {
         checks: this.listChecks(),
         serviceExists: (serviceId: string) => this.services.has(serviceId),
       });
-      entry.localAlias = new LocalAliasRunner(target, this.clock, read, report);
+      entry.localAlias = new LocalAliasRunner(target, self, this.clock, read, report);
       entry.runner = entry.localAlias;
       return;
     }
     // The check's own token, else the agent's default one, as anti-entropy writes it.
     const token = () => entry.token || this.o.tokens?.get("default") || "";
-    entry.runner = new RemoteAliasRunner(target, this.clock, this.o.catalogFetch, token, report);
+    entry.runner = new RemoteAliasRunner(target, self, this.clock, this.o.catalogFetch, token, report);
   }
 
   /** The agent's checks or services changed: aliases of its services look again. */
