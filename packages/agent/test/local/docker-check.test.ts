@@ -2,7 +2,7 @@
 // on this machine, so this is a real HTTP server speaking the engine's exec endpoints (create, start,
 // inspect) that runs each exec's command as a local process: the agent's client is exercised as it is.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -173,6 +173,25 @@ describe("Docker checks through the Docker Engine API", () => {
       "Captured 5 of 15 bytes\n...\nbbbbb",
     );
     await agent.req("PUT", "/v1/agent/check/deregister/docker-long");
+  });
+
+  it("success_before_passing: after a failure, passing only once that many runs in a row succeeded", async () => {
+    const flag = join(dir, "healthy");
+    await agent.req("PUT", "/v1/agent/check/register", {
+      Name: "docker-gated",
+      DockerContainerID: CONTAINER,
+      Args: ["/bin/sh", "-c", `test -e ${flag} || exit 2`],
+      Interval: "50ms",
+      Status: "passing",
+      success_before_passing: 3,
+    });
+    // The first (failed) run applies at once: Consul's counters start at their thresholds.
+    await waitFor(agent, "docker-gated", "critical");
+    const startsBefore = engine.log.starts.length;
+    writeFileSync(flag, "");
+    await waitFor(agent, "docker-gated", "passing");
+    expect(engine.log.starts.length - startsBefore).toBeGreaterThanOrEqual(3);
+    await agent.req("PUT", "/v1/agent/check/deregister/docker-gated");
   });
 
   it("is refused unless script checks are enabled, as Consul refuses it", async () => {
