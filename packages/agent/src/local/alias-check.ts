@@ -120,6 +120,8 @@ const BACKOFF_AFTER = 3;
 const MAX_BACKOFF_MS = 60_000;
 /** How long each blocking query waits for a change (Consul: a minute). */
 const WAIT = "60s";
+/** The pause after an answer whose index did not move. */
+const UNMOVED_PAUSE_MS = 1_000;
 
 /**
  * An alias of a service or node in the catalog (AliasNode set): a blocking query on the node's checks
@@ -155,11 +157,16 @@ export class RemoteAliasRunner implements CheckRunner {
         const answer = await this.get(`${path}?stale&index=${index}&wait=${WAIT}${this.nsParam()}`);
         const checks = (await answer.json()) as AliasedCheck[] | null;
         failures = 0;
+        const sent = index;
         // Index 1 at the least, so a query always blocks (no hot loop).
         const next = answer.headers.get("X-Consul-Index") ?? "1";
         index = next === "0" ? "1" : next;
         const exists = await this.serviceExists(checks ?? []);
         if (!this.stopped) this.report(aliasStatus(this.target, checks ?? [], () => exists, this.self));
+        // An answer that did not move past the index sent came without blocking (a store still catching
+        // up after a restart answers so) or at the end of the wait: pause before asking again. In-process
+        // the whole round trip is promises, and asking again at once would starve the event loop.
+        if (sent !== "0" && BigInt(index) <= BigInt(sent)) await this.sleep(UNMOVED_PAUSE_MS);
       } catch (err) {
         if (this.stopped) return;
         failures++;
@@ -193,22 +200,27 @@ export class RemoteAliasRunner implements CheckRunner {
   private async get(path: string): Promise<Response> {
     if (this.fetch === undefined) throw new Error("this agent has no catalog to ask");
     const token = this.token();
-    const signal = this.abort.signal;
+    // One controller per request: a Request made with a long-lived signal leaves a listener on it.
+    const controller = new AbortController();
     const request = new Request(`http://agent${path}`, {
-      signal,
+      signal: controller.signal,
       headers: token ? { "X-Consul-Token": token } : {},
     });
     // Not every path to a server honours the signal: stopping must not wait for a held query to end.
-    let onAbort = () => {};
-    const stopped = new Promise<never>((_resolve, reject) => {
-      onAbort = () => reject(new Error("alias check stopped"));
-      signal.addEventListener("abort", onAbort, { once: true });
+    const stopped = this.abort.signal;
+    let onStop = () => {};
+    const cancelled = new Promise<never>((_resolve, reject) => {
+      onStop = () => {
+        controller.abort();
+        reject(new Error("alias check stopped"));
+      };
+      stopped.addEventListener("abort", onStop, { once: true });
     });
     let answer: Response;
     try {
-      answer = await Promise.race([this.fetch(request), stopped]);
+      answer = await Promise.race([this.fetch(request), cancelled]);
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      stopped.removeEventListener("abort", onStop);
     }
     if (!answer.ok) throw new Error(`${answer.status} ${(await answer.text()).trim()}`);
     return answer;

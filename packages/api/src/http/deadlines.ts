@@ -12,7 +12,7 @@ export interface TimerHost {
 
 const nodeTimers: TimerHost = {
   now: () => performance.now(),
-  setTimer: (fire, delayMs) => setTimeout(fire, delayMs),
+  setTimer: (fire, delayMs) => setTimeout(fire, delayMs).unref(),
   clearTimer: (handle) => clearTimeout(handle as ReturnType<typeof setTimeout>),
 };
 
