@@ -123,7 +123,7 @@ describe("Docker checks through the Docker Engine API", () => {
     });
     expect((await waitFor(agent, "docker-warn", "warning"))?.Output).toBe("docker-warn says hi\n");
     expect((await waitFor(agent, "docker-fail", "critical"))?.Output).toBe("docker-fail says hi\n");
-    const create = engine.log.creates.find((c) => c.container === CONTAINER);
+    const create = engine.log.creates.find((c) => JSON.stringify(c.body.Cmd).includes("docker-ok"));
     expect(create?.body).toMatchObject({
       AttachStdout: true,
       AttachStderr: true,
