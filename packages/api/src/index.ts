@@ -16,6 +16,7 @@ export {
   parseCheckDefinition,
   parseServiceDefinition,
   type ServiceDefinition,
+  upgradeCheckDefinition,
 } from "./agent/definitions.js";
 export {
   type AgentMemberJson,

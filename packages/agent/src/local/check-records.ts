@@ -47,7 +47,16 @@ function definitionRecord(def: CheckDefinition): Record<string, unknown> {
   put("TLSServerName", def.TLSServerName, "");
   put("TLSSkipVerify", def.TLSSkipVerify, false);
   put("TCP", def.TCP, "");
+  put("UDP", def.UDP, "");
+  put("H2PING", def.H2PING, "");
+  put("H2PingUseTLS", def.H2PingUseTLS, false);
   if (def.ScriptArgs.length > 0) out.ScriptArgs = [...def.ScriptArgs];
+  put("DockerContainerID", def.DockerContainerID, "");
+  put("Shell", def.Shell, "");
+  put("GRPC", def.GRPC, "");
+  put("GRPCUseTLS", def.GRPCUseTLS, false);
+  put("AliasNode", def.AliasNode, "");
+  put("AliasService", def.AliasService, "");
   put("Interval", def.IntervalNs, 0);
   put("Timeout", def.TimeoutNs, 0);
   put("TTL", def.TtlNs, 0);

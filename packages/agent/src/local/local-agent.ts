@@ -5,9 +5,11 @@ import {
   type LocalCheck,
   type LocalService,
   type ServiceDefinition,
+  upgradeCheckDefinition,
 } from "@cairn/api";
 import type { HealthStatus } from "@cairn/fsm";
 import type { Logger } from "pino";
+import { type CatalogFetch, LocalAliasRunner, RemoteAliasRunner } from "./alias-check.js";
 import { AntiEntropy } from "./anti-entropy.js";
 import type { AgentCatalog } from "./catalog.js";
 import {
@@ -19,8 +21,9 @@ import {
 } from "./check-records.js";
 import { type Clock, systemClock } from "./clock.js";
 import { type ConfigDefinitions, type Configured, parseConfigDefinitions } from "./config-definitions.js";
+import { DEFAULT_DOCKER_HOST } from "./docker-probe.js";
 import { LocalPersistence } from "./persistence.js";
-import { httpProbe, type Probe, scriptProbe, tcpProbe } from "./probes.js";
+import { probeFor } from "./probe-for.js";
 import { type CheckRunner, IntervalRunner, StatusGate, TtlRunner } from "./runners.js";
 import type { LocalSnapshot, NodeIdentity, SyncTokens } from "./sync-plan.js";
 
@@ -48,6 +51,13 @@ export interface LocalAgentOptions {
   reapIntervalMs?: number;
   /** The agent's `agent` and `default` ACL tokens of the moment; none when absent. */
   tokens?: { get(name: "agent" | "default"): string };
+  /**
+   * Requests to the cluster's HTTP API (a client agent's go to a server): alias checks of another node's
+   * service hold blocking queries on the catalog with it. Without it they are critical.
+   */
+  catalogFetch?: CatalogFetch;
+  /** The Docker Engine API for Docker checks, as DOCKER_HOST gives it (Consul's default: the local socket). */
+  dockerHost?: string;
 }
 
 /** Where an entry came from: the HTTP API (persisted) or a configuration file (re-read on reload). */
@@ -67,6 +77,8 @@ interface CheckEntry {
   token: string;
   runner?: CheckRunner;
   ttl?: TtlRunner;
+  /** An alias of a service on this agent, told of every change to the agent's checks and services. */
+  localAlias?: LocalAliasRunner;
   /** When the check last became critical (for DeregisterCriticalServiceAfter). */
   criticalSince?: number;
   deregisterAfterMs: number;
@@ -145,7 +157,8 @@ export class LocalAgent {
     }
     for (const { Check, Definition, Token } of restored.checks) {
       if (Check.ServiceID && !this.services.has(Check.ServiceID)) continue;
-      this.addCheckEntry(Check, Definition, "api", Token);
+      const def = Definition === undefined ? undefined : upgradeCheckDefinition(Definition);
+      this.addCheckEntry(Check, def, "api", Token);
     }
     this.applyConfig(config);
   }
@@ -367,9 +380,12 @@ export class LocalAgent {
     }
   }
 
-  /** Consul refuses script checks unless enabled, for the API only with enable_script_checks. */
+  /**
+   * Consul refuses script checks unless enabled, for the API only with enable_script_checks; a Docker
+   * check runs a script too (in a container) and is refused alike.
+   */
   private vetCheck(def: CheckDefinition, source: Source): void {
-    if (def.Kind !== "script") return;
+    if (def.Kind !== "script" && def.Kind !== "docker") return;
     const allowed = this.o.enableScriptChecks || (source === "config" && this.o.enableLocalScriptChecks);
     if (!allowed) {
       throw new HttpError(
@@ -387,6 +403,7 @@ export class LocalAgent {
   private servicesMoved(): void {
     this.serviceChange.resolve();
     this.serviceChange = deferred();
+    this.aliasesLook();
   }
 
   private removeService(id: string): void {
@@ -405,6 +422,7 @@ export class LocalAgent {
     if (entry === undefined) return;
     stopRunners(entry);
     this.checks.delete(id);
+    this.aliasesLook();
     if (entry.source === "api") this.persistence.removeCheck(id);
   }
 
@@ -455,6 +473,7 @@ export class LocalAgent {
     };
     this.checks.set(check.CheckID, entry);
     if (def !== undefined) this.startRunner(entry, def, ttlLeftMs);
+    this.aliasesLook();
   }
 
   private startRunner(entry: CheckEntry, def: CheckDefinition, ttlLeftMs?: number): void {
@@ -464,6 +483,10 @@ export class LocalAgent {
       entry.ttl = new TtlRunner(this.clock, def.TtlNs / 1e6, expire, ttlLeftMs);
       return;
     }
+    if (def.Kind === "alias") {
+      this.startAlias(entry, def);
+      return;
+    }
     let intervalMs = def.IntervalNs / 1e6;
     const minimum = this.o.minCheckIntervalMs ?? 1_000;
     if (intervalMs < minimum) {
@@ -471,13 +494,15 @@ export class LocalAgent {
       intervalMs = minimum;
     }
     const timeoutMs = def.TimeoutNs > 0 ? def.TimeoutNs / 1e6 : DEFAULT_TIMEOUT_MS;
-    const probe: Probe =
-      def.Kind === "http"
-        ? httpProbe(def, timeoutMs)
-        : def.Kind === "tcp"
-          ? tcpProbe(def, timeoutMs)
-          : scriptProbe(def, timeoutMs);
-    const gate = new StatusGate(def.SuccessBeforePassing, def.FailuresBeforeCritical);
+    const probe = probeFor(def, timeoutMs, {
+      dockerHost: this.o.dockerHost ?? process.env.DOCKER_HOST ?? DEFAULT_DOCKER_HOST,
+    });
+    if (probe === undefined) return;
+    const gate = new StatusGate(
+      def.SuccessBeforePassing,
+      def.FailuresBeforeWarning,
+      def.FailuresBeforeCritical,
+    );
     entry.runner = new IntervalRunner(
       this.clock,
       intervalMs,
@@ -488,6 +513,35 @@ export class LocalAgent {
       },
       Math.floor(this.random() * intervalMs),
     );
+  }
+
+  /**
+   * An alias check, as Consul runs it: without AliasNode it follows the service on this agent; with one, the
+   * catalog's view of that node. It reports every result as it is (no thresholds, as in Consul).
+   */
+  private startAlias(entry: CheckEntry, def: CheckDefinition): void {
+    const id = def.CheckID;
+    const target = { node: def.AliasNode, serviceId: def.AliasService, namespace: entry.check.Namespace };
+    const self = { node: this.o.node.name, checkId: id };
+    const report = ({ status, output }: { status: HealthStatus; output: string }) =>
+      this.setStatus(id, status, output);
+    if (def.AliasNode === "") {
+      const read = () => ({
+        checks: this.listChecks(),
+        serviceExists: (serviceId: string) => this.services.has(serviceId),
+      });
+      entry.localAlias = new LocalAliasRunner(target, self, this.clock, read, report);
+      entry.runner = entry.localAlias;
+      return;
+    }
+    // The check's own token, else the agent's default one, as anti-entropy writes it.
+    const token = () => entry.token || this.o.tokens?.get("default") || "";
+    entry.runner = new RemoteAliasRunner(target, self, this.clock, this.o.catalogFetch, token, report);
+  }
+
+  /** The agent's checks or services changed: aliases of its services look again. */
+  private aliasesLook(): void {
+    for (const entry of this.checks.values()) entry.localAlias?.changed();
   }
 
   private deregisterAfterMs(def: CheckDefinition): number {
@@ -502,6 +556,7 @@ export class LocalAgent {
     const previous = entry.check.Status;
     if (previous === status && entry.check.Output === output) return;
     entry.check = { ...entry.check, Status: status, Output: output };
+    this.aliasesLook();
     if (status === "critical" && previous !== "critical") entry.criticalSince = this.clock.now();
     if (status !== "critical") entry.criticalSince = undefined;
     if (previous !== status) {

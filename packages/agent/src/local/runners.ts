@@ -80,27 +80,35 @@ export class TtlRunner implements CheckRunner {
 }
 
 /**
- * Consul's `success_before_passing` / `failures_before_critical`: a result that changes the status only
- * counts once that many of its kind came in a row. Pure: returns the result to apply, or undefined to keep
- * the current status.
+ * Consul's `success_before_passing`, `failures_before_warning` and `failures_before_critical` (its
+ * StatusHandler): a passing or warning result applies once that many non-failures came in a row; a failure
+ * turns the check critical after `failuresBeforeCritical` in a row, and warning (with the failure's output)
+ * after `failuresBeforeWarning`. The counters start at their thresholds, so the first result after
+ * registration always applies. Pure: returns the result to apply, or undefined to keep the current status.
  */
 export class StatusGate {
-  private successes = 0;
-  private failures = 0;
+  private successes: number;
+  private failures: number;
 
   constructor(
     private readonly successesNeeded: number,
-    private readonly failuresNeeded: number,
-  ) {}
+    private readonly failuresBeforeWarning: number,
+    private readonly failuresBeforeCritical: number,
+  ) {
+    this.successes = successesNeeded;
+    this.failures = failuresBeforeCritical;
+  }
 
   next(result: ProbeResult): ProbeResult | undefined {
-    if (result.status === "passing") {
+    if (result.status !== "critical") {
       this.failures = 0;
       this.successes++;
       return this.successes >= this.successesNeeded ? result : undefined;
     }
     this.successes = 0;
     this.failures++;
-    return this.failures >= this.failuresNeeded ? result : undefined;
+    if (this.failures >= this.failuresBeforeCritical) return result;
+    if (this.failures >= this.failuresBeforeWarning) return { status: "warning", output: result.output };
+    return undefined;
   }
 }

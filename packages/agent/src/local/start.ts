@@ -7,6 +7,7 @@ import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
 import { MetricsRegistry } from "../metrics/registry.js";
 import type { LogHub } from "../monitor/log-hub.js";
 import { AgentEndpoints } from "./agent-endpoints.js";
+import type { CatalogFetch } from "./alias-check.js";
 import { type AgentCatalog, storeCatalog } from "./catalog.js";
 import { systemClock } from "./clock.js";
 import { LocalAgent } from "./local-agent.js";
@@ -63,6 +64,8 @@ interface CommonStart {
   authorizer?: Authorizer;
   /** The role's part of `/v1/agent/self` (member record, Stats). */
   selfView?: SelfView;
+  /** The cluster's HTTP API as this agent reaches it (alias checks of other nodes query the catalog). */
+  catalogFetch?: CatalogFetch;
 }
 
 /**
@@ -127,6 +130,7 @@ function startAgent(
     dataDir: s.dataDir,
     enableScriptChecks: config.enableScriptChecks,
     enableLocalScriptChecks: config.enableLocalScriptChecks,
+    ...(s.catalogFetch ? { catalogFetch: s.catalogFetch } : {}),
   });
   local.start({ services: config.services, checks: config.checks });
   const endpoints = new AgentEndpoints({

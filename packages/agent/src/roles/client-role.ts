@@ -68,6 +68,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
       address: advertiseHost(config.bindAddr, config.advertiseAddr),
     },
     catalog: tunnelCatalog(pool, agentToken),
+    catalogFetch: (request) => pool.forward(request),
     coordinate: () => membership.localCoordinate(),
     dataDir: o.dataDir,
     logs: ctx.logs,

@@ -88,6 +88,11 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     reread: o.reread,
     onLeadership: (listener) => started.on("leadership", listener),
     selfView: serverSelfView(config, gossip.membership, () => started),
+    // The agent's own API app, once it exists (alias checks start querying only after registration).
+    catalogFetch: async (request) => {
+      if (fetch === undefined) throw new Error("agent is starting");
+      return fetch(request);
+    },
     ...(acl ? { authorizer: acl } : {}),
   });
   const runtime = local;

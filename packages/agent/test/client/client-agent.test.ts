@@ -137,6 +137,38 @@ describe("a client agent process", () => {
     );
   });
 
+  it("runs an alias check of a catalog service through blocking queries made via a server", async () => {
+    const register = (status: string) =>
+      http(
+        `${client.url}/v1/catalog/register`,
+        "PUT",
+        JSON.stringify({
+          Node: "ext",
+          Address: "10.1.1.1",
+          Service: { ID: "db", Service: "db" },
+          Check: { CheckID: "db-up", Name: "db up", Status: status, Output: status, ServiceID: "db" },
+        }),
+      );
+    expect((await register("passing")).status).toBe(200);
+    const alias = JSON.stringify({ Name: "ext-db", AliasNode: "ext", AliasService: "db" });
+    expect((await http(`${client.url}/v1/agent/check/register`, "PUT", alias)).status).toBe(200);
+    const aliasOutput = async () => {
+      const checks = JSON.parse((await http(`${client.url}/v1/agent/checks`)).text) as Record<
+        string,
+        { Status: string; Output: string }
+      >;
+      return checks["ext-db"];
+    };
+    await waitFor("the alias passing", async () =>
+      (await aliasOutput())?.Status === "passing" ? true : undefined,
+    );
+    expect((await register("critical")).status).toBe(200);
+    await waitFor("the alias following the catalog to critical", async () =>
+      (await aliasOutput())?.Output === 'Aliased check "db up" failing: critical' ? true : undefined,
+    );
+    expect((await http(`${client.url}/v1/agent/check/deregister/ext-db`, "PUT")).status).toBe(200);
+  });
+
   it("leaves the LAN pool gracefully on SIGTERM and exits 0", async () => {
     signal(client.process, "SIGTERM");
     expect(await client.process.exited).toBe(0);

@@ -124,9 +124,10 @@ describe("TCP checks against a real listener", () => {
       Name: "patient",
       TCP: `127.0.0.1:${port}`,
       Interval: "50ms",
-      Status: "passing",
       failures_before_critical: 1000,
     });
+    // As in Consul, the first result applies at once; the threshold counts from then on.
+    await eventually(async () => (await statusOf("patient")) === "passing", 5000, "patient passing");
     await close(listener);
     await new Promise((r) => setTimeout(r, 400));
     expect(await statusOf("patient")).toBe("passing");

@@ -103,7 +103,7 @@ describe("service registration", () => {
       [{ Port: 80 }, /^Missing service name$/],
       [{ Name: "x", Address: "0.0.0.0" }, /^Invalid service address$/],
       [{ Name: "x", Check: { HTTP: "http://127.0.0.1/", Interval: "often" } }, /invalid duration "often"/],
-      [{ Name: "x", Check: { HTTP: "http://127.0.0.1/" } }, /^Must provide TTL or ScriptArgs/],
+      [{ Name: "x", Check: { HTTP: "http://127.0.0.1/" } }, /^Invalid check: Interval must be > 0/],
       [{ Name: "x", Check: { TTL: "10s", Status: "sideways" } }, /^Status for checks must/],
       [{ Name: "x", Check: { Args: ["/bin/true"], Interval: "10s" } }, /^Scripts are disabled/],
       ["{not json", /^Request decode failed/],

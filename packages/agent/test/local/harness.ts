@@ -49,6 +49,8 @@ export async function startTestAgent(
   const logs = new LogHub("info", false, { write: () => true });
   const metrics = new MetricsRegistry({ prometheusRetentionMs: options.prometheusRetentionMs ?? 60_000 });
   const metered = meterBackend(backend, metrics);
+  // The API app below, once built: alias checks of catalog nodes query it as a server's agent does its own.
+  let appFetch: ((request: Request) => Response | Promise<Response>) | undefined;
   const local = new LocalAgent({
     node: NODE,
     catalog: (options.wrapCatalog ?? ((c) => c))(storeCatalog(metered)),
@@ -61,6 +63,10 @@ export async function startTestAgent(
     minCheckIntervalMs: 50,
     minDeregisterAfterMs: 100,
     reapIntervalMs: 50,
+    catalogFetch: async (request) => {
+      if (appFetch === undefined) throw new Error("agent is starting");
+      return appFetch(request);
+    },
     ...options,
   });
   local.start(options.config ?? { services: [], checks: [] });
@@ -96,6 +102,7 @@ export async function startTestAgent(
       aclEnabled: options.aclEnabled ?? false,
     }),
   );
+  appFetch = app.fetch;
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: meterFetch(app.fetch, metrics), port: 0, hostname: "127.0.0.1" }, () =>
       resolve(s),

@@ -72,18 +72,36 @@ describe("metrics registry", () => {
   });
 });
 
-describe("status gate (success_before_passing / failures_before_critical)", () => {
-  it("lets a status through only after enough results of its kind in a row", () => {
-    const gate = new StatusGate(2, 3);
-    const pass = { status: "passing" as const, output: "" };
-    const fail = { status: "critical" as const, output: "" };
-    expect(gate.next(pass)).toBeUndefined();
+describe("status gate (success_before_passing / failures_before_warning / failures_before_critical)", () => {
+  const pass = { status: "passing" as const, output: "ok" };
+  const warn = { status: "warning" as const, output: "slow" };
+  const fail = { status: "critical" as const, output: "down" };
+
+  it("applies the first result at once, then only after enough results of its kind in a row", () => {
+    const gate = new StatusGate(2, 3, 3);
     expect(gate.next(pass)).toBe(pass);
     expect(gate.next(fail)).toBeUndefined();
     expect(gate.next(fail)).toBeUndefined();
     expect(gate.next(pass)).toBeUndefined();
     expect(gate.next(fail)).toBeUndefined();
     expect(gate.next(fail)).toBeUndefined();
+    expect(gate.next(fail)).toBe(fail);
+    expect(gate.next(pass)).toBeUndefined();
+    expect(gate.next(pass)).toBe(pass);
+  });
+
+  it("counts a warning result as a success, as Consul does", () => {
+    const gate = new StatusGate(2, 1, 1);
+    expect(gate.next(fail)).toBe(fail);
+    expect(gate.next(warn)).toBeUndefined();
+    expect(gate.next(warn)).toBe(warn);
+  });
+
+  it("turns warning after failures_before_warning failures, critical after failures_before_critical", () => {
+    const gate = new StatusGate(1, 1, 3);
+    expect(gate.next(pass)).toBe(pass);
+    expect(gate.next(fail)).toEqual({ status: "warning", output: "down" });
+    expect(gate.next(fail)).toEqual({ status: "warning", output: "down" });
     expect(gate.next(fail)).toBe(fail);
   });
 });

@@ -2,6 +2,7 @@ import type { HealthStatus, ServiceAddress } from "@cairn/fsm";
 import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
 import { goBody } from "../json/canonical-keys.js";
+import { type CheckKind, CheckKindError, checkKind } from "./check-kind.js";
 import {
   type CheckDefinitionBody,
   checkDefinitionBody,
@@ -15,7 +16,7 @@ import {
  * configuration files, so both refuse the same things with the same one-line reasons.
  */
 
-export type CheckKind = "ttl" | "http" | "tcp" | "script";
+export type { CheckKind } from "./check-kind.js";
 
 export interface CheckDefinition {
   readonly CheckID: string;
@@ -33,6 +34,18 @@ export interface CheckDefinition {
   readonly TLSServerName: string;
   readonly TLSSkipVerify: boolean;
   readonly TCP: string;
+  readonly UDP: string;
+  /** `host:port[/service]`. */
+  readonly GRPC: string;
+  readonly GRPCUseTLS: boolean;
+  readonly H2PING: string;
+  /** Consul's default is true once H2PING is set. */
+  readonly H2PingUseTLS: boolean;
+  readonly DockerContainerID: string;
+  readonly Shell: string;
+  /** Empty with AliasService set: the service on this agent. */
+  readonly AliasNode: string;
+  readonly AliasService: string;
   readonly ScriptArgs: readonly string[];
   /** Durations in nanoseconds; 0 when not set. */
   readonly IntervalNs: number;
@@ -41,6 +54,8 @@ export interface CheckDefinition {
   readonly DeregisterCriticalServiceAfterNs: number;
   readonly SuccessBeforePassing: number;
   readonly FailuresBeforeCritical: number;
+  /** Already defaulted to FailuresBeforeCritical when not set, as Consul's agent does. */
+  readonly FailuresBeforeWarning: number;
   readonly OutputMaxSize: number;
 }
 
@@ -68,8 +83,6 @@ export class DefinitionError extends Error {
 
 const STATUSES: ReadonlySet<string> = new Set(["passing", "warning", "critical"]);
 const ANY_ADDRESS: ReadonlySet<string> = new Set(["0.0.0.0", "::", "[::]"]);
-const INVALID_CHECK =
-  "Must provide TTL or ScriptArgs/HTTP/TCP and Interval (Cairn does not run Docker, gRPC, H2PING or alias checks)";
 
 /** A service definition from an API body or a configuration block. */
 export function parseServiceDefinition(raw: unknown): ServiceDefinition {
@@ -103,7 +116,8 @@ function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
   if (weights !== undefined && (passing < 1 || warning < 0)) {
     throw new DefinitionError("Invalid Weights: Passing must be at least 1 and Warning at least 0");
   }
-  const bodies = [...(body.Check ? [body.Check] : []), ...(body.Checks ?? [])];
+  // As Consul, a `Check` with nothing in it is no check at all.
+  const bodies = [...(body.Check && !isEmpty(body.Check) ? [body.Check] : []), ...(body.Checks ?? [])];
   const checks = bodies.map((check, i) => {
     if (check.Status && !STATUSES.has(check.Status)) {
       throw new DefinitionError("Status for checks must 'passing', 'warning', 'critical'");
@@ -141,17 +155,14 @@ function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
 function toCheckDefinition(body: CheckDefinitionBody, checkId: string, serviceId: string): CheckDefinition {
   const status = body.Status ?? "";
   if (status !== "" && !STATUSES.has(status)) throw new DefinitionError("Bad check status");
-  const interval = body.Interval ?? 0;
-  const ttl = body.TTL ?? 0;
-  const args = body.ScriptArgs ?? [];
   let kind: CheckKind;
-  if (args.length > 0 && interval > 0) kind = "script";
-  else if (ttl > 0) kind = "ttl";
-  else if (body.HTTP && interval > 0) kind = "http";
-  else if (body.TCP && interval > 0) kind = "tcp";
-  else throw new DefinitionError(INVALID_CHECK);
-  if (interval < 0 || (body.Timeout ?? 0) < 0)
-    throw new DefinitionError("Interval and Timeout must not be negative");
+  try {
+    kind = checkKind(body);
+  } catch (err) {
+    if (err instanceof CheckKindError) throw new DefinitionError(`Invalid check: ${err.message}`);
+    throw err;
+  }
+  const failuresBeforeCritical = Math.max(0, body.FailuresBeforeCritical ?? 0);
   return {
     CheckID: checkId,
     Name: body.Name ?? "",
@@ -166,15 +177,58 @@ function toCheckDefinition(body: CheckDefinitionBody, checkId: string, serviceId
     TLSServerName: body.TLSServerName ?? "",
     TLSSkipVerify: body.TLSSkipVerify ?? false,
     TCP: body.TCP ?? "",
-    ScriptArgs: args,
-    IntervalNs: interval,
+    UDP: body.UDP ?? "",
+    GRPC: body.GRPC ?? "",
+    GRPCUseTLS: body.GRPCUseTLS ?? false,
+    H2PING: body.H2PING ?? "",
+    H2PingUseTLS: body.H2PING ? (body.H2PingUseTLS ?? true) : false,
+    DockerContainerID: body.DockerContainerID ?? "",
+    Shell: body.Shell ?? "",
+    AliasNode: body.AliasNode ?? "",
+    AliasService: body.AliasService ?? "",
+    ScriptArgs: body.ScriptArgs ?? [],
+    IntervalNs: body.Interval ?? 0,
     TimeoutNs: body.Timeout ?? 0,
-    TtlNs: ttl,
+    TtlNs: body.TTL ?? 0,
     DeregisterCriticalServiceAfterNs: Math.max(0, body.DeregisterCriticalServiceAfter ?? 0),
     SuccessBeforePassing: Math.max(0, body.SuccessBeforePassing ?? 0),
-    FailuresBeforeCritical: Math.max(0, body.FailuresBeforeCritical ?? 0),
+    FailuresBeforeCritical: failuresBeforeCritical,
+    FailuresBeforeWarning: Math.max(0, body.FailuresBeforeWarning ?? 0) || failuresBeforeCritical,
     OutputMaxSize: Math.max(0, body.OutputMaxSize ?? 0),
   };
+}
+
+/**
+ * A definition persisted by an older Cairn, with the fields added since at their zero values (and
+ * FailuresBeforeWarning at FailuresBeforeCritical, as when parsed).
+ */
+export function upgradeCheckDefinition(stored: CheckDefinition): CheckDefinition {
+  const zero = {
+    UDP: "",
+    GRPC: "",
+    GRPCUseTLS: false,
+    H2PING: "",
+    H2PingUseTLS: false,
+    DockerContainerID: "",
+    Shell: "",
+    AliasNode: "",
+    AliasService: "",
+    FailuresBeforeWarning: stored.FailuresBeforeCritical,
+  };
+  return { ...zero, ...stored };
+}
+
+/** A decoded body with no field set to anything but a zero value (Go's CheckType.Empty). */
+function isEmpty(body: Readonly<Record<string, unknown>>): boolean {
+  return Object.values(body).every(
+    (v) =>
+      v === undefined ||
+      v === null ||
+      v === "" ||
+      v === 0 ||
+      v === false ||
+      (typeof v === "object" && Object.keys(v).length === 0),
+  );
 }
 
 /** Fields whose keys are the user's (map keys), never field names to fold. */

@@ -55,7 +55,7 @@ describe("service definitions", () => {
     [{ Port: 1 }, "Missing service name"],
     [{ Name: "a", Address: "::" }, "Invalid service address"],
     [{ Name: "a", Weights: { Passing: 0, Warning: 1 } }, "Invalid Weights"],
-    [{ Name: "a", Check: { TCP: "x:1" } }, "Must provide TTL"],
+    [{ Name: "a", Check: { TCP: "x:1" } }, "Invalid check: Interval must be > 0"],
     [{ Name: "a", Check: { TTL: "soon" } }, 'invalid duration "soon"'],
     [{ Name: "a", Port: "eighty" }, "Request decode failed: Port"],
   ])("refuses %j", (body, reason) => {
@@ -78,5 +78,87 @@ describe("check definitions", () => {
   it("refuses a check without a name or with an unknown status", () => {
     expect(() => parseCheckDefinition({ TTL: "1s" })).toThrow("Missing check name");
     expect(() => parseCheckDefinition({ Name: "n", TTL: "1s", Status: "ok" })).toThrow("Bad check status");
+  });
+});
+
+describe("check kinds beyond HTTP, TCP, TTL and script", () => {
+  it("reads gRPC, H2PING, UDP, Docker and alias checks with Consul's Type names and fields", () => {
+    expect(
+      parseCheckDefinition({ Name: "g", GRPC: "127.0.0.1:9000/api", grpc_use_tls: true, Interval: "5s" }),
+    ).toMatchObject({ Kind: "grpc", GRPC: "127.0.0.1:9000/api", GRPCUseTLS: true });
+    expect(parseCheckDefinition({ Name: "h", H2PING: "localhost:8443", Interval: "5s" })).toMatchObject({
+      Kind: "h2ping",
+      H2PingUseTLS: true,
+    });
+    expect(
+      parseCheckDefinition({ Name: "h", H2PING: "localhost:8080", h2ping_use_tls: false, Interval: "5s" }),
+    ).toMatchObject({ Kind: "h2ping", H2PingUseTLS: false });
+    expect(parseCheckDefinition({ Name: "u", UDP: "10.0.0.1:53", Interval: "5s" }).Kind).toBe("udp");
+    expect(
+      parseCheckDefinition({
+        Name: "d",
+        docker_container_id: "f972c95ebf0e",
+        Shell: "/bin/bash",
+        Args: ["/bin/check"],
+        Interval: "5s",
+      }),
+    ).toMatchObject({ Kind: "docker", DockerContainerID: "f972c95ebf0e", Shell: "/bin/bash" });
+    expect(parseCheckDefinition({ Name: "a", alias_service: "web" })).toMatchObject({
+      Kind: "alias",
+      AliasService: "web",
+      AliasNode: "",
+    });
+    expect(parseCheckDefinition({ Name: "a", AliasNode: "n2" }).Kind).toBe("alias");
+  });
+
+  it("defaults FailuresBeforeWarning to FailuresBeforeCritical", () => {
+    const def = parseCheckDefinition({ Name: "t", TCP: "h:1", Interval: "1s", FailuresBeforeCritical: 3 });
+    expect(def).toMatchObject({ FailuresBeforeCritical: 3, FailuresBeforeWarning: 3 });
+    const warned = parseCheckDefinition({
+      Name: "t",
+      TCP: "h:1",
+      Interval: "1s",
+      failures_before_critical: 3,
+      failures_before_warning: 1,
+    });
+    expect(warned).toMatchObject({ FailuresBeforeCritical: 3, FailuresBeforeWarning: 1 });
+  });
+
+  it("ignores an empty Check in a service definition, as Consul does", () => {
+    expect(parseServiceDefinition({ Name: "web", Check: {} }).Checks).toEqual([]);
+  });
+
+  it.each([
+    [
+      { GRPC: "127.0.0.1:9000", HTTP: "http://x/", Interval: "1s" },
+      "Only one of HTTP, TCP, UDP, GRPC, H2PING or ScriptArgs may be set; got HTTP and GRPC",
+    ],
+    [
+      { UDP: "h:1", TCP: "h:2", Interval: "1s" },
+      "Only one of HTTP, TCP, UDP, GRPC, H2PING or ScriptArgs may be set; got TCP and UDP",
+    ],
+    [
+      { GRPC: "127.0.0.1:9000" },
+      "Interval must be > 0 for Script, HTTP, H2PING, TCP, UDP or GRPC checks (GRPC is set)",
+    ],
+    [{ H2PING: "h:1", TTL: "10s", Interval: "1s" }, "Interval and TTL cannot both be specified"],
+    [
+      { AliasService: "web", HTTP: "http://x/", Interval: "1s" },
+      "Interval cannot be set for Alias checks (HTTP is set)",
+    ],
+    [{ AliasService: "web", TTL: "10s" }, "TTL must be not be set for Alias checks"],
+    [{ DockerContainerID: "abc", Interval: "1s" }, "DockerContainerID needs ScriptArgs"],
+    [{ UDP: "nohost", Interval: "1s" }, 'UDP must be host:port, not "nohost"'],
+    [{ H2PING: "h:99999", Interval: "1s" }, 'H2PING must be host:port, not "h:99999"'],
+    [{ GRPC: "h/svc", Interval: "1s" }, 'GRPC must be host:port or host:port/service, not "h/svc"'],
+    [
+      { TCP: "h:1", Interval: "1s", FailuresBeforeWarning: 3, FailuresBeforeCritical: 2 },
+      "FailuresBeforeWarning can't be higher than FailuresBeforeCritical",
+    ],
+    [{ Notes: "nothing to run" }, "TTL must be > 0 for TTL checks"],
+  ])("refuses %j naming what is wrong", (check, reason) => {
+    expect(() => parseCheckDefinition({ Name: "c", ...check })).toThrow(DefinitionError);
+    expect(() => parseCheckDefinition({ Name: "c", ...check })).toThrow(`Invalid check: ${reason}`);
+    expect(() => parseServiceDefinition({ Name: "s", Check: check })).toThrow(`Invalid check: ${reason}`);
   });
 });
