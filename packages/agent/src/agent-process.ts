@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { AgentConfig } from "./config/index.js";
+import { type DnsBackend, startDns } from "./dns-listeners.js";
 import { HttpListeners } from "./http-listener.js";
 import type { Fetch } from "./metrics/instrument.js";
 import { LogHub } from "./monitor/log-hub.js";
@@ -22,6 +23,8 @@ export interface RoleContext {
 /** A started role: the HTTP API it serves, and what can end it. */
 export interface AgentRole {
   fetch: Fetch;
+  /** What the DNS interface answers from. */
+  dns: DnsBackend;
   /** Resolves when the role cannot go on (a server whose Raft failed). */
   fatal?: Promise<Error>;
   /** SIGHUP: reloads what the configuration may change at run time. */
@@ -60,6 +63,7 @@ export async function runAgentProcess(
   );
   const steps: ((signal: NodeJS.Signals | undefined) => Promise<void> | void)[] = [];
   let http: HttpListeners | undefined;
+  let dns: Awaited<ReturnType<typeof startDns>>;
   let signal: NodeJS.Signals | undefined;
   let code = 0;
   try {
@@ -77,6 +81,7 @@ export async function runAgentProcess(
     });
     if (config.ports.http >= 0)
       http = await HttpListeners.start(role.fetch, config.addresses.http, config.ports.http);
+    dns = await startDns(config, role.dns, log);
     role.announce(http?.addresses() ?? []);
     const outcome = await Promise.race([signals.received, left, role.fatal ?? new Promise<never>(() => {})]);
     if (outcome instanceof Error) code = 1;
@@ -90,6 +95,7 @@ export async function runAgentProcess(
     code = 1;
   } finally {
     await http?.close();
+    await dns?.close();
     for (const step of steps.reverse()) {
       try {
         await step(signal);

@@ -200,6 +200,7 @@ export function buildAgentConfig(
       nodeTtlMs: dns.node_ttl ?? 0,
       serviceTtlMs: dns.service_ttl ?? {},
       udpAnswerLimit: dns.udp_answer_limit ?? 3,
+      aRecordLimit: dns.a_record_limit ?? 0,
       onlyPassing: dns.only_passing ?? false,
       enableTruncate: dns.enable_truncate ?? false,
       recursorTimeoutMs: dns.recursor_timeout ?? 2_000,

@@ -128,6 +128,7 @@ export const configSourceSchema = z.strictObject({
       })
       .optional(),
     udp_answer_limit: positive,
+    a_record_limit: count,
     only_passing: booleanField,
     enable_truncate: booleanField,
     recursor_timeout: durationField,

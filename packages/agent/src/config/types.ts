@@ -128,6 +128,8 @@ export interface DnsSettings {
   /** Per service name (`*` for all), as Consul's `service_ttl`. */
   readonly serviceTtlMs: Readonly<Record<string, number>>;
   readonly udpAnswerLimit: number;
+  /** At most this many A/AAAA records in any answer; 0: no limit. */
+  readonly aRecordLimit: number;
   readonly onlyPassing: boolean;
   readonly enableTruncate: boolean;
   readonly recursorTimeoutMs: number;

@@ -93,6 +93,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   });
   return {
     fetch: local.meterFetch(fetch),
+    dns: { fetch, metrics: local.metrics },
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>
       log.info(

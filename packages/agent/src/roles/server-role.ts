@@ -109,6 +109,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   fetch = app.fetch;
   return {
     fetch: local.meterFetch(app.fetch),
+    dns: { fetch: app.fetch, metrics: local.metrics },
     fatal,
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>
