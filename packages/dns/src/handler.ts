@@ -36,6 +36,7 @@ const DEFAULT_UDP_SIZE = 512;
 /** Larger EDNS buffers are honoured up to this (Consul's bound: 65535 less IP and UDP headers). */
 const MAX_UDP_SIZE = 65_475;
 const MAX_UDP_ANSWER_LIMIT = 8;
+const HEADER_SIZE = 12;
 const RCODES: Record<Rcode, number> = {
   NOERROR: 0,
   FORMERR: 1,
@@ -203,25 +204,29 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     answers = answers.slice(0, limit);
     truncated = o.enableTruncate;
   }
-  const size = (n: number, extra: Answer[]) =>
-    packet.encodingLength(build(answers.slice(0, n), extra, false));
-  let extra = keepReferenced(answers, additionals);
-  if (size(answers.length, extra) <= maxSize) return packet.encode(build(answers, extra, truncated));
-  // Additional records are a courtesy: they go first, without TC (RFC 2181 9).
-  if (size(answers.length, []) <= maxSize) {
-    while (extra.length > 0 && size(answers.length, extra) > maxSize) extra = extra.slice(0, -1);
-    return packet.encode(build(answers, extra, truncated));
+  // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
+  const recordSize = (r: Answer) => packet.encodingLength({ answers: [r] }) - HEADER_SIZE;
+  const base = packet.encodingLength(build([], [], false));
+  if (base + [...answers, ...keepReferenced(answers, additionals)].reduce((n, r) => n + recordSize(r), 0) <= maxSize) {
+    return packet.encode(build(answers, keepReferenced(answers, additionals), truncated));
   }
-  // The most answers that fit, found by bisection.
-  let lo = 0;
-  let hi = answers.length;
-  while (lo < hi) {
-    const mid = Math.ceil((lo + hi) / 2);
-    if (size(mid, []) <= maxSize) lo = mid;
-    else hi = mid - 1;
+  let used = base;
+  let fit = 0;
+  for (const r of answers) {
+    const n = recordSize(r);
+    if (used + n > maxSize) break;
+    used += n;
+    fit++;
   }
-  answers = answers.slice(0, lo);
-  extra = keepReferenced(answers, additionals);
-  while (extra.length > 0 && size(lo, extra) > maxSize) extra = extra.slice(0, -1);
-  return packet.encode(build(answers, extra, true));
+  if (fit < answers.length) truncated = true;
+  answers = answers.slice(0, fit);
+  // Additional records are a courtesy: those that do not fit are left out without TC (RFC 2181 9).
+  const extra: Answer[] = [];
+  for (const r of keepReferenced(answers, additionals)) {
+    const n = recordSize(r);
+    if (used + n > maxSize) break;
+    used += n;
+    extra.push(r);
+  }
+  return packet.encode(build(answers, extra, truncated));
 }

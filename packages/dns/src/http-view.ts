@@ -28,10 +28,21 @@ interface HealthEntryJson {
  */
 export function httpView(o: HttpViewOptions): StateView {
   const consistency = o.allowStale ? `stale&max_stale=${Math.max(1, Math.floor(o.maxStaleMs))}ms` : "";
-  const get = async (path: string, headers: Record<string, string> = {}): Promise<unknown> => {
+  // With stale reads allowed, questions arriving while the same read is in flight share it: under load,
+  // one read answers a burst of identical questions, and none of them is staler than allow_stale permits.
+  const inFlight = new Map<string, Promise<unknown>>();
+  const get = (path: string): Promise<unknown> => {
+    if (!o.allowStale) return read(path);
+    const pending = inFlight.get(path);
+    if (pending) return pending;
+    const started = read(path).finally(() => inFlight.delete(path));
+    inFlight.set(path, started);
+    return started;
+  };
+  const read = async (path: string): Promise<unknown> => {
     const sep = path.includes("?") ? "&" : "?";
     const url = `http://dns.internal${path}${consistency ? sep + consistency : ""}`;
-    const response = await o.fetch(new Request(url, { headers }));
+    const response = await o.fetch(new Request(url));
     const contact = Number(response.headers.get("x-consul-lastcontact") ?? "0");
     if (o.allowStale && o.onStaleRead) o.onStaleRead(contact);
     if (response.status === 404 || response.status === 403) {
