@@ -30,6 +30,8 @@ export async function startDns(
     fetch: backend.fetch,
     allowStale: d.allowStale,
     maxStaleMs: d.maxStaleMs,
+    // Consul's cache refreshes in the background with blocking queries; Cairn's reuses a read for a bounded time.
+    cacheMaxAgeMs: d.useCache ? d.cacheMaxAgeMs || 1_000 : 0,
     onStaleRead: (ms) => {
       if (ms > STALE_COUNTER_THRESHOLD_MS) backend.metrics.incrCounter("consul.dns.stale_queries");
     },

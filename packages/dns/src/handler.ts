@@ -207,7 +207,10 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
   // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
   const recordSize = (r: Answer) => packet.encodingLength({ answers: [r] }) - HEADER_SIZE;
   const base = packet.encodingLength(build([], [], false));
-  if (base + [...answers, ...keepReferenced(answers, additionals)].reduce((n, r) => n + recordSize(r), 0) <= maxSize) {
+  if (
+    base + [...answers, ...keepReferenced(answers, additionals)].reduce((n, r) => n + recordSize(r), 0) <=
+    maxSize
+  ) {
     return packet.encode(build(answers, keepReferenced(answers, additionals), truncated));
   }
   let used = base;

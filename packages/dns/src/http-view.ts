@@ -8,6 +8,9 @@ export interface HttpViewOptions {
   /** `dns_config.allow_stale`: reads go to any server (`?stale`), bounded by `maxStaleMs`. */
   allowStale: boolean;
   maxStaleMs: number;
+  /** `dns_config.use_cache`: a read is reused this long (0: never). */
+  cacheMaxAgeMs?: number;
+  now?: () => number;
   /** Called with X-Consul-LastContact (ms) of each stale read, for the stale-query metric. */
   onStaleRead?: (lastContactMs: number) => void;
 }
@@ -31,7 +34,20 @@ export function httpView(o: HttpViewOptions): StateView {
   // With stale reads allowed, questions arriving while the same read is in flight share it: under load,
   // one read answers a burst of identical questions, and none of them is staler than allow_stale permits.
   const inFlight = new Map<string, Promise<unknown>>();
-  const get = (path: string): Promise<unknown> => {
+  const cache = new Map<string, { at: number; value: unknown }>();
+  const now = o.now ?? Date.now;
+  const maxAge = o.cacheMaxAgeMs ?? 0;
+  const get = async (path: string): Promise<unknown> => {
+    if (maxAge <= 0) return shared(path);
+    const hit = cache.get(path);
+    if (hit && now() - hit.at < maxAge) return hit.value;
+    const value = await shared(path);
+    // Bounded: a flood of distinct names must not grow the agent without limit.
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(path, { at: now(), value });
+    return value;
+  };
+  const shared = (path: string): Promise<unknown> => {
     if (!o.allowStale) return read(path);
     const pending = inFlight.get(path);
     if (pending) return pending;
@@ -122,6 +138,8 @@ function toInstance(e: HealthEntryJson): Instance {
     checks,
   };
 }
+
+const MAX_CACHED = 10_000;
 
 /** The query's DNS.TTL; a TTL that does not parse is ignored, as the agent's own setting then applies. */
 function ttlOf(text: string): number | undefined {

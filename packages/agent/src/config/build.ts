@@ -201,6 +201,8 @@ export function buildAgentConfig(
       serviceTtlMs: dns.service_ttl ?? {},
       udpAnswerLimit: dns.udp_answer_limit ?? 3,
       aRecordLimit: dns.a_record_limit ?? 0,
+      useCache: dns.use_cache ?? false,
+      cacheMaxAgeMs: dns.cache_max_age ?? 0,
       onlyPassing: dns.only_passing ?? false,
       enableTruncate: dns.enable_truncate ?? false,
       recursorTimeoutMs: dns.recursor_timeout ?? 2_000,
