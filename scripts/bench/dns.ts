@@ -1,4 +1,4 @@
-// DNS benchmark (not a test). One Cairn server agent answering `web.service.consul` (100 healthy instances)
+// DNS benchmark (not a test). A Cairn server agent (and a second one with dns_config.use_cache) answering `web.service.consul` (100 healthy instances)
 // on its DNS port, and dnsmasq (Debian) answering the same A and SRV records from a hosts file and srv-host
 // lines, the floor any DNS server should reach, measured in the same run, taking turns:
 //   saturation   dnsperf (Debian) with EDNS (so every answer carries all 100 records on both servers),
@@ -70,17 +70,23 @@ async function ensureTools(): Promise<void> {
   );
 }
 
-async function startCairn(dir: string): Promise<{ agent: AgentProcess; dns: number }> {
+async function startCairn(
+  dir: string,
+  name: string,
+  hcl: string,
+): Promise<{ agent: AgentProcess; dns: number }> {
   const [httpPort, rpc, lan, dns] = await freePorts(4);
   const agent = spawnAgent({
-    name: "s1",
+    name,
     ports: { http: httpPort!, server: rpc!, serfLan: lan! },
     flags: [
-      ...serverFlags({ name: "s1", dataDir: join(dir, "s1"), bootstrapExpect: 1, logLevel: "warn" }),
+      ...serverFlags({ name, dataDir: join(dir, name), bootstrapExpect: 1, logLevel: "warn" }),
       "-dns-port",
       String(dns),
+      "-hcl",
+      hcl,
     ],
-    logFile: join(dir, "s1.log"),
+    logFile: join(dir, `${name}.log`),
   });
   await waitFor(
     "a leader",
@@ -207,11 +213,13 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "cairn-dns-bench-"));
   await mkdir(join(dir, "s1"), { recursive: true });
   try {
-    log(`starting a Cairn server with ${instances} instances of web, and dnsmasq`);
-    const cairn = await startCairn(dir);
+    log(`starting two Cairn servers (default, use_cache) with ${instances} instances of web, and dnsmasq`);
+    const cairn = await startCairn(dir, "s1", "dns_config { use_cache = false }");
+    const cached = await startCairn(dir, "s2", "dns_config { use_cache = true }");
     const dnsmasq = await startDnsmasq(dir);
     const servers = [
       { label: "Cairn", port: cairn.dns, pid: cairn.agent.process.pid },
+      { label: "Cairn use_cache", port: cached.dns, pid: cached.agent.process.pid },
       { label: "dnsmasq", port: dnsmasq.port, pid: dnsmasq.process.pid },
     ];
     for (const type of ["A", "SRV"] as const) {
@@ -223,10 +231,10 @@ async function main(): Promise<void> {
     const rows: string[][] = [];
     const summary: Record<string, { qps: number; p99: number }> = {};
     for (const type of ["A", "SRV"] as const) {
-      const qps: Record<string, number[]> = { Cairn: [], dnsmasq: [] };
-      const cpu: Record<string, number[]> = { Cairn: [], dnsmasq: [] };
+      const qps: Record<string, number[]> = Object.fromEntries(servers.map((x) => [x.label, []]));
+      const cpu: Record<string, number[]> = Object.fromEntries(servers.map((x) => [x.label, []]));
       for (let round = 0; round < rounds; round++) {
-        // Taking turns, the order flipping each round, so drifting load on the machine hits both.
+        // Taking turns, the order flipping each round, so drifting load on the machine hits all.
         for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
           const before = cpuSeconds(s.pid);
           const rate = await saturation(s.port, type, dir);
@@ -257,8 +265,8 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `DNS, ${instances} healthy instances, EDNS answers with every record, one Cairn server vs dnsmasq ${
-        (await run("dnsmasq", ["--version"], 5_000)).split("\n")[0]?.replace("Dnsmasq version ", "") ?? ""
+      `DNS, ${instances} healthy instances, EDNS answers with every record, Cairn server agents vs dnsmasq ${
+        /Dnsmasq version (\S+)/.exec(await run("dnsmasq", ["--version"], 5_000))?.[1] ?? ""
       } (same run, turns alternating, ${rounds} rounds of ${seconds} s; median saturation):\n`,
     );
     console.log(
@@ -277,11 +285,13 @@ async function main(): Promise<void> {
       ),
     );
     for (const type of ["A", "SRV"]) {
-      const c = summary[`Cairn ${type}`]!;
       const d = summary[`dnsmasq ${type}`]!;
-      console.log(
-        `\n${type}: Cairn/dnsmasq throughput ${formatRatio(c.qps, d.qps)} (goal ≥ 0.5×), Cairn p99 at half saturation ${formatMs(c.p99)} ms (goal < 5 ms)`,
-      );
+      for (const label of ["Cairn", "Cairn use_cache"]) {
+        const c = summary[`${label} ${type}`]!;
+        console.log(
+          `\n${type}, ${label}: throughput ${formatRatio(c.qps, d.qps)} dnsmasq's (goal ≥ 0.5×), p99 at half saturation ${formatMs(c.p99)} ms (goal < 5 ms)`,
+        );
+      }
     }
   } finally {
     await stopAll();

@@ -37,11 +37,12 @@ export function httpView(o: HttpViewOptions): StateView {
   const cache = new Map<string, { at: number; value: unknown }>();
   const now = o.now ?? Date.now;
   const maxAge = o.cacheMaxAgeMs ?? 0;
-  const get = async (path: string): Promise<unknown> => {
-    if (maxAge <= 0) return shared(path);
+  // The cache keeps what a read was shaped into, so a cached answer costs no JSON decoding or mapping.
+  const get = async <T>(path: string, shape: (body: unknown) => T): Promise<T> => {
+    if (maxAge <= 0) return shape(await shared(path));
     const hit = cache.get(path);
-    if (hit && now() - hit.at < maxAge) return hit.value;
-    const value = await shared(path);
+    if (hit && now() - hit.at < maxAge) return hit.value as T;
+    const value = shape(await shared(path));
     // Bounded: a flood of distinct names must not grow the agent without limit.
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(path, { at: now(), value });
@@ -71,22 +72,25 @@ export function httpView(o: HttpViewOptions): StateView {
   return {
     async instances(service, tag) {
       const q = tag === undefined ? "" : `?tag=${encodeURIComponent(tag)}`;
-      const body = (await get(`/v1/health/service/${encodeURIComponent(service)}${q}`)) as
-        | HealthEntryJson[]
-        | undefined;
-      return (body ?? []).map(toInstance);
+      return get(`/v1/health/service/${encodeURIComponent(service)}${q}`, (body) =>
+        ((body as HealthEntryJson[] | undefined) ?? []).map(toInstance),
+      );
     },
     async node(name) {
-      const body = (await get(`/v1/catalog/node/${encodeURIComponent(name)}`)) as {
-        Node?: HealthEntryJson["Node"];
-      } | null;
-      if (!body?.Node) return undefined;
-      const checks = (await get(`/v1/health/node/${encodeURIComponent(name)}`)) as HealthEntryJson["Checks"];
-      return { node: toNode(body.Node), checks: (checks ?? []).map(toCheck) };
+      const found = await get(`/v1/catalog/node/${encodeURIComponent(name)}`, (body) => {
+        const n = (body as { Node?: HealthEntryJson["Node"] } | null | undefined)?.Node;
+        return n ? toNode(n) : undefined;
+      });
+      if (!found) return undefined;
+      const checks = await get(`/v1/health/node/${encodeURIComponent(name)}`, (body) =>
+        ((body as HealthEntryJson["Checks"]) ?? []).map(toCheck),
+      );
+      return { node: found, checks };
     },
     async nodes() {
-      const body = (await get("/v1/catalog/nodes")) as HealthEntryJson["Node"][] | undefined;
-      return (body ?? []).map(toNode);
+      return get("/v1/catalog/nodes", (body) =>
+        ((body as HealthEntryJson["Node"][] | undefined) ?? []).map(toNode),
+      );
     },
     async query(idOrName, source) {
       // Prepared queries choose their own consistency; `_ip` is the DNS asker, passed as HTTP passes a proxy's.

@@ -176,7 +176,19 @@ describe("bad input", () => {
     expect(decoded.rcode).toBe("FORMERR");
   });
 
-  it("answers NXDOMAIN for names with over-long labels", async () => {
+  it("answers FORMERR for a label over 63 bytes or a name over 255, NXDOMAIN for long valid ones", async () => {
+    const header = Buffer.from([0, 9, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0]);
+    const tail = Buffer.from([0, 0, 1, 0, 1]);
+    const longLabel = Buffer.concat([header, Buffer.from([64]), Buffer.alloc(64, 0x61), tail]);
+    const longName = Buffer.concat([
+      header,
+      ...Array.from({ length: 5 }, () => Buffer.concat([Buffer.from([63]), Buffer.alloc(63, 0x62)])),
+      tail,
+    ]);
+    for (const q of [longLabel, longName]) {
+      const decoded = packet.decode((await send(q)) as Buffer) as packet.DecodedPacket & { rcode: string };
+      expect(decoded.rcode).toBe("FORMERR");
+    }
     const r = await dig(plain.port, `${"a".repeat(63)}.${"b".repeat(63)}.service.consul`);
     expect(r.status).toBe("NXDOMAIN");
   });
