@@ -1,7 +1,9 @@
 // A real server agent and a client agent joined to it, both serving DNS, asked with `dig` and Node's
 // dns.promises.Resolver: every name form, tag filtering, passing/warning/critical and maintenance, SRV
 // targets that resolve, TTLs from the configuration and from a prepared query, reverse lookups, metrics.
+import dgram from "node:dgram";
 import { Resolver } from "node:dns/promises";
+import * as packet from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type AgentProcess,
@@ -20,6 +22,8 @@ let client: AgentProcess;
 let serverDns: number;
 let clientDns: number;
 let queryId: string;
+/** A small upstream for the server's -recursor: every question gets 192.0.2.9. */
+const upstream = dgram.createSocket("udp4");
 
 const put = async (agent: AgentProcess, path: string, body: unknown) => {
   const r = await http(`${agent.url}${path}`, "PUT", JSON.stringify(body));
@@ -55,6 +59,21 @@ const register = (
   });
 
 beforeAll(async () => {
+  upstream.on("message", (msg, peer) => {
+    const q = packet.decode(msg);
+    const answers = (q.questions ?? []).map((x) => ({
+      name: x.name,
+      type: "A" as const,
+      ttl: 60,
+      data: "192.0.2.9",
+    }));
+    upstream.send(
+      packet.encode({ type: "response", id: q.id ?? 0, questions: q.questions ?? [], answers }),
+      peer.port,
+      peer.address,
+    );
+  });
+  await new Promise<void>((resolve) => upstream.bind(0, "127.0.0.1", () => resolve()));
   const [http1, rpc1, lan1, dns1, http2, rpc2, lan2, dns2] = await freePorts(8);
   serverDns = dns1!;
   clientDns = dns2!;
@@ -66,6 +85,8 @@ beforeAll(async () => {
       ...serverFlags({ name: "s1", dataDir: scratch.path("s1"), bootstrapExpect: 1 }),
       "-dns-port",
       String(serverDns),
+      "-recursor",
+      `127.0.0.1:${upstream.address().port}`,
       "-hcl",
       ttls,
     ],
@@ -123,6 +144,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  upstream.close();
   await scratch.dispose();
 });
 
@@ -206,7 +228,6 @@ describe("nodes, domain records and reverse lookups", () => {
   it("answers PTR for a known node's address", async () => {
     const r = await dig(serverDns, "-x", "10.0.1.1");
     expect(r.answer.map((x) => x.data)).toEqual(["web-1.node.dc1.consul."]);
-    expect((await dig(serverDns, "-x", "10.200.0.1")).status).toBe("NXDOMAIN");
   });
 });
 
@@ -266,6 +287,17 @@ describe("a client agent", () => {
       60_000,
     );
     expect(r.status).toBe("NOERROR");
+  });
+});
+
+describe("recursors", () => {
+  it("forwards names outside the domain to -recursor; a client agent without recursors refuses them", async () => {
+    const r = await dig(serverDns, "example.org");
+    expect(r.answer).toEqual([{ name: "example.org.", ttl: 60, type: "A", data: "192.0.2.9" }]);
+    expect((await dig(clientDns, "example.org")).status).toBe("REFUSED");
+    // An address of no known node goes to the recursors too, and is NXDOMAIN where there are none.
+    expect((await dig(serverDns, "-x", "10.200.0.1")).answer[0]?.data).toBe("192.0.2.9");
+    expect((await dig(clientDns, "-x", "10.200.0.1")).status).toBe("NXDOMAIN");
   });
 });
 
