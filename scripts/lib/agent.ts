@@ -51,6 +51,9 @@ export function agentArgv(options: AgentArgvOptions): AgentCommand {
         String(ports.http),
         "-server-port",
         String(ports.server),
+        // Agents of a test share one host: DNS stays off unless a test asks for it (a later -dns-port wins).
+        "-dns-port",
+        "-1",
         ...(ports.serfLan === undefined
           ? []
           : ["-serf-lan-port", String(ports.serfLan), "-serf-wan-port", String(ports.serfWan ?? 0)]),

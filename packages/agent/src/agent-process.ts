@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import type { AgentConfig } from "./config/index.js";
+import { type DnsBackend, startDns } from "./dns-listeners.js";
 import { HttpListeners } from "./http-listener.js";
 import type { Fetch } from "./metrics/instrument.js";
 import { LogHub } from "./monitor/log-hub.js";
@@ -23,6 +24,8 @@ export interface RoleContext {
 /** A started role: the HTTP API it serves, and what can end it. */
 export interface AgentRole {
   fetch: Fetch;
+  /** What the DNS interface answers from. */
+  dns: DnsBackend;
   /** Resolves when the role cannot go on (a server whose Raft failed). */
   fatal?: Promise<Error>;
   /** SIGHUP: reloads what the configuration may change at run time. */
@@ -61,6 +64,7 @@ export async function runAgentProcess(
   );
   const steps: ((signal: NodeJS.Signals | undefined) => Promise<void> | void)[] = [];
   let http: HttpListeners | undefined;
+  let dns: Awaited<ReturnType<typeof startDns>>;
   let signal: NodeJS.Signals | undefined;
   let code = 0;
   try {
@@ -78,6 +82,7 @@ export async function runAgentProcess(
         config.addresses.http,
         config.ports.http,
       );
+    dns = await startDns(config, role.dns, log);
     // As Consul: written once start-up has succeeded, so its presence means the agent serves.
     if (config.pidFile) steps.push(writePidFile(config.pidFile));
     role.announce(http?.addresses() ?? []);
@@ -93,6 +98,7 @@ export async function runAgentProcess(
     code = 1;
   } finally {
     await http?.close();
+    await dns?.close();
     for (const step of steps.reverse()) {
       try {
         await step(signal);

@@ -128,6 +128,9 @@ export const configSourceSchema = z.strictObject({
       })
       .optional(),
     udp_answer_limit: positive,
+    a_record_limit: count,
+    use_cache: booleanField,
+    cache_max_age: durationField,
     only_passing: booleanField,
     enable_truncate: booleanField,
     recursor_timeout: durationField,

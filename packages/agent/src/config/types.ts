@@ -128,6 +128,11 @@ export interface DnsSettings {
   /** Per service name (`*` for all), as Consul's `service_ttl`. */
   readonly serviceTtlMs: Readonly<Record<string, number>>;
   readonly udpAnswerLimit: number;
+  /** At most this many A/AAAA records in any answer; 0: no limit. */
+  readonly aRecordLimit: number;
+  /** Answers may come from reads this agent made up to `cacheMaxAgeMs` ago (1 s when 0). */
+  readonly useCache: boolean;
+  readonly cacheMaxAgeMs: number;
   readonly onlyPassing: boolean;
   readonly enableTruncate: boolean;
   readonly recursorTimeoutMs: number;

@@ -100,6 +100,8 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   ctx.onStop(() => cache.close());
   return {
     fetch: local.meterFetch(cache.fetch),
+    // DNS reads the cluster directly: it keeps its own short-lived cache (dns_config.use_cache).
+    dns: { fetch, metrics: local.metrics },
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>
       log.info(

@@ -131,6 +131,8 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   ctx.onStop(() => cache.close());
   return {
     fetch: local.meterFetch(cache.fetch),
+    // DNS reads the cluster directly: it keeps its own short-lived cache (dns_config.use_cache).
+    dns: { fetch: app.fetch, metrics: local.metrics },
     fatal,
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>

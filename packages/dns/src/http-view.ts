@@ -1,0 +1,155 @@
+import { parseDurationMs } from "@cairn/duration";
+import type { CheckStatus, Instance, NodeRecord, QueryAnswer, StateView } from "./view.js";
+
+export type Fetch = (request: Request) => Response | Promise<Response>;
+
+export interface HttpViewOptions {
+  fetch: Fetch;
+  /** `dns_config.allow_stale`: reads go to any server (`?stale`), bounded by `maxStaleMs`. */
+  allowStale: boolean;
+  maxStaleMs: number;
+  /** `dns_config.use_cache`: a read is reused this long (0: never). */
+  cacheMaxAgeMs?: number;
+  now?: () => number;
+  /** Called with X-Consul-LastContact (ms) of each stale read, for the stale-query metric. */
+  onStaleRead?: (lastContactMs: number) => void;
+}
+
+/** Raised when the API cannot answer: the listener answers SERVFAIL. */
+export class ViewError extends Error {}
+
+interface HealthEntryJson {
+  Node: { Node: string; Address: string; Datacenter?: string; Meta?: Record<string, string> | null };
+  Service: { Address?: string; Port?: number; Weights?: { Passing?: number; Warning?: number } | null };
+  Checks?: { CheckID: string; Status: string }[] | null;
+}
+
+/**
+ * The state view over the agent's own /v1 API: no token (the HTTP layer applies the agent's default token,
+ * as Consul's DNS does), stale reads when allowed, and on a client agent the same forwarding to servers as
+ * any API request.
+ */
+export function httpView(o: HttpViewOptions): StateView {
+  const consistency = o.allowStale ? `stale&max_stale=${Math.max(1, Math.floor(o.maxStaleMs))}ms` : "";
+  // With stale reads allowed, questions arriving while the same read is in flight share it: under load,
+  // one read answers a burst of identical questions, and none of them is staler than allow_stale permits.
+  const inFlight = new Map<string, Promise<unknown>>();
+  const cache = new Map<string, { at: number; value: unknown }>();
+  const now = o.now ?? Date.now;
+  const maxAge = o.cacheMaxAgeMs ?? 0;
+  // The cache keeps what a read was shaped into, so a cached answer costs no JSON decoding or mapping.
+  const get = async <T>(path: string, shape: (body: unknown) => T): Promise<T> => {
+    if (maxAge <= 0) return shape(await shared(path));
+    const hit = cache.get(path);
+    if (hit && now() - hit.at < maxAge) return hit.value as T;
+    const value = shape(await shared(path));
+    // Bounded: a flood of distinct names must not grow the agent without limit.
+    if (cache.size >= MAX_CACHED) cache.clear();
+    cache.set(path, { at: now(), value });
+    return value;
+  };
+  const shared = (path: string): Promise<unknown> => {
+    if (!o.allowStale) return read(path);
+    const pending = inFlight.get(path);
+    if (pending) return pending;
+    const started = read(path).finally(() => inFlight.delete(path));
+    inFlight.set(path, started);
+    return started;
+  };
+  const read = async (path: string): Promise<unknown> => {
+    const sep = path.includes("?") ? "&" : "?";
+    const url = `http://dns.internal${path}${consistency ? sep + consistency : ""}`;
+    const response = await o.fetch(new Request(url));
+    const contact = Number(response.headers.get("x-consul-lastcontact") ?? "0");
+    if (o.allowStale && o.onStaleRead) o.onStaleRead(contact);
+    if (response.status === 404 || response.status === 403) {
+      await response.body?.cancel();
+      return undefined;
+    }
+    if (!response.ok) throw new ViewError(`${path}: ${response.status} ${(await response.text()).trim()}`);
+    return response.json();
+  };
+  return {
+    async instances(service, tag) {
+      const q = tag === undefined ? "" : `?tag=${encodeURIComponent(tag)}`;
+      return get(`/v1/health/service/${encodeURIComponent(service)}${q}`, (body) =>
+        ((body as HealthEntryJson[] | undefined) ?? []).map(toInstance),
+      );
+    },
+    async node(name) {
+      const found = await get(`/v1/catalog/node/${encodeURIComponent(name)}`, (body) => {
+        const n = (body as { Node?: HealthEntryJson["Node"] } | null | undefined)?.Node;
+        return n ? toNode(n) : undefined;
+      });
+      if (!found) return undefined;
+      const checks = await get(`/v1/health/node/${encodeURIComponent(name)}`, (body) =>
+        ((body as HealthEntryJson["Checks"]) ?? []).map(toCheck),
+      );
+      return { node: found, checks };
+    },
+    async nodes() {
+      return get("/v1/catalog/nodes", (body) =>
+        ((body as HealthEntryJson["Node"][] | undefined) ?? []).map(toNode),
+      );
+    },
+    async query(idOrName, source) {
+      // Prepared queries choose their own consistency; `_ip` is the DNS asker, passed as HTTP passes a proxy's.
+      const response = await o.fetch(
+        new Request(`http://dns.internal/v1/query/${encodeURIComponent(idOrName)}/execute`, {
+          headers: source ? { "x-forwarded-for": source } : {},
+        }),
+      );
+      if (response.status === 404 || response.status === 403) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      if (!response.ok)
+        throw new ViewError(`query ${idOrName}: ${response.status} ${(await response.text()).trim()}`);
+      const body = (await response.json()) as {
+        Service: string;
+        Datacenter: string;
+        DNS?: { TTL?: string } | null;
+        Nodes?: HealthEntryJson[] | null;
+      };
+      const answer: QueryAnswer = {
+        service: body.Service,
+        datacenter: body.Datacenter,
+        ttlMs: body.DNS?.TTL ? ttlOf(body.DNS.TTL) : undefined,
+        instances: (body.Nodes ?? []).map(toInstance),
+      };
+      return answer;
+    },
+  };
+}
+
+function toNode(n: HealthEntryJson["Node"]): NodeRecord {
+  return { name: n.Node, address: n.Address, datacenter: n.Datacenter ?? "", meta: n.Meta ?? {} };
+}
+
+function toCheck(c: { CheckID: string; Status: string }): { checkId: string; status: CheckStatus } {
+  return { checkId: c.CheckID, status: c.Status };
+}
+
+function toInstance(e: HealthEntryJson): Instance {
+  const checks = (e.Checks ?? []).map(toCheck);
+  const warning = checks.some((c) => c.status === "warning");
+  const weights = e.Service.Weights ?? {};
+  return {
+    node: toNode(e.Node),
+    serviceAddress: e.Service.Address ?? "",
+    port: e.Service.Port ?? 0,
+    weight: Math.max(0, Math.min(65_535, (warning ? weights.Warning : weights.Passing) ?? 1)),
+    checks,
+  };
+}
+
+const MAX_CACHED = 10_000;
+
+/** The query's DNS.TTL; a TTL that does not parse is ignored, as the agent's own setting then applies. */
+function ttlOf(text: string): number | undefined {
+  try {
+    return parseDurationMs(text);
+  } catch {
+    return undefined;
+  }
+}

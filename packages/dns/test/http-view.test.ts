@@ -1,0 +1,61 @@
+// The agent's view over its /v1 API: stale reads, the use_cache reuse window, not-found and refusals.
+import { describe, expect, it } from "vitest";
+import { httpView } from "../src/index.js";
+
+function api() {
+  const seen: string[] = [];
+  const fetch = async (request: Request) => {
+    const url = new URL(request.url);
+    seen.push(`${url.pathname}${url.search}`);
+    if (url.pathname === "/v1/catalog/node/secret") return new Response("Permission denied", { status: 403 });
+    if (url.pathname === "/v1/health/service/broken") return new Response("boom", { status: 500 });
+    const entry = {
+      Node: { Node: "n1", Address: "10.0.0.1", Datacenter: "dc1" },
+      Service: { Port: 80 },
+      Checks: [],
+    };
+    return Response.json(url.pathname === "/v1/health/service/web" ? [entry] : []);
+  };
+  return { seen, fetch };
+}
+
+describe("httpView", () => {
+  it("reads stale with max_stale when allowed, and consistently-by-default when not", async () => {
+    const a = api();
+    await httpView({ fetch: a.fetch, allowStale: true, maxStaleMs: 5_000 }).instances("web", "v1");
+    expect(a.seen).toEqual(["/v1/health/service/web?tag=v1&stale&max_stale=5000ms"]);
+    const b = api();
+    await httpView({ fetch: b.fetch, allowStale: false, maxStaleMs: 5_000 }).instances("web", undefined);
+    expect(b.seen).toEqual(["/v1/health/service/web"]);
+  });
+
+  it("reuses a read for cache_max_age with use_cache, and only then", async () => {
+    let t = 0;
+    const a = api();
+    const view = httpView({
+      fetch: a.fetch,
+      allowStale: true,
+      maxStaleMs: 1_000,
+      cacheMaxAgeMs: 1_000,
+      now: () => t,
+    });
+    expect(await view.instances("web", undefined)).toHaveLength(1);
+    t = 999;
+    await view.instances("web", undefined);
+    expect(a.seen).toHaveLength(1);
+    t = 1_000;
+    await view.instances("web", undefined);
+    expect(a.seen).toHaveLength(2);
+    const b = api();
+    const uncached = httpView({ fetch: b.fetch, allowStale: true, maxStaleMs: 1_000 });
+    await uncached.instances("web", undefined);
+    await uncached.instances("web", undefined);
+    expect(b.seen).toHaveLength(2);
+  });
+
+  it("treats a refused read as nothing visible and a failed one as an error", async () => {
+    const view = httpView({ fetch: api().fetch, allowStale: true, maxStaleMs: 1_000 });
+    expect(await view.node("secret")).toBeUndefined();
+    await expect(view.instances("broken", undefined)).rejects.toThrow(/500 boom/);
+  });
+});
