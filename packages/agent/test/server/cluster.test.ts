@@ -147,8 +147,15 @@ describe("a three-server cluster of real processes", () => {
 
   it("answers ?stale on a follower with the index, known-leader and last-contact headers", async () => {
     const [, followers] = await settledLeader();
-    const r = await http(`${followers[1]!.url}/v1/kv/fwd?stale`);
-    expect(r.status).toBe(200);
+    // A stale read may lag the commit of the previous test's write: wait until this follower has applied it.
+    const r = await waitFor(
+      "the follower to apply kv/fwd",
+      async () => {
+        const res = await http(`${followers[1]!.url}/v1/kv/fwd?stale`);
+        return res.status === 200 ? res : undefined;
+      },
+      10_000,
+    );
     for (const prefix of ["X-Consul", "X-Service"]) {
       expect(Number(r.headers.get(`${prefix}-Index`))).toBeGreaterThan(0);
       expect(r.headers.get(`${prefix}-KnownLeader`)).toBe("true");
