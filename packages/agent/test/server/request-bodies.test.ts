@@ -522,6 +522,7 @@ describe("bodies python-consul sends (its older helpers)", () => {
       JSON.stringify({ name: "pyold-script", check: { script: "/bin/true", interval: "10s" } }),
     );
     expect(r.status).toBe(400);
-    expect(r.text).toMatch(/^Must provide TTL or ScriptArgs/);
+    // With no kind left, the definition reads as a TTL check without a TTL: Consul's CheckType.Validate words.
+    expect(r.text).toBe("Invalid check: TTL must be > 0 for TTL checks");
   });
 });
