@@ -10,6 +10,7 @@ import {
   soaRecord,
 } from "./resolver.js";
 import type { StateView } from "./view.js";
+import { encodeResponse, recordBytes } from "./wire.js";
 
 export interface DnsMetrics {
   incrCounter(name: string, value?: number, labels?: Readonly<Record<string, string>>): void;
@@ -36,7 +37,6 @@ const DEFAULT_UDP_SIZE = 512;
 /** Larger EDNS buffers are honoured up to this (Consul's bound: 65535 less IP and UDP headers). */
 const MAX_UDP_SIZE = 65_475;
 const MAX_UDP_ANSWER_LIMIT = 8;
-const HEADER_SIZE = 12;
 const RCODES: Record<Rcode, number> = {
   NOERROR: 0,
   FORMERR: 1,
@@ -193,7 +193,7 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     answers,
     additionals: edns ? [...extra, edns] : extra,
   });
-  if (transport === "tcp") return packet.encode(build(p.answers ?? [], additionals, false));
+  if (transport === "tcp") return encodeResponse(build(p.answers ?? [], additionals, false));
   const maxSize = opt
     ? Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), MAX_UDP_SIZE)
     : DEFAULT_UDP_SIZE;
@@ -205,14 +205,13 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     truncated = o.enableTruncate;
   }
   // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
-  const recordSize = (r: Answer) => packet.encodingLength({ answers: [r] }) - HEADER_SIZE;
+  const recordSize = (r: Answer) => recordBytes(r).length;
   const base = packet.encodingLength(build([], [], false));
-  if (
-    base + [...answers, ...keepReferenced(answers, additionals)].reduce((n, r) => n + recordSize(r), 0) <=
-    maxSize
-  ) {
-    return packet.encode(build(answers, keepReferenced(answers, additionals), truncated));
-  }
+  const referenced = keepReferenced(answers, additionals);
+  let whole = base;
+  for (const r of answers) whole += recordSize(r);
+  for (const r of referenced) whole += recordSize(r);
+  if (whole <= maxSize) return encodeResponse(build(answers, referenced, truncated));
   let used = base;
   let fit = 0;
   for (const r of answers) {
@@ -231,5 +230,5 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     used += n;
     extra.push(r);
   }
-  return packet.encode(build(answers, extra, truncated));
+  return encodeResponse(build(answers, extra, truncated));
 }

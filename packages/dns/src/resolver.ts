@@ -106,9 +106,15 @@ async function lookup(q: Question, l: Lookup, s: Scope): Promise<Records | undef
       const all = await s.ctx.view.instances(l.service, l.tag);
       // No instance at all: the name does not exist; instances none healthy: it does, with no records.
       if (all.length === 0) return undefined;
-      const instances = all.filter((i) => healthy(i.checks, s.config.onlyPassing));
       const ttl = seconds(serviceTtlMs(s.config.serviceTtlMs, l.service));
-      return instanceRecords(q, instances, ttl, s);
+      return remembered(all, `${q.name}|${q.type}|${ttl}|${s.domain}|${s.config.onlyPassing}`, () =>
+        instanceRecords(
+          q,
+          all.filter((i) => healthy(i.checks, s.config.onlyPassing)),
+          ttl,
+          s,
+        ),
+      );
     }
     case "query": {
       const answer = await s.ctx.view.query(l.query, s.ctx.source);
@@ -208,6 +214,27 @@ function instanceRecords(q: Question, instances: readonly Instance[], ttl: numbe
     answers.push(...addressRecords(q.name, address, q.type, ttl));
   }
   return { answers, additionals: dedupe(additionals) };
+}
+
+// Records built from one read of the view, by question: while the view hands out the same (unchanged) read,
+// a question costs no record building, and the records keep their encoded form (wire.ts).
+const recordsByRead = new WeakMap<object, Map<string, Records>>();
+const MAX_QUESTIONS_PER_READ = 64;
+
+function remembered(read: object, key: string, build: () => Records): Records {
+  let byQuestion = recordsByRead.get(read);
+  if (!byQuestion) {
+    byQuestion = new Map();
+    recordsByRead.set(read, byQuestion);
+  }
+  let records = byQuestion.get(key);
+  if (!records) {
+    records = build();
+    // Bounded: names differing only in letter case are distinct questions (answers echo the asked name).
+    if (byQuestion.size >= MAX_QUESTIONS_PER_READ) byQuestion.clear();
+    byQuestion.set(key, records);
+  }
+  return records;
 }
 
 /** Consul's SRV targets: the node's name, else the service IP as `<hex>.addr.<dc>`, else its hostname. */
