@@ -207,7 +207,8 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
   // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
   const recordSize = (r: Answer) => recordBytes(r).length;
   const base = packet.encodingLength(build([], [], false));
-  const referenced = keepReferenced(answers, additionals);
+  // The resolver gave only additionals its answers name; only a cut list of answers needs them sifted again.
+  const referenced = answers === p.answers ? additionals : keepReferenced(answers, additionals);
   let whole = base;
   for (const r of answers) whole += recordSize(r);
   for (const r of referenced) whole += recordSize(r);

@@ -333,6 +333,7 @@ function limitAddresses(answers: Answer[], limit: number): Answer[] {
 
 /** Additional records whose owner is still named by an answer (after shuffling and limits). */
 export function keepReferenced(answers: readonly Answer[], additionals: readonly Answer[]): Answer[] {
+  if (additionals.length === 0) return [];
   const targets = new Set<string>();
   for (const a of answers) {
     if (a.type === "SRV") targets.add(bare(a.data.target));
