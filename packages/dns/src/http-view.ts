@@ -62,8 +62,13 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
     }
     const first = await shared(path);
     const value = shape(first.body);
-    if (first.index !== undefined && watches.size < MAX_WATCHED && !watches.has(path) && !aborter.signal.aborted) {
-      const watch: Watch = { value, index: first.index, askedAt: now() };
+    if (
+      first.index !== undefined &&
+      watches.size < MAX_WATCHED &&
+      !watches.has(path) &&
+      !aborter.signal.aborted
+    ) {
+      const watch: Watch = { value, index: first.index, askedAt: now(), text: first.text };
       watches.set(path, watch);
       void follow(path, watch, shape);
     }
@@ -74,7 +79,10 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
       while (!aborter.signal.aborted && now() - w.askedAt < WATCH_IDLE_MS) {
         const next = await read(path, `index=${w.index}&wait=${WATCH_WAIT}`);
         if (next.index === undefined) break;
-        w.value = shape(next.body);
+        // A wait that ran out returns the same data: keeping the shaped value keeps the resolver's records
+        // (and their encoding) for it.
+        if (next.text !== w.text) w.value = shape(next.body);
+        w.text = next.text;
         w.index = next.index;
       }
     } catch {
@@ -101,10 +109,11 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
     const index = response.headers.get("x-consul-index") ?? undefined;
     if (response.status === 404 || response.status === 403) {
       await response.body?.cancel();
-      return { body: undefined, index };
+      return { body: undefined, index, text: "" };
     }
     if (!response.ok) throw new ViewError(`${path}: ${response.status} ${(await response.text()).trim()}`);
-    return { body: await response.json(), index };
+    const text = await response.text();
+    return { body: JSON.parse(text), index, text };
   };
   return {
     close() {
@@ -193,12 +202,15 @@ interface Read {
   body: unknown;
   /** X-Consul-Index, when the read is one a blocking query can follow. */
   index: string | undefined;
+  /** The body as sent ("" for nothing visible), to tell an unchanged answer from a changed one. */
+  text: string;
 }
 
 interface Watch {
   value: unknown;
   index: string;
   askedAt: number;
+  text: string;
 }
 
 /** The query's DNS.TTL; a TTL that does not parse is ignored, as the agent's own setting then applies. */
