@@ -166,6 +166,17 @@ async function answer(query: Buffer, ex: Exchange, o: HandlerOptions): Promise<O
   return finish(p, r.rcode);
 }
 
+// One OPT record per buffer size, so that its encoding is kept like any other record's (wire.ts).
+const ednsRecords = new Map<number, Answer>();
+function ednsRecord(udpPayloadSize: number): Answer {
+  let r = ednsRecords.get(udpPayloadSize);
+  if (!r) {
+    r = { type: "OPT", name: ".", udpPayloadSize, flags: 0, options: [] } as unknown as Answer;
+    ednsRecords.set(udpPayloadSize, r);
+  }
+  return r;
+}
+
 function clientSubnet(opt: OptAnswer | undefined): string | undefined {
   const option = opt?.options?.find((x) => x.code === 8) as { ip?: string } | undefined;
   return option?.ip || undefined;
@@ -178,15 +189,7 @@ function clientSubnet(opt: OptAnswer | undefined): string | undefined {
  */
 function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, o: HandlerOptions): Buffer {
   const additionals = [...(p.additionals ?? [])];
-  const edns: Answer | undefined = opt
-    ? ({
-        type: "OPT",
-        name: ".",
-        udpPayloadSize: Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), 4096),
-        flags: 0,
-        options: [],
-      } as unknown as Answer)
-    : undefined;
+  const edns = opt ? ednsRecord(Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), 4096)) : undefined;
   const build = (answers: Answer[], extra: Answer[], truncated: boolean): Packet => ({
     ...p,
     flags: (p.flags ?? 0) | (truncated ? packet.TRUNCATED_RESPONSE : 0),
@@ -206,7 +209,10 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
   }
   // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
   const recordSize = (r: Answer) => recordBytes(r).length;
-  const base = packet.encodingLength(build([], [], false));
+  // Header, question, authorities and OPT: what every cut of the answers carries.
+  let base = packet.encodingLength({ questions: p.questions ?? [] });
+  for (const r of p.authorities ?? []) base += recordSize(r);
+  if (edns) base += recordSize(edns);
   // The resolver gave only additionals its answers name; only a cut list of answers needs them sifted again.
   const referenced = answers === p.answers ? additionals : keepReferenced(answers, additionals);
   let whole = base;
