@@ -335,12 +335,33 @@ function limitAddresses(answers: Answer[], limit: number): Answer[] {
 export function keepReferenced(answers: readonly Answer[], additionals: readonly Answer[]): Answer[] {
   if (additionals.length === 0) return [];
   const targets = new Set<string>();
-  for (const a of answers) {
-    if (a.type === "SRV") targets.add(bare(a.data.target));
-    else if (a.type === "NS") targets.add(bare(a.data));
-    else targets.add(bare(a.name));
+  for (const a of answers) targets.add(referenceOf(a));
+  return additionals.filter((x) => targets.has(ownerOf(x)));
+}
+
+// A record's names as compared above, kept with the record: the records of an unchanged read are sifted
+// for every question.
+const references = new WeakMap<object, string>();
+const owners = new WeakMap<object, string>();
+
+function referenceOf(a: Answer): string {
+  let key = references.get(a);
+  if (key === undefined) {
+    if (a.type === "SRV") key = bare(a.data.target);
+    else if (a.type === "NS") key = bare(a.data);
+    else key = bare(a.name);
+    references.set(a, key);
   }
-  return additionals.filter((x) => targets.has(bare(x.name)));
+  return key;
+}
+
+function ownerOf(a: Answer): string {
+  let key = owners.get(a);
+  if (key === undefined) {
+    key = bare(a.name);
+    owners.set(a, key);
+  }
+  return key;
 }
 
 function dedupe(records: Answer[]): Answer[] {
