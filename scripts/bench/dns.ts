@@ -7,7 +7,7 @@
 //                from its verbose output: p50 / p99 / lost
 // Goal (issue 14): at least half of dnsmasq's throughput, p99 under 5 ms at 50% of saturation.
 //
-//   node --import tsx scripts/bench/dns.ts [--seconds 5] [--instances 100] [--rounds 2] [--keep]
+//   node --import tsx scripts/bench/dns.ts [--seconds 5] [--instances 100] [--rounds 2] [--keep] [--profile DIR]
 
 import { execFile } from "node:child_process";
 import dgram from "node:dgram";
@@ -31,6 +31,8 @@ const { values } = parseArgs({
     instances: { type: "string", default: "100" },
     rounds: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
+    // V8 CPU profiles of the Cairn agents (written when they stop), for finding the hot path.
+    profile: { type: "string" },
   },
 });
 const seconds = Number(values.seconds);
@@ -87,6 +89,7 @@ async function startCairn(
       hcl,
     ],
     logFile: join(dir, `${name}.log`),
+    nodeArgs: values.profile ? ["--cpu-prof", `--cpu-prof-dir=${join(values.profile, name)}`] : [],
   });
   await waitFor(
     "a leader",

@@ -30,7 +30,8 @@ export async function startDns(
     fetch: backend.fetch,
     allowStale: d.allowStale,
     maxStaleMs: d.maxStaleMs,
-    // Consul's cache refreshes in the background with blocking queries; Cairn's reuses a read for a bounded time.
+    // With use_cache a read is reused for a bounded time; without it (and with allow_stale) the view keeps the
+    // names asked for current with blocking queries, as fresh as a stale read.
     cacheMaxAgeMs: d.useCache ? d.cacheMaxAgeMs || 1_000 : 0,
     onStaleRead: (ms) => {
       if (ms > STALE_COUNTER_THRESHOLD_MS) backend.metrics.incrCounter("consul.dns.stale_queries");
@@ -56,6 +57,8 @@ export async function startDns(
   const hosts = config.addresses.dns.split(/\s+/).filter((h) => h !== "");
   const listeners: DnsListener[] = [];
   const close = async () => {
+    // The view's blocking watches end with the listeners.
+    view.close();
     await Promise.all(listeners.map((l) => l.close()));
   };
   try {

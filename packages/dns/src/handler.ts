@@ -10,6 +10,7 @@ import {
   soaRecord,
 } from "./resolver.js";
 import type { StateView } from "./view.js";
+import { encodeResponse, recordBytes } from "./wire.js";
 
 export interface DnsMetrics {
   incrCounter(name: string, value?: number, labels?: Readonly<Record<string, string>>): void;
@@ -36,7 +37,6 @@ const DEFAULT_UDP_SIZE = 512;
 /** Larger EDNS buffers are honoured up to this (Consul's bound: 65535 less IP and UDP headers). */
 const MAX_UDP_SIZE = 65_475;
 const MAX_UDP_ANSWER_LIMIT = 8;
-const HEADER_SIZE = 12;
 const RCODES: Record<Rcode, number> = {
   NOERROR: 0,
   FORMERR: 1,
@@ -166,6 +166,17 @@ async function answer(query: Buffer, ex: Exchange, o: HandlerOptions): Promise<O
   return finish(p, r.rcode);
 }
 
+// One OPT record per buffer size, so that its encoding is kept like any other record's (wire.ts).
+const ednsRecords = new Map<number, Answer>();
+function ednsRecord(udpPayloadSize: number): Answer {
+  let r = ednsRecords.get(udpPayloadSize);
+  if (!r) {
+    r = { type: "OPT", name: ".", udpPayloadSize, flags: 0, options: [] } as unknown as Answer;
+    ednsRecords.set(udpPayloadSize, r);
+  }
+  return r;
+}
+
 function clientSubnet(opt: OptAnswer | undefined): string | undefined {
   const option = opt?.options?.find((x) => x.code === 8) as { ip?: string } | undefined;
   return option?.ip || undefined;
@@ -178,22 +189,14 @@ function clientSubnet(opt: OptAnswer | undefined): string | undefined {
  */
 function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, o: HandlerOptions): Buffer {
   const additionals = [...(p.additionals ?? [])];
-  const edns: Answer | undefined = opt
-    ? ({
-        type: "OPT",
-        name: ".",
-        udpPayloadSize: Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), 4096),
-        flags: 0,
-        options: [],
-      } as unknown as Answer)
-    : undefined;
+  const edns = opt ? ednsRecord(Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), 4096)) : undefined;
   const build = (answers: Answer[], extra: Answer[], truncated: boolean): Packet => ({
     ...p,
     flags: (p.flags ?? 0) | (truncated ? packet.TRUNCATED_RESPONSE : 0),
     answers,
     additionals: edns ? [...extra, edns] : extra,
   });
-  if (transport === "tcp") return packet.encode(build(p.answers ?? [], additionals, false));
+  if (transport === "tcp") return encodeResponse(build(p.answers ?? [], additionals, false));
   const maxSize = opt
     ? Math.min(Math.max(opt.udpPayloadSize, DEFAULT_UDP_SIZE), MAX_UDP_SIZE)
     : DEFAULT_UDP_SIZE;
@@ -205,14 +208,17 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     truncated = o.enableTruncate;
   }
   // Uncompressed, a message's size is the sum of its parts, so each record is measured once.
-  const recordSize = (r: Answer) => packet.encodingLength({ answers: [r] }) - HEADER_SIZE;
-  const base = packet.encodingLength(build([], [], false));
-  if (
-    base + [...answers, ...keepReferenced(answers, additionals)].reduce((n, r) => n + recordSize(r), 0) <=
-    maxSize
-  ) {
-    return packet.encode(build(answers, keepReferenced(answers, additionals), truncated));
-  }
+  const recordSize = (r: Answer) => recordBytes(r).length;
+  // Header, question, authorities and OPT: what every cut of the answers carries.
+  let base = packet.encodingLength({ questions: p.questions ?? [] });
+  for (const r of p.authorities ?? []) base += recordSize(r);
+  if (edns) base += recordSize(edns);
+  // The resolver gave only additionals its answers name; only a cut list of answers needs them sifted again.
+  const referenced = answers === p.answers ? additionals : keepReferenced(answers, additionals);
+  let whole = base;
+  for (const r of answers) whole += recordSize(r);
+  for (const r of referenced) whole += recordSize(r);
+  if (whole <= maxSize) return encodeResponse(build(answers, referenced, truncated));
   let used = base;
   let fit = 0;
   for (const r of answers) {
@@ -231,5 +237,5 @@ function encodeFor(p: Packet, transport: Transport, opt: OptAnswer | undefined, 
     used += n;
     extra.push(r);
   }
-  return packet.encode(build(answers, extra, truncated));
+  return encodeResponse(build(answers, extra, truncated));
 }

@@ -29,26 +29,69 @@ interface HealthEntryJson {
  * as Consul's DNS does), stale reads when allowed, and on a client agent the same forwarding to servers as
  * any API request.
  */
-export function httpView(o: HttpViewOptions): StateView {
+export function httpView(o: HttpViewOptions): StateView & { close(): void } {
   const consistency = o.allowStale ? `stale&max_stale=${Math.max(1, Math.floor(o.maxStaleMs))}ms` : "";
   // With stale reads allowed, questions arriving while the same read is in flight share it: under load,
   // one read answers a burst of identical questions, and none of them is staler than allow_stale permits.
-  const inFlight = new Map<string, Promise<unknown>>();
+  const inFlight = new Map<string, Promise<Read>>();
   const cache = new Map<string, { at: number; value: unknown }>();
   const now = o.now ?? Date.now;
   const maxAge = o.cacheMaxAgeMs ?? 0;
   // The cache keeps what a read was shaped into, so a cached answer costs no JSON decoding or mapping.
   const get = async <T>(path: string, shape: (body: unknown) => T): Promise<T> => {
-    if (maxAge <= 0) return shape(await shared(path));
+    if (maxAge <= 0) return o.allowStale ? watched(path, shape) : shape((await read(path)).body);
     const hit = cache.get(path);
     if (hit && now() - hit.at < maxAge) return hit.value as T;
-    const value = shape(await shared(path));
+    const value = shape((await shared(path)).body);
     // Bounded: a flood of distinct names must not grow the agent without limit.
     if (cache.size >= MAX_CACHED) cache.clear();
     cache.set(path, { at: now(), value });
     return value;
   };
-  const shared = (path: string): Promise<unknown> => {
+  // Without use_cache but with stale reads allowed, a name asked for is kept current by a blocking query on
+  // its read (as Consul's agent cache does for use_cache): the watch answers as soon as the agent applies a
+  // change, so an answer from it is as fresh as a stale read. The wait bounds how long a change the index
+  // does not see (the default token's policy) goes unnoticed; names not asked for a while are let go.
+  const watches = new Map<string, Watch>();
+  const aborter = new AbortController();
+  const watched = async <T>(path: string, shape: (body: unknown) => T): Promise<T> => {
+    const w = watches.get(path);
+    if (w) {
+      w.askedAt = now();
+      return w.value as T;
+    }
+    const first = await shared(path);
+    const value = shape(first.body);
+    if (
+      first.index !== undefined &&
+      watches.size < MAX_WATCHED &&
+      !watches.has(path) &&
+      !aborter.signal.aborted
+    ) {
+      const watch: Watch = { value, index: first.index, askedAt: now(), text: first.text };
+      watches.set(path, watch);
+      void follow(path, watch, shape);
+    }
+    return value;
+  };
+  const follow = async (path: string, w: Watch, shape: (body: unknown) => unknown): Promise<void> => {
+    try {
+      while (!aborter.signal.aborted && now() - w.askedAt < WATCH_IDLE_MS) {
+        const next = await read(path, `index=${w.index}&wait=${WATCH_WAIT}`);
+        if (next.index === undefined) break;
+        // A wait that ran out returns the same data: keeping the shaped value keeps the resolver's records
+        // (and their encoding) for it.
+        if (next.text !== w.text) w.value = shape(next.body);
+        w.text = next.text;
+        w.index = next.index;
+      }
+    } catch {
+      // A failed read ends the watch; the next question reads afresh (and answers SERVFAIL if it fails too).
+    } finally {
+      watches.delete(path);
+    }
+  };
+  const shared = (path: string): Promise<Read> => {
     if (!o.allowStale) return read(path);
     const pending = inFlight.get(path);
     if (pending) return pending;
@@ -56,20 +99,26 @@ export function httpView(o: HttpViewOptions): StateView {
     inFlight.set(path, started);
     return started;
   };
-  const read = async (path: string): Promise<unknown> => {
+  const read = async (path: string, blocking?: string): Promise<Read> => {
+    const params = [consistency, blocking].filter((p) => p).join("&");
     const sep = path.includes("?") ? "&" : "?";
-    const url = `http://dns.internal${path}${consistency ? sep + consistency : ""}`;
-    const response = await o.fetch(new Request(url));
+    const url = `http://dns.internal${path}${params ? sep + params : ""}`;
+    const response = await o.fetch(new Request(url, { signal: aborter.signal }));
     const contact = Number(response.headers.get("x-consul-lastcontact") ?? "0");
     if (o.allowStale && o.onStaleRead) o.onStaleRead(contact);
+    const index = response.headers.get("x-consul-index") ?? undefined;
     if (response.status === 404 || response.status === 403) {
       await response.body?.cancel();
-      return undefined;
+      return { body: undefined, index, text: "" };
     }
     if (!response.ok) throw new ViewError(`${path}: ${response.status} ${(await response.text()).trim()}`);
-    return response.json();
+    const text = await response.text();
+    return { body: JSON.parse(text), index, text };
   };
   return {
+    close() {
+      aborter.abort();
+    },
     async instances(service, tag) {
       const q = tag === undefined ? "" : `?tag=${encodeURIComponent(tag)}`;
       return get(`/v1/health/service/${encodeURIComponent(service)}${q}`, (body) =>
@@ -144,6 +193,25 @@ function toInstance(e: HealthEntryJson): Instance {
 }
 
 const MAX_CACHED = 10_000;
+/** At most this many names kept current by blocking queries; others are read per question. */
+const MAX_WATCHED = 1_000;
+const WATCH_WAIT = "5s";
+const WATCH_IDLE_MS = 60_000;
+
+interface Read {
+  body: unknown;
+  /** X-Consul-Index, when the read is one a blocking query can follow. */
+  index: string | undefined;
+  /** The body as sent ("" for nothing visible), to tell an unchanged answer from a changed one. */
+  text: string;
+}
+
+interface Watch {
+  value: unknown;
+  index: string;
+  askedAt: number;
+  text: string;
+}
 
 /** The query's DNS.TTL; a TTL that does not parse is ignored, as the agent's own setting then applies. */
 function ttlOf(text: string): number | undefined {

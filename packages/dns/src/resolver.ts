@@ -106,9 +106,15 @@ async function lookup(q: Question, l: Lookup, s: Scope): Promise<Records | undef
       const all = await s.ctx.view.instances(l.service, l.tag);
       // No instance at all: the name does not exist; instances none healthy: it does, with no records.
       if (all.length === 0) return undefined;
-      const instances = all.filter((i) => healthy(i.checks, s.config.onlyPassing));
       const ttl = seconds(serviceTtlMs(s.config.serviceTtlMs, l.service));
-      return instanceRecords(q, instances, ttl, s);
+      return remembered(all, `${q.name}|${q.type}|${ttl}|${s.domain}|${s.config.onlyPassing}`, () =>
+        instanceRecords(
+          q,
+          all.filter((i) => healthy(i.checks, s.config.onlyPassing)),
+          ttl,
+          s,
+        ),
+      );
     }
     case "query": {
       const answer = await s.ctx.view.query(l.query, s.ctx.source);
@@ -210,6 +216,27 @@ function instanceRecords(q: Question, instances: readonly Instance[], ttl: numbe
   return { answers, additionals: dedupe(additionals) };
 }
 
+// Records built from one read of the view, by question: while the view hands out the same (unchanged) read,
+// a question costs no record building, and the records keep their encoded form (wire.ts).
+const recordsByRead = new WeakMap<object, Map<string, Records>>();
+const MAX_QUESTIONS_PER_READ = 64;
+
+function remembered(read: object, key: string, build: () => Records): Records {
+  let byQuestion = recordsByRead.get(read);
+  if (!byQuestion) {
+    byQuestion = new Map();
+    recordsByRead.set(read, byQuestion);
+  }
+  let records = byQuestion.get(key);
+  if (!records) {
+    records = build();
+    // Bounded: names differing only in letter case are distinct questions (answers echo the asked name).
+    if (byQuestion.size >= MAX_QUESTIONS_PER_READ) byQuestion.clear();
+    byQuestion.set(key, records);
+  }
+  return records;
+}
+
 /** Consul's SRV targets: the node's name, else the service IP as `<hex>.addr.<dc>`, else its hostname. */
 function srvTarget(i: Instance, domain: string): string {
   const dc = i.node.datacenter;
@@ -306,13 +333,35 @@ function limitAddresses(answers: Answer[], limit: number): Answer[] {
 
 /** Additional records whose owner is still named by an answer (after shuffling and limits). */
 export function keepReferenced(answers: readonly Answer[], additionals: readonly Answer[]): Answer[] {
+  if (additionals.length === 0) return [];
   const targets = new Set<string>();
-  for (const a of answers) {
-    if (a.type === "SRV") targets.add(bare(a.data.target));
-    else if (a.type === "NS") targets.add(bare(a.data));
-    else targets.add(bare(a.name));
+  for (const a of answers) targets.add(referenceOf(a));
+  return additionals.filter((x) => targets.has(ownerOf(x)));
+}
+
+// A record's names as compared above, kept with the record: the records of an unchanged read are sifted
+// for every question.
+const references = new WeakMap<object, string>();
+const owners = new WeakMap<object, string>();
+
+function referenceOf(a: Answer): string {
+  let key = references.get(a);
+  if (key === undefined) {
+    if (a.type === "SRV") key = bare(a.data.target);
+    else if (a.type === "NS") key = bare(a.data);
+    else key = bare(a.name);
+    references.set(a, key);
   }
-  return additionals.filter((x) => targets.has(bare(x.name)));
+  return key;
+}
+
+function ownerOf(a: Answer): string {
+  let key = owners.get(a);
+  if (key === undefined) {
+    key = bare(a.name);
+    owners.set(a, key);
+  }
+  return key;
 }
 
 function dedupe(records: Answer[]): Answer[] {

@@ -58,4 +58,39 @@ describe("httpView", () => {
     expect(await view.node("secret")).toBeUndefined();
     await expect(view.instances("broken", undefined)).rejects.toThrow(/500 boom/);
   });
+
+  it("without use_cache keeps a name current with a blocking query instead of reading per question", async () => {
+    const seen: string[] = [];
+    let index = 5;
+    let port = 80;
+    let changed: () => void = () => {};
+    const fetch = async (request: Request) => {
+      const url = new URL(request.url);
+      seen.push(`${url.pathname}${url.search}`);
+      const asked = url.searchParams.get("index");
+      if (asked !== null && Number(asked) >= index) {
+        await new Promise<void>((resolve, reject) => {
+          changed = resolve;
+          request.signal.addEventListener("abort", () => reject(new Error("aborted")));
+        });
+      }
+      const entry = { Node: { Node: "n1", Address: "10.0.0.1" }, Service: { Port: port }, Checks: [] };
+      return Response.json([entry], { headers: { "X-Consul-Index": String(index) } });
+    };
+    const view = httpView({ fetch, allowStale: true, maxStaleMs: 1_000 });
+    expect((await view.instances("web", undefined))[0]?.port).toBe(80);
+    const first = await view.instances("web", undefined);
+    expect(first[0]?.port).toBe(80);
+    expect(seen[0]).toBe("/v1/health/service/web?stale&max_stale=1000ms");
+    expect(seen[1]).toBe("/v1/health/service/web?stale&max_stale=1000ms&index=5&wait=5s");
+    expect(seen).toHaveLength(2);
+    port = 81;
+    index = 6;
+    changed();
+    const deadline = Date.now() + 5_000;
+    while ((await view.instances("web", undefined))[0]?.port !== 81 && Date.now() < deadline)
+      await new Promise((r) => setImmediate(r));
+    expect((await view.instances("web", undefined))[0]?.port).toBe(81);
+    view.close();
+  });
 });
