@@ -303,10 +303,21 @@ describe("recursors", () => {
 
 describe("metrics", () => {
   it("counts queries by type and outcome", async () => {
-    const r = await http(`${server.url}/v1/agent/metrics`);
-    const body = JSON.parse(r.text) as { Counters: { Name: string; Labels: Record<string, string> }[] };
-    const dns = body.Counters.filter((c) => c.Name === "cairn.dns.queries");
-    expect(dns.some((c) => c.Labels.rcode === "NXDOMAIN")).toBe(true);
-    expect(dns.some((c) => c.Labels.type === "SRV" && c.Labels.rcode === "NOERROR")).toBe(true);
+    // /v1/agent/metrics shows the current 10 s interval only, as Consul's: ask, then read the counters in the
+    // same interval, asking again if the interval rolled over in between.
+    await waitFor(
+      "an NXDOMAIN and an SRV NOERROR counted in one metrics interval",
+      async () => {
+        await dig(serverDns, "nope.service.consul");
+        await dig(serverDns, "_web._tcp.service.consul", "SRV");
+        const r = await http(`${server.url}/v1/agent/metrics`);
+        const body = JSON.parse(r.text) as { Counters: { Name: string; Labels: Record<string, string> }[] };
+        const dns = body.Counters.filter((c) => c.Name === "cairn.dns.queries");
+        const nx = dns.some((c) => c.Labels.rcode === "NXDOMAIN");
+        const srv = dns.some((c) => c.Labels.type === "SRV" && c.Labels.rcode === "NOERROR");
+        return nx && srv ? true : undefined;
+      },
+      20_000,
+    );
   });
 });
