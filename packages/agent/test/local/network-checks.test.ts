@@ -23,11 +23,21 @@ interface AgentCheck {
   ServiceID: string;
 }
 const checkOf = async (id: string) => (await agent.json<Record<string, AgentCheck>>("/v1/agent/checks"))[id];
-const statusOf = async (id: string) => (await checkOf(id))?.Status;
-
+/**
+ * Waits until the check has run and reported `status`. A new check starts critical with no output, as in
+ * Consul, so "critical" alone could be the state before its first run.
+ */
 async function waitFor(id: string, status: string, what = `${id} ${status}`): Promise<AgentCheck> {
-  await eventually(async () => (await statusOf(id)) === status, 10_000, what);
-  return (await checkOf(id)) as AgentCheck;
+  let seen: AgentCheck | undefined;
+  await eventually(
+    async () => {
+      seen = await checkOf(id);
+      return seen?.Status === status && seen.Output !== "";
+    },
+    10_000,
+    what,
+  );
+  return seen as AgentCheck;
 }
 
 async function register(body: unknown): Promise<void> {
@@ -63,7 +73,7 @@ describe("gRPC checks against a real grpc.health.v1 server", () => {
     health.setStatus("api", "NOT_SERVING");
     const down = await waitFor("grpc-api", "critical");
     expect(down.Output).toBe(`gRPC ${target}/api serving status: NOT_SERVING`);
-    expect(await statusOf("grpc-all")).toBe("passing");
+    expect((await checkOf("grpc-all"))?.Status).toBe("passing");
     health.setStatus("api", "SERVING");
     await waitFor("grpc-api", "passing", "grpc-api back");
 
