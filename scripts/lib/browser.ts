@@ -56,8 +56,9 @@ export async function launchBrowser(): Promise<UiBrowser> {
 }
 
 /**
- * A page showing the UI of the agent at `agentUrl` at `hash` (`/services/web`), `width` px wide. A token,
- * when given, is stored before the UI loads, as logging in would.
+ * A page showing the UI of the agent at `agentUrl` at `hash` (`/services/web`), `width` px wide. The page
+ * starts with `token` stored, as logging in would, or with none; what the page itself stores later (a login
+ * in the UI) survives its reloads.
  */
 export async function openUi(
   ui: UiBrowser,
@@ -68,11 +69,14 @@ export async function openUi(
   const page = await ui.context.newPage();
   await page.setViewportSize({ width: options.width ?? 1280, height: options.height ?? 900 });
   if (options.colorScheme) await page.emulateMedia({ colorScheme: options.colorScheme });
-  if (options.token !== undefined) {
-    await page.addInitScript({
-      content: `localStorage.setItem("cairn.ui.token", ${JSON.stringify(options.token)});`,
-    });
-  }
+  // The profile's local storage outlives pages: each page starts with exactly the token it is given.
+  const store =
+    options.token === undefined
+      ? `localStorage.removeItem("cairn.ui.token");`
+      : `localStorage.setItem("cairn.ui.token", ${JSON.stringify(options.token)});`;
+  await page.addInitScript({
+    content: `if (!sessionStorage.getItem("cairn.test.init")) { sessionStorage.setItem("cairn.test.init", "1"); ${store} }`,
+  });
   await page.goto(`${agentUrl}/ui/#${hash}`);
   return page;
 }

@@ -12,7 +12,11 @@ export interface Live<T> {
   error: unknown;
   /** X-Consul-Index of the data shown, which views may use to refresh what does not block. */
   index: number | undefined;
+  /** The API said ACLs left out some results (X-Consul-Results-Filtered-By-ACLs). */
+  filtered?: boolean;
 }
+
+const filteredBy = (headers: Headers) => headers.get("X-Consul-Results-Filtered-By-ACLs") === "true";
 
 /** Bumps when the token changes, so every request made with the old one is made again. */
 function useTokenGeneration(): number {
@@ -62,7 +66,8 @@ export function useFetch<T>(path: string | null, query: Query = {}, refresh: unk
     if (path === null) return;
     const controller = new AbortController();
     api<T>(path, { query: { ...query, dc: dc || undefined }, signal: controller.signal }).then(
-      (res) => setState({ data: res.data, error: undefined, index: res.index }),
+      (res) =>
+        setState({ data: res.data, error: undefined, index: res.index, filtered: filteredBy(res.headers) }),
       (error: unknown) => {
         if (!controller.signal.aborted) setState((s) => ({ ...s, error }));
       },

@@ -38,3 +38,13 @@ export function ErrorBanner({ error, needs }: Props) {
     </div>
   );
 }
+
+/** Said when the API reports results hidden by ACLs, or when a list is empty and may be for that reason. */
+export function AclNotice({ filtered }: { filtered: boolean | undefined }) {
+  if (!filtered) return null;
+  return (
+    <p class="banner banner-note" role="status">
+      Some results are hidden: your token may not read them. <a href="#/acl">Log in with another token</a>.
+    </p>
+  );
+}

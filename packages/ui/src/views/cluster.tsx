@@ -72,7 +72,7 @@ export default function Cluster() {
           Autopilot: <HealthBadge status={autopilot.data.Healthy ? "passing" : "critical"} /> failure
           tolerance {autopilot.data.FailureTolerance}
         </p>
-      ) : (
+      ) : raft.error ? null : (
         <ErrorBanner error={autopilot.error} needs="operator:read" />
       )}
       {raft.data === undefined ? (
@@ -128,6 +128,8 @@ export default function Cluster() {
         members.error ? null : (
           <Loading what="members" />
         )
+      ) : members.data.length === 0 ? (
+        <p class="empty">No members that your token may read (node:read).</p>
       ) : (
         <div class="table-wrap">
           <table aria-label="Gossip members">

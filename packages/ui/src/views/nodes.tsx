@@ -1,7 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { useBlocking } from "../api/hooks";
 import { href, v1 } from "../api/paths";
-import { ErrorBanner } from "../components/error-banner";
+import { AclNotice, ErrorBanner } from "../components/error-banner";
 import { HealthBadge } from "../components/health";
 import { Loading, PagedList, SearchBox, Select } from "../components/list";
 import { matches } from "../lib/filter";
@@ -29,6 +29,7 @@ export default function Nodes() {
     <section>
       <h1>Nodes</h1>
       <ErrorBanner error={nodes.error ?? checks.error} needs="node:read" />
+      <AclNotice filtered={nodes.filtered || checks.filtered} />
       <div class="toolbar">
         <SearchBox label="Search nodes by name or address" value={search} onInput={setSearch} />
         <Select
@@ -52,7 +53,11 @@ export default function Nodes() {
           label="Nodes"
           items={rows}
           keyOf={(r) => r.node.Node}
-          empty={nodes.data.length === 0 ? "No nodes registered." : "No node matches."}
+          empty={
+            nodes.data.length === 0
+              ? "No nodes registered, or none that your token may read (node:read)."
+              : "No node matches."
+          }
           render={(r) => (
             <>
               <a class="name" href={href("nodes", r.node.Node)}>

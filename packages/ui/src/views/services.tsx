@@ -1,7 +1,7 @@
 import { useMemo, useState } from "preact/hooks";
 import { useBlocking } from "../api/hooks";
 import { href, v1 } from "../api/paths";
-import { ErrorBanner } from "../components/error-banner";
+import { AclNotice, ErrorBanner } from "../components/error-banner";
 import { HealthCounts } from "../components/health";
 import { Loading, PagedList, SearchBox, Select } from "../components/list";
 import { matches } from "../lib/filter";
@@ -12,6 +12,8 @@ interface Row {
   tags: string[];
   counts: Counts;
 }
+
+const EMPTY = "No services registered, or none that your token may read (service:read).";
 
 const NONE: Counts = { passing: 0, warning: 0, critical: 0 };
 
@@ -34,6 +36,7 @@ export default function Services() {
     <section>
       <h1>Services</h1>
       <ErrorBanner error={services.error ?? checks.error} needs="service:read" />
+      <AclNotice filtered={services.filtered || checks.filtered} />
       <div class="toolbar">
         <SearchBox label="Search services by name or tag" value={search} onInput={setSearch} />
         <Select
@@ -57,7 +60,7 @@ export default function Services() {
           label="Services"
           items={shown}
           keyOf={(r) => r.name}
-          empty={rows.length === 0 ? "No services registered." : "No service matches."}
+          empty={rows.length === 0 ? EMPTY : "No service matches."}
           render={(r) => (
             <>
               <a class="name" href={href("services", r.name)}>
