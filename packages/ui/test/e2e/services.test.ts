@@ -106,6 +106,28 @@ describe("Services view", () => {
     }
   }, 180_000);
 
+  it("is usable by keyboard: skip link, navigation, search and filter reached with Tab", async () => {
+    const page = await openUi(ui, agent.url, "/services");
+    await page.getByRole("link", { name: NAME, exact: true }).waitFor({ timeout: 30_000 });
+    const focused = () =>
+      page.evaluate("document.activeElement && document.activeElement.textContent.trim()");
+    await page.keyboard.press("Tab");
+    expect(await focused()).toBe("Skip to content");
+    let steps = 0;
+    while ((await focused()) !== "Nodes" && steps++ < 10) await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    await page.waitForURL((u) => u.hash === "#/nodes");
+    await page.getByRole("heading", { name: "Nodes", level: 1 }).waitFor();
+    await page.goBack();
+    await page.getByRole("heading", { name: "Services", level: 1 }).waitFor();
+    await page.getByLabel("Search services by name or tag").focus();
+    await page.keyboard.type("blue");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("End");
+    await page.getByRole("link", { name: NAME, exact: true }).waitFor({ state: "detached", timeout: 10_000 });
+    await page.close();
+  }, 60_000);
+
   it("keeps a 5,000-service list responsive: paged, searchable, filterable", async () => {
     await registerServices(agent.url, "dev node", 5000);
     const page = await openUi(ui, agent.url, "/services");
