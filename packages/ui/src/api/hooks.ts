@@ -62,6 +62,8 @@ export function useFetch<T>(path: string | null, query: Query = {}, refresh: unk
   const generation = useTokenGeneration();
   const [state, setState] = useState<Live<T>>({ data: undefined, error: undefined, index: undefined });
   const key = JSON.stringify([path, query, dc, generation]);
+  // Another resource (or token, or datacenter) shows nothing of the previous one; a refresh keeps what is shown.
+  useEffect(() => setState({ data: undefined, error: undefined, index: undefined }), [key]);
   useEffect(() => {
     if (path === null) return;
     const controller = new AbortController();
