@@ -1,6 +1,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, extname, join, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 
 // The web UI's files (packages/ui's build, or `ui_config.dir`) as the agent serves them under the content
 // path: hashed assets cached for a year, index.html never cached and answered for every other path under it
@@ -24,9 +25,16 @@ const IMMUTABLE = "public, max-age=31536000, immutable";
 const CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; object-src 'none'; base-uri 'self'; frame-ancestors 'none'";
 
-/** Where packages/ui's build lands. */
+/**
+ * Where packages/ui's build lands. Without the package (an agent installed on its own) the UI answers 503
+ * saying so rather than the agent failing to start.
+ */
 export function builtUiDir(): string {
-  return join(dirname(createRequire(import.meta.url).resolve("@cairn/ui/package.json")), "dist");
+  try {
+    return join(dirname(createRequire(import.meta.url).resolve("@cairn/ui/package.json")), "dist");
+  } catch {
+    return fileURLToPath(new URL("../../ui/dist", import.meta.url));
+  }
 }
 
 /** `/ui` or `ui/` as `/ui/`. */
