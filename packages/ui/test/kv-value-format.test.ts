@@ -63,6 +63,7 @@ describe("toYaml", () => {
 
 describe("toHcl", () => {
   it("renders an object's members as attributes", () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: an HCL template sequence, escaped by toHcl
     expect(toHcl({ name: "web", "my key": { port: 1, tags: ["a"] }, tpl: "${x}" })).toBe(
       [
         'name = "web"',
