@@ -3,6 +3,7 @@ import { describeError } from "../../api/errors";
 import { useBlocking } from "../../api/hooks";
 import { ErrorBanner } from "../../components/error-banner";
 import { Loading, PagedList } from "../../components/list";
+import { useAclState } from "../acl/acl-state";
 import { KvCrumbs } from "./breadcrumbs";
 import { deleteFolder, kvHref, kvUrl, putKey } from "./kv-api";
 import { listFolder, parentFolder } from "./tree";
@@ -14,11 +15,15 @@ export function FolderView({ prefix }: { prefix: string }) {
     allowNotFound: true,
   });
   const { entries, prefixIsKey } = listFolder(listing.data ?? [], prefix);
+  const acl = useAclState();
   return (
     <section>
       <KvCrumbs keyOrPrefix={prefix} />
       <h1>{prefix === "" ? "Key/value" : prefix}</h1>
       <ErrorBanner error={listing.error} needs={`key:list on "${prefix}"`} />
+      {acl.kind === "token" || acl.kind === "unknown-token" ? (
+        <p class="hint">ACLs are on: only the keys your token may read are listed.</p>
+      ) : null}
       {listing.data === undefined ? (
         listing.error ? null : (
           <Loading what="keys" />
@@ -28,7 +33,13 @@ export function FolderView({ prefix }: { prefix: string }) {
           label={prefix === "" ? "Keys" : `Keys in ${prefix}`}
           items={entries}
           keyOf={(e) => e.key}
-          empty={prefix === "" ? "No keys yet." : prefixIsKey ? "This folder is empty." : "No keys under this prefix."}
+          empty={
+            prefix === ""
+              ? "No keys yet."
+              : prefixIsKey
+                ? "This folder is empty."
+                : "No keys under this prefix."
+          }
           render={(e) => (
             <>
               <a class="name" href={kvHref(e.key)}>
@@ -83,7 +94,11 @@ function CreateForm({ prefix }: { prefix: string }) {
       {folder ? null : (
         <label>
           Value
-          <textarea rows={4} value={value} onInput={(e) => setValue((e.currentTarget as HTMLTextAreaElement).value)} />
+          <textarea
+            rows={4}
+            value={value}
+            onInput={(e) => setValue((e.currentTarget as HTMLTextAreaElement).value)}
+          />
         </label>
       )}
       {message ? (

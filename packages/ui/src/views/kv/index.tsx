@@ -1,3 +1,4 @@
+import "../forms.css";
 import type { ViewProps } from "../../router";
 import { FolderView } from "./folder";
 import { KeyView } from "./key";

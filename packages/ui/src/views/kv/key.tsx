@@ -45,7 +45,9 @@ export function KeyView({ name }: { name: string }) {
 
   const dirty = opened !== undefined && (text !== textOf(opened) || flags !== String(opened?.Flags ?? 0));
   const changedSince =
-    opened !== undefined && current !== undefined && (current?.ModifyIndex ?? 0) !== (opened?.ModifyIndex ?? 0);
+    opened !== undefined &&
+    current !== undefined &&
+    (current?.ModifyIndex ?? 0) !== (opened?.ModifyIndex ?? 0);
 
   useEffect(() => {
     if (current === undefined) return;

@@ -25,7 +25,12 @@ export function kvHref(key: string): string {
  * Writes `text` only if the key is still at `modifyIndex` (0: only if it does not exist). False means
  * somebody changed it first: the caller reports that and never retries without the user.
  */
-export async function putKey(key: string, text: string, modifyIndex: number, flags: number): Promise<boolean> {
+export async function putKey(
+  key: string,
+  text: string,
+  modifyIndex: number,
+  flags: number,
+): Promise<boolean> {
   const res = await api<boolean | string>(kvUrl(key), {
     method: "PUT",
     query: { cas: modifyIndex, flags: flags === 0 ? undefined : flags },
