@@ -217,12 +217,16 @@ function Field({
   const text = typeof value === "string" ? value : "";
   const input = (e: Event) => onChange((e.currentTarget as HTMLInputElement | HTMLTextAreaElement).value);
   const multiline = field.kind === "textarea" || field.kind === "rules" || field.kind === "json";
+  const id = `acl-field-${field.name}`;
   return (
-    <label>
-      {field.label}
-      {field.hint ? <small> ({field.hint})</small> : null}
+    <div class="field">
+      <label for={id}>
+        {field.label}
+        {field.hint ? <small> ({field.hint})</small> : null}
+      </label>
       {multiline ? (
         <textarea
+          id={id}
           class={field.kind === "textarea" ? undefined : "code"}
           rows={field.kind === "rules" ? 14 : field.kind === "json" ? 6 : 3}
           spellcheck={false}
@@ -230,8 +234,8 @@ function Field({
           onInput={input}
         />
       ) : (
-        <input value={text} onInput={input} />
+        <input id={id} value={text} onInput={input} />
       )}
-    </label>
+    </div>
   );
 }

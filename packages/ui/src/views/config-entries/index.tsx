@@ -106,7 +106,10 @@ function OneEntry({ kind, name }: { kind: string; name: string }) {
       ) : entry.data === null ? (
         <p class="empty">No such entry.</p>
       ) : (
-        <pre aria-label="Entry as JSON">{JSON.stringify(entry.data, null, 2)}</pre>
+        <>
+          <h2>JSON</h2>
+          <pre>{JSON.stringify(entry.data, null, 2)}</pre>
+        </>
       )}
     </section>
   );

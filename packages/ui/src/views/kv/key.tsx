@@ -168,13 +168,14 @@ export function KeyView({ name }: { name: string }) {
         <p class="empty">This value is binary ({decoded.size} bytes) and is not shown or edited here.</p>
       ) : (
         <form class="editor" onSubmit={save} aria-label="Edit the value">
-          <div role="radiogroup" aria-label="Show the value as" class="toggle">
+          <fieldset class="toggle">
+            <legend class="sr-only">Show the value as</legend>
             {VIEWS.map(([v, label]) => (
-              <button key={v} type="button" role="radio" aria-checked={view === v} onClick={() => setView(v)}>
-                {label}
-              </button>
+              <label key={v}>
+                <input type="radio" name="kv-view" checked={view === v} onChange={() => setView(v)} /> {label}
+              </label>
             ))}
-          </div>
+          </fieldset>
           {view === "text" ? (
             <label>
               <span class="sr-only">Value</span>
@@ -186,7 +187,7 @@ export function KeyView({ name }: { name: string }) {
               />
             </label>
           ) : rendered?.ok ? (
-            <pre aria-label={`Value as ${view.toUpperCase()}`}>{rendered.text}</pre>
+            <pre data-testid="kv-rendered">{rendered.text}</pre>
           ) : (
             <p class="form-error" role="alert">
               {rendered?.error}
