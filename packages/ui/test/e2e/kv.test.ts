@@ -1,6 +1,12 @@
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureUiBuilt, launchBrowser, openUi, screenshot, type UiBrowser } from "../../../../scripts/lib/browser.js";
+import {
+  ensureUiBuilt,
+  launchBrowser,
+  openUi,
+  screenshot,
+  type UiBrowser,
+} from "../../../../scripts/lib/browser.js";
 import { http, type RunningAgent, startCairnDev, waitFor } from "../../../../scripts/lib/index.js";
 import { keyPath } from "../../src/api/paths.js";
 
@@ -75,7 +81,10 @@ describe("Key/value view", () => {
     await screenshot(page, "kv-key-1280");
 
     // The folders on the way are links that open them.
-    await page.getByRole("navigation", { name: "Folders" }).getByRole("link", { name: "odd dir ü%#?" }).click();
+    await page
+      .getByRole("navigation", { name: "Folders" })
+      .getByRole("link", { name: "odd dir ü%#?" })
+      .click();
     await page.getByRole("heading", { level: 1, name: ODD_FOLDER, exact: true }).waitFor();
     await page.getByRole("link", { name: "../", exact: true }).click();
     await page.getByRole("heading", { level: 1, name: `${ODD_FOLDER}../`, exact: true }).waitFor();
@@ -108,7 +117,9 @@ describe("Key/value view", () => {
 
     // The JSON/YAML/HCL toggle renders the value.
     await page.getByLabel("YAML").check();
-    await expect.poll(() => page.getByTestId("kv-rendered").innerText()).toBe('port: 8080\ntags:\n  - a\n  - "b c"');
+    await expect
+      .poll(() => page.getByTestId("kv-rendered").innerText())
+      .toBe('port: 8080\ntags:\n  - a\n  - "b c"');
     await page.getByLabel("HCL").check();
     await expect.poll(() => page.getByTestId("kv-rendered").innerText()).toContain("port = 8080");
     await page.getByLabel("Text").check();

@@ -1,7 +1,7 @@
 /**
  * Lays a compiled discovery chain (`/v1/discovery-chain/:service`) out as columns of boxes: routers, then
  * splitters, then resolvers, then targets, with an edge for each route, split, primary target and failover.
- * Rows follow a depth-first walk from the start node so edges mostly run straight across.
+ * Rows follow a depth-first walk from the start node, so most edges run straight across.
  */
 
 export interface ChainRoute {
@@ -62,9 +62,9 @@ export interface ChainLayout {
   readonly height: number;
 }
 
-export const BOX_WIDTH = 220;
+export const BOX_WIDTH = 200;
 export const BOX_HEIGHT = 48;
-const GAP_X = 90;
+export const GAP_X = 70;
 const GAP_Y = 24;
 const COLUMN_ORDER: readonly BoxKind[] = ["router", "splitter", "resolver", "target"];
 
@@ -163,29 +163,57 @@ export function layoutChain(chain: CompiledChain): ChainLayout {
     return { kind, label: node.Name, detail };
   };
 
-  const columns = new Map<BoxKind, { id: string; kind: BoxKind; label: string; detail: string }[]>();
+  const described = new Map<string, { id: string; kind: BoxKind; label: string; detail: string }>();
   for (const id of order) {
     const d = describe(id);
-    if (!d) continue;
-    const col = columns.get(d.kind) ?? [];
-    col.push({ id, ...d });
-    columns.set(d.kind, col);
+    if (d) described.set(id, { id, ...d });
   }
+  const columnOf = new Map<BoxKind, number>();
+  for (const kind of COLUMN_ORDER) {
+    if ([...described.values()].some((d) => d.kind === kind)) columnOf.set(kind, columnOf.size);
+  }
+
+  // Rows like a tidy tree: each leaf gets the next row, and a box sits on its first child's row, so the
+  // edge to that child runs straight across, past the columns it skips (a route straight to a resolver
+  // passes no splitter). A row already taken in the box's column (a shared child) sends it to a new row.
+  const rowOf = new Map<string, number>();
+  const taken = new Set<string>();
+  let rows = 0;
+  const children = new Map<string, string[]>();
+  for (const e of edges) {
+    if (!described.has(e.to)) continue;
+    const list = children.get(e.from) ?? [];
+    if (!list.includes(e.to)) list.push(e.to);
+    children.set(e.from, list);
+  }
+  const place = (id: string): void => {
+    if (rowOf.has(id)) return;
+    const d = described.get(id);
+    if (!d) return;
+    rowOf.set(id, -1);
+    const kids = children.get(id) ?? [];
+    for (const k of kids) place(k);
+    const first = kids.map((k) => rowOf.get(k) ?? -1).find((r) => r >= 0);
+    let row = first ?? rows;
+    if (taken.has(`${d.kind}:${row}`)) row = rows;
+    rows = Math.max(rows, row + 1);
+    rowOf.set(id, row);
+    taken.add(`${d.kind}:${row}`);
+  };
+  for (const id of order) place(id);
+
   const boxes: Box[] = [];
   const at = new Map<string, Box>();
-  let colIndex = 0;
-  let rows = 0;
-  for (const kind of COLUMN_ORDER) {
-    const col = columns.get(kind);
-    if (!col) continue;
-    col.forEach((b, row) => {
-      const box: Box = { ...b, x: colIndex * (BOX_WIDTH + GAP_X), y: row * (BOX_HEIGHT + GAP_Y) };
-      boxes.push(box);
-      at.set(b.id, box);
-    });
-    rows = Math.max(rows, col.length);
-    colIndex++;
+  for (const d of described.values()) {
+    const box: Box = {
+      ...d,
+      x: (columnOf.get(d.kind) ?? 0) * (BOX_WIDTH + GAP_X),
+      y: (rowOf.get(d.id) ?? 0) * (BOX_HEIGHT + GAP_Y),
+    };
+    boxes.push(box);
+    at.set(d.id, box);
   }
+  const colIndex = columnOf.size;
   const placed: Edge[] = [];
   for (const e of edges) {
     const a = at.get(e.from);

@@ -16,14 +16,13 @@ export function FolderView({ prefix }: { prefix: string }) {
   });
   const { entries, prefixIsKey } = listFolder(listing.data ?? [], prefix);
   const acl = useAclState();
+  const filtered = acl.kind === "token" || acl.kind === "unknown-token";
   return (
     <section>
       <KvCrumbs keyOrPrefix={prefix} />
       <h1>{prefix === "" ? "Key/value" : prefix}</h1>
       <ErrorBanner error={listing.error} needs={`key:list on "${prefix}"`} />
-      {acl.kind === "token" || acl.kind === "unknown-token" ? (
-        <p class="hint">ACLs are on: only the keys your token may read are listed.</p>
-      ) : null}
+      {filtered ? <p class="hint">ACLs are on: only the keys your token may read are listed.</p> : null}
       {listing.data === undefined ? (
         listing.error ? null : (
           <Loading what="keys" />
@@ -34,11 +33,18 @@ export function FolderView({ prefix }: { prefix: string }) {
           items={entries}
           keyOf={(e) => e.key}
           empty={
-            prefix === ""
-              ? "No keys yet."
-              : prefixIsKey
-                ? "This folder is empty."
-                : "No keys under this prefix."
+            filtered ? (
+              <>
+                No keys here that your token may read. Keys it may not read are hidden:{" "}
+                <a href="#/acl">log in</a> with a token whose policy grants <code>key_prefix</code> read here.
+              </>
+            ) : prefix === "" ? (
+              "No keys yet."
+            ) : prefixIsKey ? (
+              "This folder is empty."
+            ) : (
+              "No keys under this prefix."
+            )
           }
           render={(e) => (
             <>
@@ -106,9 +112,11 @@ function CreateForm({ prefix }: { prefix: string }) {
           {message.text} {message.key !== undefined ? <a href={kvHref(message.key)}>{message.key}</a> : null}
         </p>
       ) : null}
-      <button type="submit" disabled={busy}>
-        {folder ? "Create folder" : "Create key"}
-      </button>
+      <div class="actions">
+        <button type="submit" disabled={busy}>
+          {folder ? "Create folder" : "Create key"}
+        </button>
+      </div>
     </form>
   );
 }
