@@ -35,7 +35,7 @@ async function call(path: string, method = "GET", body?: unknown, token = ROOT) 
 }
 
 async function said(page: Page): Promise<string> {
-  return page.locator("main").innerText();
+  return (await page.locator("main").textContent()) ?? "";
 }
 
 async function expectText(page: Page, text: string | RegExp, timeout = 15_000): Promise<void> {
@@ -112,7 +112,7 @@ describe("Access control view", () => {
     await page.getByLabel("Token secret ID").fill(READER);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByTestId("logged-in").getByText("web-and-public").waitFor();
-    expect(await page.evaluate(() => localStorage.getItem("cairn.ui.token"))).toBe(READER);
+    expect(await page.evaluate('localStorage.getItem("cairn.ui.token")')).toBe(READER);
     await screenshot(page, "acl-login-1280");
 
     await page.goto(`${agent.url}/ui/#/kv/`);
@@ -133,7 +133,7 @@ describe("Access control view", () => {
     await page.goto(`${agent.url}/ui/#/acl`);
     await page.getByRole("button", { name: "Log out" }).click();
     await expectText(page, /anonymous token/);
-    expect(await page.evaluate(() => localStorage.getItem("cairn.ui.token"))).toBeNull();
+    expect(await page.evaluate('localStorage.getItem("cairn.ui.token")')).toBeNull();
     await page.close();
   });
 

@@ -30,7 +30,7 @@ async function expectText(page: Page, text: string | RegExp, timeout = 15_000): 
   try {
     await page.locator("main").getByText(text).first().waitFor({ timeout });
   } catch (err) {
-    throw new Error(`${String(text)} not shown; the page says: ${await page.locator("main").innerText()}`, {
+    throw new Error(`${String(text)} not shown; the page says: ${await page.locator("main").textContent()}`, {
       cause: err,
     });
   }
@@ -114,10 +114,11 @@ describe("Config entries, prepared queries and the discovery chain", () => {
     const page = await openUi(ui, agent.url, "/chain/web");
     const graph = page.getByRole("img", { name: "Discovery chain of web" });
     await graph.waitFor();
+    // A string, as the repository's typecheck has no DOM types.
     const kinds = async () =>
-      page.evaluate(() =>
-        [...document.querySelectorAll(".chain g[class^='box-']")].map((g) => g.getAttribute("class")),
-      );
+      (await page.evaluate(
+        `[...document.querySelectorAll(".chain g[class^='box-']")].map((g) => g.getAttribute("class"))`,
+      )) as string[];
     await expect.poll(kinds).toContain("box-router");
     const drawn = await kinds();
     expect(drawn).toContain("box-splitter");

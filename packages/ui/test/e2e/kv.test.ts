@@ -43,7 +43,7 @@ async function read(key: string): Promise<{ status: number; value?: string; modi
 
 /** The page's main text, for failure messages. */
 async function said(page: Page): Promise<string> {
-  return page.locator("main").innerText();
+  return (await page.locator("main").textContent()) ?? "";
 }
 
 async function expectText(page: Page, text: string | RegExp, timeout = 15_000): Promise<void> {
@@ -97,7 +97,7 @@ describe("Key/value view", () => {
     await put("app/config", "v1");
     const page = await openUi(ui, agent.url, `/kv/${keyPath("app/config")}`);
     const editor = page.locator("textarea");
-    await page.waitForFunction(() => document.querySelector("textarea")?.value === "v1");
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe("v1");
     await editor.fill("mine");
     // Somebody else writes after the page opened the key.
     await put("app/config", "theirs");
@@ -109,7 +109,7 @@ describe("Key/value view", () => {
 
     // Reload shows their value; a save from there is accepted.
     await page.getByRole("button", { name: "Reload" }).first().click();
-    await page.waitForFunction(() => document.querySelector("textarea")?.value === "theirs");
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe("theirs");
     await editor.fill('{"port":8080,"tags":["a","b c"]}');
     await page.getByRole("button", { name: "Save" }).click();
     await expectText(page, "Saved.");
@@ -118,10 +118,10 @@ describe("Key/value view", () => {
     // The JSON/YAML/HCL toggle renders the value.
     await page.getByLabel("YAML").check();
     await expect
-      .poll(() => page.getByTestId("kv-rendered").innerText())
+      .poll(() => page.getByTestId("kv-rendered").textContent())
       .toBe('port: 8080\ntags:\n  - a\n  - "b c"');
     await page.getByLabel("HCL").check();
-    await expect.poll(() => page.getByTestId("kv-rendered").innerText()).toContain("port = 8080");
+    await expect.poll(() => page.getByTestId("kv-rendered").textContent()).toContain("port = 8080");
     await page.getByLabel("Text").check();
     await page.close();
   });
@@ -129,11 +129,9 @@ describe("Key/value view", () => {
   it("follows changes live while the value is not being edited", async () => {
     await put("app/live", "one");
     const page = await openUi(ui, agent.url, `/kv/${keyPath("app/live")}`);
-    await page.waitForFunction(() => document.querySelector("textarea")?.value === "one");
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe("one");
     await put("app/live", "two");
-    await page.waitForFunction(() => document.querySelector("textarea")?.value === "two", undefined, {
-      timeout: 15_000,
-    });
+    await expect.poll(() => page.locator("textarea").inputValue(), { timeout: 15_000 }).toBe("two");
     await page.close();
   });
 
@@ -149,7 +147,7 @@ describe("Key/value view", () => {
     const page = await openUi(ui, agent.url, `/kv/${keyPath("app/lock")}`);
     const holder = page.getByTestId("lock-holder");
     await holder.getByText(ID).waitFor();
-    expect(await holder.innerText()).toContain("leader <b>election</b>");
+    expect(await holder.textContent()).toContain("leader <b>election</b>");
     await holder.getByRole("link").click();
     await page.getByRole("heading", { level: 1, name: "Sessions of kv-ui" }).waitFor();
     await expectText(page, "leader <b>election</b>");
@@ -168,7 +166,7 @@ describe("Key/value view", () => {
     await put("gone/a", "1");
     await put("gone/b/c", "2");
     const page = await openUi(ui, agent.url, `/kv/${keyPath("gone/a")}`);
-    await page.waitForFunction(() => document.querySelector("textarea")?.value === "1");
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe("1");
     await page.getByRole("button", { name: "Delete this key…" }).click();
     await page.getByRole("button", { name: "Delete key" }).click();
     await page.getByRole("heading", { level: 1, name: "gone/", exact: true }).waitFor();

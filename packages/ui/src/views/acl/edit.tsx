@@ -37,12 +37,27 @@ export function ResourceEditor({ resource, id }: { resource: AclResource; id: st
 }
 
 function EditorForm({ resource, existing }: { resource: AclResource; existing: AclRecord | undefined }) {
-  const [form, setForm] = useState<FormValues>(() => formFromRecord(resource, existing));
+  // The record as the form was filled from it: a live change replaces the form only while it is unedited.
+  const [base, setBase] = useState<FormValues>(() => formFromRecord(resource, existing));
+  const [form, setForm] = useState<FormValues>(base);
+  const [changed, setChanged] = useState(false);
   const [error, setError] = useState<unknown>();
   const [created, setCreated] = useState<AclRecord>();
   const [confirmDelete, setConfirmDelete] = useState(false);
   const [saved, setSaved] = useState(false);
-  useEffect(() => setForm(formFromRecord(resource, existing)), [existing?.ModifyIndex]);
+  const reload = () => {
+    const fresh = formFromRecord(resource, existing);
+    setBase(fresh);
+    setForm(fresh);
+    setChanged(false);
+  };
+  useEffect(() => {
+    const fresh = formFromRecord(resource, existing);
+    if (JSON.stringify(fresh) === JSON.stringify(base)) return;
+    if (JSON.stringify(form) === JSON.stringify(base) || JSON.stringify(form) === JSON.stringify(fresh))
+      reload();
+    else setChanged(true);
+  }, [existing?.ModifyIndex]);
   const id = existing ? String(existing[resource.idField] ?? "") : undefined;
 
   async function save(e: Event) {
@@ -75,7 +90,7 @@ function EditorForm({ resource, existing }: { resource: AclResource; existing: A
   const title =
     id === undefined
       ? `Create a ${resource.singular}`
-      : `${resource.singular} ${String(existing?.Name ?? id)}`;
+      : `${resource.singular[0]?.toUpperCase()}${resource.singular.slice(1)} ${String(existing?.Name ?? id)}`;
   if (created) {
     const newId = String(created[resource.idField] ?? "");
     return (
@@ -110,6 +125,15 @@ function EditorForm({ resource, existing }: { resource: AclResource; existing: A
       ) : (
         <ErrorBanner error={error} needs={resource.writePrivilege} />
       )}
+      {changed ? (
+        <div class="banner banner-warn" role="status">
+          This {resource.singular} changed since you opened it; saving would replace that change with this
+          form.{" "}
+          <button type="button" onClick={reload}>
+            Reload
+          </button>
+        </div>
+      ) : null}
       {saved ? (
         <div class="banner banner-ok" role="status">
           Saved.
