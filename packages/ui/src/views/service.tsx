@@ -74,6 +74,7 @@ function InstanceCard({ instance }: { instance: Instance }) {
           <Pairs label="Meta" pairs={svc.Meta} />
         </>
       ) : null}
+      <h4>Checks</h4>
       <CheckList checks={Checks} />
     </article>
   );
