@@ -79,7 +79,10 @@ describe("Key/value view", () => {
     expect(await page.locator("main img").count()).toBe(0);
     expect(await page.evaluate("window.__xss")).toBeUndefined();
     await screenshot(page, "kv-key-1280");
-    const narrow = await openUi(ui, agent.url, `/kv/${keyPath(ODD_KEY)}`, { width: 390, colorScheme: "dark" });
+    const narrow = await openUi(ui, agent.url, `/kv/${keyPath(ODD_KEY)}`, {
+      width: 390,
+      colorScheme: "dark",
+    });
     await expect.poll(() => narrow.locator("textarea").inputValue()).toBe(HTML);
     await screenshot(narrow, "kv-key-390-dark");
     await narrow.close();
