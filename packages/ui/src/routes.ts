@@ -1,5 +1,4 @@
 import type { RouteDef } from "./router";
-import { placeholder } from "./views/placeholder";
 
 /**
  * Every view of the UI, first match wins; `nav` routes make the navigation, in this order. A view is a
@@ -10,12 +9,12 @@ export const routes: readonly RouteDef[] = [
   { pattern: "/services/:name", load: () => import("./views/service") },
   { pattern: "/nodes", nav: "Nodes", load: () => import("./views/nodes") },
   { pattern: "/nodes/:name", load: () => import("./views/node") },
-  { pattern: "/kv/*key", nav: "Key/value", load: placeholder("Key/value") },
-  { pattern: "/sessions", nav: "Sessions", load: placeholder("Sessions") },
-  { pattern: "/acl", nav: "Access control", load: placeholder("Access control") },
-  { pattern: "/config", nav: "Config entries", load: placeholder("Config entries") },
-  { pattern: "/queries", nav: "Prepared queries", load: placeholder("Prepared queries") },
-  { pattern: "/chain", nav: "Discovery chain", load: placeholder("Discovery chain") },
+  { pattern: "/kv/*key", nav: "Key/value", load: () => import("./views/kv/index") },
+  { pattern: "/sessions/*node", nav: "Sessions", load: () => import("./views/sessions/index") },
+  { pattern: "/acl/*rest", nav: "Access control", load: () => import("./views/acl/index") },
+  { pattern: "/config/*rest", nav: "Config entries", load: () => import("./views/config-entries/index") },
+  { pattern: "/queries/*id", nav: "Prepared queries", load: () => import("./views/queries/index") },
+  { pattern: "/chain/*service", nav: "Discovery chain", load: () => import("./views/discovery-chain/index") },
   { pattern: "/cluster", nav: "Cluster", load: () => import("./views/cluster") },
 ];
 

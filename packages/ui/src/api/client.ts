@@ -10,6 +10,8 @@ export interface ApiRequest {
   /** A JSON value, or a string sent as is (KV values). */
   body?: unknown;
   signal?: AbortSignal;
+  /** A 404 is an answer (data null, with its index), as for a KV key or folder that does not exist. */
+  allowNotFound?: boolean;
 }
 
 export interface ApiResponse<T> {
@@ -38,9 +40,10 @@ export async function api<T>(path: string, request: ApiRequest = {}): Promise<Ap
   if (request.signal) init.signal = request.signal;
   const res = await fetch(url, init);
   const text = await res.text();
-  if (!res.ok) throw new ApiError(res.status, text.trim() || res.statusText, path);
+  const notFound = res.status === 404 && request.allowNotFound === true;
+  if (!res.ok && !notFound) throw new ApiError(res.status, text.trim() || res.statusText, path);
   const type = res.headers.get("Content-Type") ?? "";
-  const data = (type.includes("json") && text !== "" ? JSON.parse(text) : text) as T;
+  const data = (notFound ? null : type.includes("json") && text !== "" ? JSON.parse(text) : text) as T;
   const raw = res.headers.get("X-Consul-Index");
   const index = raw === null ? undefined : Number(raw);
   return {

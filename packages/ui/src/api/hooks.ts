@@ -29,11 +29,16 @@ function useTokenGeneration(): number {
  * Live data from a blocking endpoint: the first answer at once, then each change as the API reports it.
  * `path` null means nothing to watch yet. The request ends when the component unmounts or its inputs change.
  */
-export function useBlocking<T>(path: string | null, query: Query = {}, wait = "5m"): Live<T> {
+export function useBlocking<T>(
+  path: string | null,
+  query: Query = {},
+  wait = "5m",
+  options: { allowNotFound?: boolean } = {},
+): Live<T> {
   const dc = useContext(Datacenter);
   const generation = useTokenGeneration();
   const [state, setState] = useState<Live<T>>({ data: undefined, error: undefined, index: undefined });
-  const key = JSON.stringify([path, query, dc, wait, generation]);
+  const key = JSON.stringify([path, query, dc, wait, generation, options.allowNotFound]);
   useEffect(() => {
     setState({ data: undefined, error: undefined, index: undefined });
     if (path === null) return;
@@ -44,6 +49,7 @@ export function useBlocking<T>(path: string | null, query: Query = {}, wait = "5
         api<T>(path, {
           query: { ...query, dc: dc || undefined, index, wait: index ? wait : undefined },
           signal,
+          allowNotFound: options.allowNotFound,
         }),
       onData: (data, index) => setState({ data, error: undefined, index }),
       onError: (error) => setState((s) => ({ ...s, error })),

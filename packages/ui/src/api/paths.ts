@@ -6,9 +6,17 @@ export function v1(...segments: string[]): string {
   return `/v1/${segments.map((s, i) => (i === 0 ? s : encodeURIComponent(s))).join("/")}`;
 }
 
-/** A KV key as a path: each `/`-separated part encoded, slashes (also leading, trailing, doubled) kept. */
+/**
+ * A KV key as a path: each `/`-separated part encoded, slashes (also leading, trailing, doubled) kept. A `.`
+ * or `..` part would be collapsed by the URL parser (`%2e%2e` too), so a slash next to one goes as `%2F`,
+ * which the API decodes back to `/`. Only a key that is `.` or `..` alone cannot be named in a URL.
+ */
 export function keyPath(key: string): string {
-  return key.split("/").map(encodeURIComponent).join("/");
+  const parts = key.split("/");
+  const dot = (p: string | undefined) => p === "." || p === "..";
+  return parts
+    .map((p, i) => (i === 0 ? "" : dot(parts[i - 1]) || dot(p) ? "%2F" : "/") + encodeURIComponent(p))
+    .join("");
 }
 
 /** The query string of a request, leaving out undefined values; "" when there are none. */
