@@ -21,7 +21,7 @@ export interface WanForwarderOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 2_000;
-const REQUEST_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 /** Consul's blocking-query wait: 5 minutes by default, at most 10, plus up to 1/16 of jitter. */
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 10 * 60_000;
