@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type AgentPorts, type AgentProcess, clientFlags, serverFlags, spawnAgent } from "./agent.js";
 import { http } from "./http.js";
 import { awaitLeader } from "./leader.js";
-import { freePorts } from "./ports.js";
+import { stablePorts } from "./ports.js";
 import { stop } from "./processes.js";
 import { waitFor } from "./wait.js";
 
@@ -94,7 +94,7 @@ async function startDatacenter(
 ): Promise<FederatedDatacenter> {
   const size = options.servers ?? 3;
   const withClient = options.clients ?? true;
-  const ports = await freePorts(size * 4 + (withClient ? 3 : 0));
+  const ports = await stablePorts(size * 4 + (withClient ? 3 : 0));
   const portsOf = (i: number): Required<AgentPorts> => ({
     http: ports[i * 4]!,
     server: ports[i * 4 + 1]!,
@@ -163,7 +163,10 @@ export async function awaitFederation(
     async () => {
       for (const d of datacenters) {
         for (const s of d.servers) {
-          const res = await http(`${s.url}/v1/catalog/datacenters`, "GET", undefined, { timeoutMs: 5000, headers });
+          const res = await http(`${s.url}/v1/catalog/datacenters`, "GET", undefined, {
+            timeoutMs: 5000,
+            headers,
+          });
           const seen = (JSON.parse(res.text) as string[]).slice().sort();
           if (JSON.stringify(seen) !== JSON.stringify(expected)) return undefined;
         }

@@ -93,6 +93,7 @@ export class WanForwarder {
         servers: () => serverRefs(this.o.servers(dc)),
         defaultToken: this.o.defaultToken,
         connectTimeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        scope: `datacenter ${JSON.stringify(dc)}`,
         log: this.o.log.child({ datacenter: dc }),
       });
       this.pools.set(dc, pool);
