@@ -54,7 +54,19 @@ describe("dc forwarding between three datacenters", { timeout: 120_000 }, () => 
   it("the remote datacenter authorizes with the caller's token", async () => {
     // A policy and token made in dc3 through dc1 (ACLs of each datacenter are its own here).
     const policy = { Name: "reader", Rules: 'key_prefix "from/" { policy = "read" }' };
+    // A blocking list of dc3's policies, held there until the policy is made.
+    const before = await call(dc("dc2").client!, "/v1/acl/policies?dc=dc3", "GET", undefined, root);
+    expect(before.status).toBe(200);
+    const blocked = call(
+      dc("dc2").client!,
+      `/v1/acl/policies?dc=dc3&index=${before.headers.get("x-consul-index")}&wait=60s`,
+      "GET",
+      undefined,
+      root,
+    );
     await ok(dc("dc1").servers[0]!, "/v1/acl/policy?dc=dc3", "PUT", policy, root);
+    const woken = await blocked;
+    expect((woken.json as { Name: string }[]).map((p) => p.Name)).toContain("reader");
     await ok(
       dc("dc1").servers[0]!,
       "/v1/acl/token?dc=dc3",

@@ -179,6 +179,43 @@ describe("dc forwarding between two datacenters", { timeout: 120_000 }, () => {
     expect([acl.status, acl.text]).toEqual([direct.status, direct.text]);
   });
 
+  it("blocking queries of every family are held in the other datacenter and woken by a write there", async () => {
+    const there = () => dc2().servers[0]!;
+    const families: [string, () => Promise<unknown>][] = [
+      [
+        "/v1/catalog/services",
+        () =>
+          ok(there(), "/v1/catalog/register", "PUT", {
+            Node: "b-node",
+            Address: "10.1.1.1",
+            Service: { Service: "b-svc" },
+          }),
+      ],
+      ["/v1/session/list", () => ok(there(), "/v1/session/create", "PUT", { Node: "dc2-c1" })],
+      [
+        "/v1/config/service-defaults",
+        () => ok(there(), "/v1/config", "PUT", { Kind: "service-defaults", Name: "b-svc", Protocol: "grpc" }),
+      ],
+      [
+        "/v1/discovery-chain/b-svc",
+        () => ok(there(), "/v1/config", "PUT", { Kind: "service-defaults", Name: "b-svc", Protocol: "http" }),
+      ],
+      ["/v1/query", () => ok(there(), "/v1/query", "POST", { Name: "b-q", Service: { Service: "b-svc" } })],
+    ];
+    for (const [path, write] of families) {
+      const first = await call(client1(), `${path}?dc=dc2`);
+      expect(first.status, path).toBe(200);
+      const sep = path.includes("?") ? "&" : "?";
+      const blocked = call(client1(), `${path}${sep}dc=dc2&index=${index(first)}&wait=60s`);
+      const early = await Promise.race([blocked.then(() => "answered"), sleep(500).then(() => "held")]);
+      expect(early, path).toBe("held");
+      await write();
+      const woken = await blocked;
+      expect(woken.status, path).toBe(200);
+      expect(index(woken), path).toBeGreaterThan(index(first));
+    }
+  });
+
   it("an event fired for the other datacenter reaches its agents", async () => {
     const fired = await ok<{ ID: string }>(client1(), "/v1/event/fire/deploy?dc=dc2", "PUT", "payload");
     await waitFor("the event in dc2", async () => {
