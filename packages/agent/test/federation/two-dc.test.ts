@@ -200,7 +200,14 @@ describe("dc forwarding between two datacenters", { timeout: 120_000 }, () => {
         "/v1/discovery-chain/b-svc",
         () => ok(there(), "/v1/config", "PUT", { Kind: "service-defaults", Name: "b-svc", Protocol: "http" }),
       ],
-      ["/v1/query", () => ok(there(), "/v1/query", "POST", { Name: "b-q", Service: { Service: "b-svc" } })],
+      [
+        "/v1/coordinate/nodes",
+        () =>
+          ok(there(), "/v1/coordinate/update", "PUT", {
+            Node: "b-node",
+            Coord: { Vec: [0.001, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 0.00001 },
+          }),
+      ],
     ];
     for (const [path, write] of families) {
       const first = await call(client1(), `${path}?dc=dc2`);
