@@ -330,7 +330,7 @@ export class AgentMembership implements MembershipView {
     fatal: boolean,
     intervalMs = this.options.config.retryIntervalMs,
   ): void {
-    const { log, config } = this.options;
+    const { log } = this.options;
     const usable = addresses.filter((a) => {
       // Cloud auto-join ("provider=aws tag_key=...") needs the provider's API; Cairn does not have it.
       if (a.includes("provider="))
