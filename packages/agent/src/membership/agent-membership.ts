@@ -243,6 +243,18 @@ export class AgentMembership implements MembershipView {
     );
   }
 
+  /**
+   * The servers of datacenter `dc` in the WAN pool, alive ones first, failed ones after (still worth a try:
+   * gossip may be wrong); left ones never. Empty without a WAN pool or when none is known.
+   */
+  datacenterServers(dc: string): AgentMember[] {
+    if (!this.wan) return [];
+    const servers = this.records(this.wan).filter(
+      (m) => m.role === "server" && m.datacenter === dc && (m.status === "alive" || m.status === "failed"),
+    );
+    return [...servers.filter((m) => m.status === "alive"), ...servers.filter((m) => m.status !== "alive")];
+  }
+
   onChange(listener: (member: AgentMember) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);
@@ -303,7 +315,10 @@ export class AgentMembership implements MembershipView {
     }
     if (config.startJoin.length > 0) await this.join([...config.startJoin], { wan: false });
     this.loop("retry_join", config.retryJoin, this.lan, config.retryMax, true);
-    if (this.wan) this.loop("retry_join_wan", config.retryJoinWan, this.wan, config.retryMax, true);
+    if (this.wan) {
+      const { retryJoinWan, retryMaxWan, retryIntervalWanMs } = config;
+      this.loop("retry_join_wan", retryJoinWan, this.wan, retryMaxWan, true, retryIntervalWanMs);
+    }
   }
 
   /** Runs a join loop in the background; `fatal` loops report exhaustion through onRetryJoinFailed. */
@@ -313,8 +328,9 @@ export class AgentMembership implements MembershipView {
     pool: GossipNode,
     max: number,
     fatal: boolean,
+    intervalMs = this.options.config.retryIntervalMs,
   ): void {
-    const { log, config } = this.options;
+    const { log } = this.options;
     const usable = addresses.filter((a) => {
       // Cloud auto-join ("provider=aws tag_key=...") needs the provider's API; Cairn does not have it.
       if (a.includes("provider="))
@@ -337,7 +353,7 @@ export class AgentMembership implements MembershipView {
         if (answered > 0) this.left = false;
         return answered;
       },
-      intervalMs: config.retryIntervalMs,
+      intervalMs,
       maxAttempts: max,
       log,
     });

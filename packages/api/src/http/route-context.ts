@@ -7,6 +7,7 @@ import {
   type ApiDeps,
   type ClusterBackend,
   type DatacenterCoordinatesJson,
+  type DatacenterForward,
   DEFAULT_API_CONFIG,
 } from "../backend.js";
 
@@ -28,6 +29,8 @@ export interface RouteContext {
   /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
   aclBootstrapResetFile: string | undefined;
+  /** Requests for another datacenter, to one of its servers; undefined: no server of it is known. */
+  forwardDatacenter: DatacenterForward;
 }
 
 export function resolveDeps(deps: ApiDeps): RouteContext {
@@ -45,5 +48,6 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     datacenters: deps.datacenters ?? (() => [deps.datacenter]),
     coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
     aclBootstrapResetFile: deps.aclBootstrapResetFile,
+    forwardDatacenter: deps.forwardDatacenter ?? (() => undefined),
   };
 }
