@@ -81,6 +81,7 @@ export async function runAgentProcess(
         withRootPage(role.fetch, config),
         config.addresses.http,
         config.ports.http,
+        { settings: config.unixSockets, onReplace: (path) => log.warn({ path }, "Replacing socket") },
       );
     dns = await startDns(config, role.dns, log);
     // As Consul: written once start-up has succeeded, so its presence means the agent serves.

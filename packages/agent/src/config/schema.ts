@@ -55,6 +55,7 @@ export const configSourceSchema = z.strictObject({
     serf_wan: portField,
   }),
   addresses: section({ http: stringField, https: stringField, dns: stringField, grpc: stringField }),
+  unix_sockets: section({ mode: stringField, user: stringField, group: stringField }),
   retry_join: stringListField,
   retry_join_wan: stringListField,
   retry_interval: durationField,

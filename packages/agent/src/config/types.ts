@@ -1,3 +1,5 @@
+import type { UnixSocketSettings } from "./unix-sockets.js";
+
 /** The agent's resolved configuration: defaults, dev mode, files, -hcl fragments and flags merged and checked. */
 export interface AgentConfig {
   /** `-dev`: one in-memory server, nothing persisted. */
@@ -27,6 +29,8 @@ export interface AgentConfig {
     readonly dns: string;
     readonly grpc: string;
   };
+  /** Owner and mode of the unix sockets the HTTP API listens on (`addresses.http = "unix:///path"`). */
+  readonly unixSockets: UnixSocketSettings;
   readonly retryJoin: readonly string[];
   /** Servers: WAN pool addresses of servers in other datacenters to join, retried like retry_join. */
   readonly retryJoinWan: readonly string[];

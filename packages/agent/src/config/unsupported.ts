@@ -107,7 +107,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "ui_config.metrics_provider",
   "ui_config.metrics_provider_options_json",
   "ui_config.metrics_proxy",
-  "unix_sockets",
   "use_streaming_backend",
   "verify_incoming",
   "verify_incoming_https",
