@@ -53,7 +53,11 @@ function isObject(value: unknown): value is RawObject {
  * Moves deprecated keys to their current place (the current spelling wins when both are given) and returns
  * one warning per deprecated key used. Does not modify `raw`.
  */
-export function rewriteLegacyKeys(raw: RawObject): { raw: RawObject; warnings: string[]; conflicts: string[] } {
+export function rewriteLegacyKeys(raw: RawObject): {
+  raw: RawObject;
+  warnings: string[];
+  conflicts: string[];
+} {
   const result = structuredClone(raw);
   const warnings: string[] = [];
   const conflicts: string[] = [];
@@ -67,14 +71,17 @@ export function rewriteLegacyKeys(raw: RawObject): { raw: RawObject; warnings: s
     let value = take(result, from.split("."));
     if (value === undefined) continue;
     warnings.push(`'${from}' is deprecated; use '${to}' instead`);
-    const version = from === "tls_min_version" && typeof value === "string" ? OLD_TLS_VERSIONS[value] : undefined;
+    const version =
+      from === "tls_min_version" && typeof value === "string" ? OLD_TLS_VERSIONS[value] : undefined;
     if (version !== undefined) {
       warnings.push(`'tls_min_version' value '${String(value)}' is deprecated; use '${version}' instead`);
       value = version;
     }
     const existing = put(result, to.split("."), value);
     if (existing !== undefined && String(existing) !== String(value))
-      conflicts.push(`${from} (${JSON.stringify(value)}) conflicts with ${to} (${JSON.stringify(existing)}); keep only ${to}`);
+      conflicts.push(
+        `${from} (${JSON.stringify(value)}) conflicts with ${to} (${JSON.stringify(existing)}); keep only ${to}`,
+      );
   }
   return { raw: result, warnings, conflicts };
 }

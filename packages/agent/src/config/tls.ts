@@ -90,7 +90,9 @@ function stanza(name: StanzaName, defaults: Stanza, own: Stanza): TlsStanzaSetti
     if (settings.caFile === undefined && settings.caPath === undefined)
       fail(`${verifyIncoming.key}: verifying clients needs a CA (ca_file or ca_path)`);
     if (settings.certFile === undefined)
-      fail(`${verifyIncoming.key}: verifying clients needs this agent's certificate (cert_file and key_file)`);
+      fail(
+        `${verifyIncoming.key}: verifying clients needs this agent's certificate (cert_file and key_file)`,
+      );
   }
   return settings;
 }
@@ -111,7 +113,9 @@ function cipherSuiteList(key: string, value: string | undefined, minVersion: Tls
   if (names.length === 0) return [];
   // As Consul: TLS 1.3's suites are fixed by the protocol, so a list would silently do nothing.
   if (minVersion === "TLSv1_3") fail(`${key}: cipher suites cannot be configured with TLSv1_3`);
-  return names.map((name) => CIPHER_SUITES[name] ?? fail(`${key}: unsupported cipher suite ${JSON.stringify(name)}`));
+  return names.map(
+    (name) => CIPHER_SUITES[name] ?? fail(`${key}: unsupported cipher suite ${JSON.stringify(name)}`),
+  );
 }
 
 function fail(message: string): never {

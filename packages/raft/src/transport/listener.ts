@@ -1,7 +1,7 @@
-import { createServer as createHttpServer, type IncomingMessage, type Server as HttpServer } from "node:http";
+import { createServer as createHttpServer, type Server as HttpServer, type IncomingMessage } from "node:http";
 import { type AddressInfo, createServer, type Server, type Socket } from "node:net";
 import { Duplex } from "node:stream";
-import { createServer as createTlsServer, type Server as TlsServer, type TLSSocket } from "node:tls";
+import { createServer as createTlsServer, type TLSSocket, type Server as TlsServer } from "node:tls";
 import type { Logger } from "pino";
 import type { IncomingTls, TransportTls } from "./tls.js";
 
@@ -120,7 +120,12 @@ export class RpcListener {
       tlsSocket.destroy();
     });
     server.on("tlsClientError", (err, tlsSocket) => {
-      this.refuse(remoteOf(tlsSocket), `TLS handshake failed: ${err.message.split("\n")[0]}`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const reason =
+        code === "ERR_SSL_HTTP_REQUEST" || code === "ERR_SSL_WRONG_VERSION_NUMBER"
+          ? "plaintext connection: TLS is required (verify_incoming)"
+          : `TLS handshake failed: ${err.message.split("\n")[0]}`;
+      this.refuse(remoteOf(tlsSocket), reason);
       tlsSocket.destroy();
     });
     this.tlsServer = server;

@@ -79,7 +79,9 @@ export class ServerTransport<M> {
       if (refusal) {
         if (refusal.reason !== undefined)
           log.warn({ remote: remoteOf(req), reason: refusal.reason }, "refused a server connection");
-        socket.end(`HTTP/1.1 ${refusal.status} ${refusal.status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+        socket.end(
+          `HTTP/1.1 ${refusal.status} ${refusal.status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+        );
         socket.destroy();
         return;
       }
