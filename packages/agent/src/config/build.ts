@@ -1,5 +1,6 @@
 import type { ConfigSourceValues } from "./schema.js";
 import { ConfigError } from "./source.js";
+import { resolveTls } from "./tls.js";
 import type { AgentConfig } from "./types.js";
 import { checkUnixAddresses, unixSocketSettings } from "./unix-sockets.js";
 
@@ -215,6 +216,7 @@ export function buildAgentConfig(
       enableTruncate: dns.enable_truncate ?? false,
       recursorTimeoutMs: dns.recursor_timeout ?? 2_000,
     },
+    tls: resolveTls(v, ports.https ?? -1),
     clockOffsetMs: context.clockOffsetMs,
     configFiles: context.configFiles,
   };
