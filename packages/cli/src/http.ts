@@ -133,6 +133,18 @@ export function normalizeAddress(address: string, ssl = false): string {
   return withScheme.replace(/\/+$/, "");
 }
 
+/**
+ * One line for a failed request. OpenSSL's errors span a code path (`...:SSL routines:ssl3_read_bytes:tlsv13
+ * alert certificate required:...`); an alert from the peer reads as Go's client words it.
+ */
+function transportError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = /:SSL routines:[^:]*:([^:]+):/.exec(message)?.[1];
+  if (reason === undefined) return message;
+  const alert = /^(?:tlsv1[0-9]*|sslv3) alert (.+)$/.exec(reason)?.[1];
+  return alert === undefined ? `tls: ${reason}` : `remote error: tls: ${alert}`;
+}
+
 export class ApiError extends Error {
   constructor(
     message: string,
@@ -202,7 +214,7 @@ export class HttpClient {
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const verb = `${method[0]}${method.slice(1).toLowerCase()}`;
-      throw new ApiError(`${verb} "${url}": ${err instanceof Error ? err.message : String(err)}`, 0);
+      throw new ApiError(`${verb} "${url}": ${transportError(err)}`, 0);
     }
     const status = message.statusCode ?? 0;
     if ((status < 200 || status >= 300) && !(opts.accept ?? []).includes(status)) {
