@@ -45,7 +45,7 @@ export interface CAOptions extends Validity {
   /** Domain permitted by name constraints (with localhost), when `nameConstraint` is set. */
   domain?: string;
   nameConstraint?: boolean;
-  additionalNameConstraints?: string[];
+  additionalNameConstraints?: readonly string[];
   commonName?: string;
 }
 

@@ -24,8 +24,8 @@ export interface IdentityOptions {
   domain?: string;
   /** Server certificates only: adds `<node>.server.<dc>.<domain>`. */
   node?: string;
-  additionalDnsNames?: string[];
-  additionalIpAddresses?: string[];
+  additionalDnsNames?: readonly string[];
+  additionalIpAddresses?: readonly string[];
 }
 
 /**

@@ -61,7 +61,7 @@ Usage: cairn tls ca create [options]
           days: values.days,
           domain: values.domain,
           nameConstraint: values["name-constraint"],
-          additionalNameConstraints: [...(repeated["additional-name-constraint"] ?? [])],
+          additionalNameConstraints: repeated["additional-name-constraint"] ?? [],
           commonName: values["common-name"],
         });
         writeNewFile(cwd, files.cert, ca.cert, CERT_MODE);

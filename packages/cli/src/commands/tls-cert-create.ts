@@ -109,8 +109,8 @@ Usage: cairn tls cert create [options]
           datacenter: values.dc,
           domain: values.domain,
           node: values.node || undefined,
-          additionalDnsNames: [...(repeated["additional-dnsname"] ?? [])],
-          additionalIpAddresses: [...(repeated["additional-ipaddress"] ?? [])],
+          additionalDnsNames: repeated["additional-dnsname"] ?? [],
+          additionalIpAddresses: repeated["additional-ipaddress"] ?? [],
         };
         try {
           certIdentity(kind, names);
