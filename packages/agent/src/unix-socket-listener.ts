@@ -1,5 +1,6 @@
-import { chmod, chown, lstat, readFile, unlink } from "node:fs/promises";
+import { chmod, chown, lstat, readFile, stat, unlink } from "node:fs/promises";
 import type { Server } from "node:http";
+import { dirname } from "node:path";
 import type { UnixSocketSettings } from "./config/unix-sockets.js";
 
 /**
@@ -12,6 +13,9 @@ export async function listenUnixSocket(
   settings: UnixSocketSettings,
   onReplace: (path: string) => void,
 ): Promise<void> {
+  // Node reports a missing folder as "permission denied": say what is wrong.
+  const folder = await stat(dirname(path)).catch(() => undefined);
+  if (!folder?.isDirectory()) throw new Error(`folder ${dirname(path)} does not exist`);
   const existing = await lstat(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
     throw err;
