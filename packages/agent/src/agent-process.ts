@@ -7,12 +7,15 @@ import { LogHub } from "./monitor/log-hub.js";
 import { writePidFile } from "./pid-file.js";
 import { withRootPage } from "./root-page.js";
 import { shutdownSignal } from "./signals.js";
+import type { AgentTls } from "./tls/agent-tls.js";
 
 /** What a role (server or client) is given while it starts. */
 export interface RoleContext {
   config: AgentConfig;
   logs: LogHub;
   log: Logger;
+  /** Certificates for the server RPC port and HTTPS, reloaded with the configuration. */
+  tls: AgentTls;
   /** The agent's clock: `-clock-offset` (tests only) skews it, as Consul's flag does. */
   now: () => number;
   /** Registers a teardown step; they run in reverse order at shutdown, also when a later start step failed. */
@@ -40,6 +43,7 @@ export interface AgentRole {
  */
 export async function runAgentProcess(
   config: AgentConfig,
+  tls: AgentTls,
   warnings: readonly string[],
   start: (ctx: RoleContext) => Promise<AgentRole>,
 ): Promise<number> {
@@ -64,6 +68,7 @@ export async function runAgentProcess(
   );
   const steps: ((signal: NodeJS.Signals | undefined) => Promise<void> | void)[] = [];
   let http: HttpListeners | undefined;
+  let https: HttpListeners | undefined;
   let dns: Awaited<ReturnType<typeof startDns>>;
   let signal: NodeJS.Signals | undefined;
   let code = 0;
@@ -72,20 +77,38 @@ export async function runAgentProcess(
       config,
       logs,
       log,
+      tls,
       now: () => Date.now() + config.clockOffsetMs,
       onStop: (step) => steps.push(step),
       shutdown: () => shutdown(),
     });
+    const unix = {
+      settings: config.unixSockets,
+      onReplace: (path: string) => log.warn({ path }, "Replacing socket"),
+    };
     if (config.ports.http >= 0)
       http = await HttpListeners.start(
         withRootPage(role.fetch, config),
         config.addresses.http,
         config.ports.http,
+        undefined,
+        unix,
+      );
+    if (config.ports.https >= 0)
+      https = await HttpListeners.start(
+        withRootPage(role.fetch, config),
+        config.addresses.https,
+        config.ports.https,
+        tls,
+        unix,
       );
     dns = await startDns(config, role.dns, log);
     // As Consul: written once start-up has succeeded, so its presence means the agent serves.
     if (config.pidFile) steps.push(writePidFile(config.pidFile));
-    role.announce(http?.addresses() ?? []);
+    role.announce([
+      ...(http?.addresses() ?? []),
+      ...(https?.addresses().map((a) => (a.startsWith("unix://") ? a : `https://${a}`)) ?? []),
+    ]);
     const outcome = await Promise.race([signals.received, left, role.fatal ?? new Promise<never>(() => {})]);
     if (outcome instanceof Error) code = 1;
     else if (outcome === "left") log.info("left the cluster (/v1/agent/leave), shutting down");
@@ -98,6 +121,7 @@ export async function runAgentProcess(
     code = 1;
   } finally {
     await http?.close();
+    await https?.close();
     await dns?.close();
     for (const step of steps.reverse()) {
       try {

@@ -5,6 +5,7 @@ import { runAgentProcess } from "./agent-process.js";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
 import { startClientRole } from "./roles/client-role.js";
 import { startServerRole } from "./roles/server-role.js";
+import { AgentTls } from "./tls/agent-tls.js";
 
 /**
  * `cairn agent ...`: loads the configuration and runs a server or a client agent until SIGINT, SIGTERM or a
@@ -16,18 +17,25 @@ export async function runAgent(
 ): Promise<number> {
   let config: AgentConfig;
   let warnings: readonly string[];
+  let tls: AgentTls;
   try {
     ({ config, warnings } = loadAgentConfig(argv, env));
+    tls = new AgentTls(config);
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
     process.stderr.write(`==> ${err.message}\n`);
     return 1;
   }
-  const reread = () => loadAgentConfig(argv, env).config;
+  // A reload re-reads the certificates too: new connections use them, open ones keep theirs.
+  const reread = () => {
+    const next = loadAgentConfig(argv, env).config;
+    tls.reload(next.tls);
+    return next;
+  };
   if (!config.server) {
     const dataDir = config.dataDir;
     if (dataDir === undefined) return refuse("data_dir is required (-data-dir)");
-    return runAgentProcess(config, warnings, (ctx) => startClientRole(ctx, { dataDir, reread }));
+    return runAgentProcess(config, tls, warnings, (ctx) => startClientRole(ctx, { dataDir, reread }));
   }
   if (!config.dev && config.dataDir === undefined)
     return refuse("data_dir is required in server mode (-data-dir)");
@@ -35,7 +43,7 @@ export async function runAgent(
   const devDir = config.dev ? mkdtempSync(join(tmpdir(), "cairn-dev-")) : undefined;
   const dataDir = devDir ?? config.dataDir ?? "";
   try {
-    return await runAgentProcess(config, warnings, (ctx) =>
+    return await runAgentProcess(config, tls, warnings, (ctx) =>
       startServerRole(ctx, { dataDir, ephemeral: devDir !== undefined, reread }),
     );
   } finally {

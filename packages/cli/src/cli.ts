@@ -21,6 +21,7 @@ import { operatorCommand } from "./commands/operator.js";
 import { reloadCommand } from "./commands/reload.js";
 import { servicesCommand } from "./commands/services.js";
 import { snapshotCommand } from "./commands/snapshot.js";
+import { tlsCommand } from "./commands/tls.js";
 import { versionCommand } from "./commands/version.js";
 import { watchCommand } from "./commands/watch.js";
 
@@ -56,6 +57,7 @@ Usage: cairn [--version] [--help] <command> [<args>]
     reload: reloadCommand,
     services: servicesCommand,
     snapshot: snapshotCommand,
+    tls: tlsCommand,
     version: versionCommand,
     watch: watchCommand,
   },

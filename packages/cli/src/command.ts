@@ -10,6 +10,8 @@ export interface Io {
   err(text: string): void;
   readStdin(): Promise<Buffer>;
   env: Readonly<Record<string, string | undefined>>;
+  /** Where relative paths point (`cairn tls` writes its files there); the process's directory when unset. */
+  cwd?: string;
 }
 
 export interface Command {

@@ -1,11 +1,12 @@
 // The HTTP client of Cairn's Consul-compatible API. Failures become one-line errors worded as Consul's Go
 // client words them (`Unexpected response code: 500 (No cluster leader)`), which commands prefix.
-import { readFileSync } from "node:fs";
 import http from "node:http";
 import https from "node:https";
 import type { Readable } from "node:stream";
-import { boolFlag, type FlagValues, stringFlag } from "./args.js";
+import { boolFlag, type FlagValues, parseBool, stringFlag } from "./args.js";
+import { readConfigFile } from "./config-file.js";
 import { type JsonValue, parseJson } from "./json.js";
+import { resolveTls } from "./tls-client.js";
 
 export const httpFlags = {
   "http-addr": stringFlag(
@@ -38,6 +39,10 @@ export const httpFlags = {
   "ca-file": stringFlag(
     "Path to a CA file to use for TLS when communicating with Cairn. This can also be specified via " +
       "the CONSUL_CACERT environment variable.",
+  ),
+  "ca-path": stringFlag(
+    "Path to a directory of CA certificates to use for TLS when communicating with Cairn. This can also " +
+      "be specified via the CONSUL_CAPATH environment variable.",
   ),
   "client-cert": stringFlag(
     "Path to a client cert file to use for TLS when 'verify_incoming' is enabled. This can also be " +
@@ -81,28 +86,25 @@ type Env = Readonly<Record<string, string | undefined>>;
 export function resolveHttpConfig(flags: HttpFlagValues, env: Env): HttpConfig {
   const fromEnv = (name: string) => env[`CAIRN_${name}`] || env[`CONSUL_${name}`] || "";
   const address = flags["http-addr"] || fromEnv("HTTP_ADDR") || "127.0.0.1:8500";
-  const ssl = fromEnv("HTTP_SSL").toLowerCase() === "true";
+  const ssl = envBoolean(env, "HTTP_SSL") ?? false;
   let token = flags.token;
   if (token === "" && flags["token-file"] !== "")
     token = readConfigFile("token file", flags["token-file"]).trim();
   if (token === "") token = fromEnv("HTTP_TOKEN");
   const tokenFile = fromEnv("HTTP_TOKEN_FILE");
   if (token === "" && tokenFile !== "") token = readConfigFile("token file", tokenFile).trim();
-  const file = (flag: string, envName: string, path: string) => {
-    const chosen = path || fromEnv(envName);
-    return chosen === "" ? undefined : Buffer.from(readConfigFile(flag, chosen));
-  };
   const socket = /^unix:\/\//i.exec(address) ? address.slice("unix://".length) : undefined;
   return {
     baseUrl: socket === undefined ? normalizeAddress(address, ssl) : "http://localhost",
     socketPath: socket,
-    tls: {
-      ca: file("ca-file", "CACERT", flags["ca-file"]),
-      cert: file("client-cert", "CLIENT_CERT", flags["client-cert"]),
-      key: file("client-key", "CLIENT_KEY", flags["client-key"]),
+    tls: resolveTls({
+      caFile: flags["ca-file"] || fromEnv("CACERT"),
+      caPath: flags["ca-path"] || fromEnv("CAPATH"),
+      certFile: flags["client-cert"] || fromEnv("CLIENT_CERT"),
+      keyFile: flags["client-key"] || fromEnv("CLIENT_KEY"),
       servername: flags["tls-server-name"] || fromEnv("TLS_SERVER_NAME") || undefined,
-      rejectUnauthorized: fromEnv("HTTP_SSL_VERIFY").toLowerCase() !== "false",
-    },
+      verify: envBoolean(env, "HTTP_SSL_VERIFY") ?? true,
+    }),
     token,
     datacenter: flags.datacenter,
     stale: flags.stale,
@@ -110,12 +112,18 @@ export function resolveHttpConfig(flags: HttpFlagValues, env: Env): HttpConfig {
   };
 }
 
-function readConfigFile(what: string, path: string): string {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (err) {
-    throw new Error(`Error loading ${what}: ${err instanceof Error ? err.message : String(err)}`);
+/** A CAIRN_/CONSUL_ boolean read as Go's strconv.ParseBool; anything else is refused rather than guessed. */
+function envBoolean(env: Env, name: string): boolean | undefined {
+  for (const prefix of ["CAIRN_", "CONSUL_"]) {
+    const raw = env[`${prefix}${name}`];
+    if (raw === undefined || raw === "") continue;
+    try {
+      return parseBool(raw);
+    } catch {
+      throw new Error(`${prefix}${name}: expected true or false, got ${JSON.stringify(raw)}`);
+    }
   }
+  return undefined;
 }
 
 export function normalizeAddress(address: string, ssl = false): string {
@@ -123,6 +131,18 @@ export function normalizeAddress(address: string, ssl = false): string {
     ? address
     : `${ssl ? "https" : "http"}://${address}`;
   return withScheme.replace(/\/+$/, "");
+}
+
+/**
+ * One line for a failed request. OpenSSL's errors span a code path (`...:SSL routines:ssl3_read_bytes:tlsv13
+ * alert certificate required:...`); an alert from the peer reads as Go's client words it.
+ */
+function transportError(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const reason = /:SSL routines:[^:]*:([^:]+):/.exec(message)?.[1];
+  if (reason === undefined) return message;
+  const alert = /^(?:tlsv1[0-9]*|sslv3) alert (.+)$/.exec(reason)?.[1];
+  return alert === undefined ? `tls: ${reason}` : `remote error: tls: ${alert}`;
 }
 
 export class ApiError extends Error {
@@ -194,7 +214,7 @@ export class HttpClient {
     } catch (err) {
       if (opts.signal?.aborted) throw err;
       const verb = `${method[0]}${method.slice(1).toLowerCase()}`;
-      throw new ApiError(`${verb} "${url}": ${err instanceof Error ? err.message : String(err)}`, 0);
+      throw new ApiError(`${verb} "${url}": ${transportError(err)}`, 0);
     }
     const status = message.statusCode ?? 0;
     if ((status < 200 || status >= 300) && !(opts.accept ?? []).includes(status)) {

@@ -1,7 +1,8 @@
-import { writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { generateCA, generateCert } from "@cairn/tls";
 import { describe, expect, it } from "vitest";
 import { parseFlags } from "../src/args.js";
 import { HttpClient, httpFlags, kvPath, normalizeAddress, resolveHttpConfig } from "../src/http.js";
@@ -34,19 +35,86 @@ describe("resolveHttpConfig", () => {
 });
 
 describe("TLS and unix socket settings", () => {
-  it("reads certificate files named by flags or CONSUL_* variables", () => {
-    const ca = join(tmpdir(), `cairn-ca-${process.pid}.pem`);
-    writeFileSync(ca, "CA PEM");
-    const config = resolveHttpConfig(noFlags, {
-      CONSUL_CACERT: ca,
-      CONSUL_TLS_SERVER_NAME: "server.dc1.consul",
-      CONSUL_HTTP_SSL_VERIFY: "false",
-    });
-    expect(config.tls).toMatchObject({ servername: "server.dc1.consul", rejectUnauthorized: false });
-    expect(config.tls.ca?.toString()).toBe("CA PEM");
-    expect(() => resolveHttpConfig({ ...noFlags, "client-cert": "/nonexistent/cert.pem" }, {})).toThrow(
-      /^Error loading client-cert: /,
-    );
+  it("reads certificate files named by flags or CONSUL_* variables", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-http-tls-"));
+    try {
+      const ca = await generateCA();
+      const caFile = join(dir, "ca.pem");
+      writeFileSync(caFile, ca.cert);
+      const config = resolveHttpConfig(noFlags, {
+        CONSUL_CACERT: caFile,
+        CONSUL_TLS_SERVER_NAME: "server.dc1.consul",
+        CONSUL_HTTP_SSL_VERIFY: "false",
+      });
+      expect(config.tls).toMatchObject({ servername: "server.dc1.consul", rejectUnauthorized: false });
+      expect(config.tls.ca?.toString()).toBe(ca.cert.trim());
+      expect(() =>
+        resolveHttpConfig({ ...noFlags, "client-cert": "/nonexistent/cert.pem", "client-key": caFile }, {}),
+      ).toThrow(/^Error loading client-cert: /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("reads a CA directory, pairs client certificates with their keys, and parses booleans as Go does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "cairn-http-tls-"));
+    try {
+      const [one, two] = [await generateCA(), await generateCA()];
+      mkdirSync(join(dir, "cas", "nested"), { recursive: true });
+      writeFileSync(join(dir, "cas", "one.pem"), one.cert);
+      writeFileSync(join(dir, "cas", "nested", "two.crt"), two.cert);
+      const fromPath = resolveHttpConfig({ ...noFlags, "ca-path": join(dir, "cas") }, {});
+      expect(fromPath.tls.ca?.toString()).toBe(`${two.cert.trim()}\n${one.cert.trim()}`);
+      expect(resolveHttpConfig(noFlags, { CAIRN_CAPATH: join(dir, "cas") }).tls.ca).toEqual(fromPath.tls.ca);
+      // A CA file wins over a CA directory, as in consul's client.
+      writeFileSync(join(dir, "one.pem"), one.cert);
+      expect(
+        resolveHttpConfig(
+          { ...noFlags, "ca-file": join(dir, "one.pem") },
+          { CONSUL_CAPATH: join(dir, "cas") },
+        ).tls.ca?.toString(),
+      ).toBe(one.cert.trim());
+      writeFileSync(join(dir, "cas", "README"), "not a certificate");
+      expect(() => resolveHttpConfig({ ...noFlags, "ca-path": join(dir, "cas") }, {})).toThrow(
+        `Error loading ca-path: couldn't parse PEM in: ${join(dir, "cas", "README")}`,
+      );
+      expect(() => resolveHttpConfig({ ...noFlags, "ca-file": join(dir, "cas", "README") }, {})).toThrow(
+        /^Error loading ca-file: couldn't parse PEM in: /,
+      );
+
+      const client = await generateCert({ kind: "cli", ca: one });
+      writeFileSync(join(dir, "cli.pem"), client.cert);
+      writeFileSync(join(dir, "cli-key.pem"), client.key);
+      writeFileSync(join(dir, "other-key.pem"), one.key);
+      const paired = resolveHttpConfig(noFlags, {
+        CONSUL_CLIENT_CERT: join(dir, "cli.pem"),
+        CONSUL_CLIENT_KEY: join(dir, "cli-key.pem"),
+      });
+      expect(paired.tls.cert?.toString()).toBe(client.cert);
+      expect(paired.tls.key?.toString()).toBe(client.key);
+      expect(() => resolveHttpConfig({ ...noFlags, "client-cert": join(dir, "cli.pem") }, {})).toThrow(
+        "-client-cert and -client-key must be given together",
+      );
+      expect(() =>
+        resolveHttpConfig(
+          { ...noFlags, "client-cert": join(dir, "cli.pem"), "client-key": join(dir, "other-key.pem") },
+          {},
+        ),
+      ).toThrow(
+        `the key in ${join(dir, "other-key.pem")} does not match the certificate in ${join(dir, "cli.pem")}`,
+      );
+
+      expect(resolveHttpConfig(noFlags, { CONSUL_HTTP_SSL: "1" }).baseUrl).toBe("https://127.0.0.1:8500");
+      expect(resolveHttpConfig(noFlags, { CAIRN_HTTP_SSL: "false", CONSUL_HTTP_SSL: "true" }).baseUrl).toBe(
+        "http://127.0.0.1:8500",
+      );
+      expect(resolveHttpConfig(noFlags, { CONSUL_HTTP_SSL_VERIFY: "F" }).tls.rejectUnauthorized).toBe(false);
+      expect(() => resolveHttpConfig(noFlags, { CONSUL_HTTP_SSL_VERIFY: "nope" })).toThrow(
+        'CONSUL_HTTP_SSL_VERIFY: expected true or false, got "nope"',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("talks HTTP over a unix:// socket", async () => {

@@ -27,3 +27,10 @@ export { StorageCorruptionError, StorageVersionError } from "./storage/errors.js
 export type { TransportLimits } from "./transport/options.js";
 export { RpcError, type RpcFailure, type RpcHandler } from "./transport/rpc.js";
 export type { ServerTransport } from "./transport/server-transport.js";
+export {
+  certificateNameError,
+  dialTarget,
+  type IncomingTls,
+  type OutgoingTls,
+  type TransportTls,
+} from "./transport/tls.js";

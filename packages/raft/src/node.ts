@@ -29,6 +29,7 @@ import type { SnapshotFileInfo } from "./storage/snapshot-files.js";
 import { isRaftMessage } from "./transport/message-shape.js";
 import type { SnapshotSink, TransportLimits, TransportRoute } from "./transport/options.js";
 import { ServerTransport } from "./transport/server-transport.js";
+import type { TransportTls } from "./transport/tls.js";
 
 /**
  * A membership change as this driver proposes it: the core's change plus, for a new member, the address its
@@ -81,6 +82,8 @@ export interface RaftNodeOptions<R> {
   observer?: RaftObserver;
   random?: () => number;
   transportLimits?: Partial<TransportLimits>;
+  /** TLS on the Raft port, accepted and dialed (see `TransportOptions.tls`). */
+  tls?: TransportTls;
   /** Other websocket endpoints served on the Raft port, by URL path (see `TransportOptions.routes`). */
   routes?: Readonly<Record<string, TransportRoute>>;
 }
@@ -211,6 +214,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         ...(options.random ? { random: options.random } : {}),
         ...(options.transportLimits ? { limits: options.transportLimits } : {}),
         ...(options.routes ? { routes: options.routes } : {}),
+        ...(options.tls ? { tls: options.tls } : {}),
         handlers: {
           onMessages: (from, messages) => node?.receive(from, messages),
           onUnreachable: (peer) => node?.markUnreachable(peer),

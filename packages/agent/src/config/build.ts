@@ -1,6 +1,8 @@
 import type { ConfigSourceValues } from "./schema.js";
 import { ConfigError } from "./source.js";
+import { resolveTls } from "./tls.js";
 import type { AgentConfig } from "./types.js";
+import { checkUnixAddresses, unixSocketSettings } from "./unix-sockets.js";
 
 /** What `-dev` puts under every other source, as Consul's dev mode does (ACLs stay off). */
 export const DEV_MODE_SOURCE: Readonly<Record<string, unknown>> = {
@@ -98,6 +100,12 @@ export function buildAgentConfig(
   const dns = v.dns_config ?? {};
   const domain = v.domain ?? "consul.";
 
+  checkUnixAddresses({
+    http: addresses.http ?? clientAddr,
+    https: addresses.https ?? clientAddr,
+    dns: addresses.dns ?? clientAddr,
+  });
+
   const config: AgentConfig = {
     dev,
     server,
@@ -127,6 +135,7 @@ export function buildAgentConfig(
       dns: addresses.dns ?? clientAddr,
       grpc: addresses.grpc ?? clientAddr,
     },
+    unixSockets: unixSocketSettings(v.unix_sockets),
     retryJoin: v.retry_join ?? [],
     retryJoinWan: v.retry_join_wan ?? [],
     retryIntervalMs: v.retry_interval ?? 30_000,
@@ -209,6 +218,7 @@ export function buildAgentConfig(
       enableTruncate: dns.enable_truncate ?? false,
       recursorTimeoutMs: dns.recursor_timeout ?? 2_000,
     },
+    tls: resolveTls(v, ports.https ?? -1),
     clockOffsetMs: context.clockOffsetMs,
     configFiles: context.configFiles,
   };

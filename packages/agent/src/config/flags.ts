@@ -32,6 +32,7 @@ const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ["grpc-port", { kind: "value", key: "ports.grpc" }],
   ["hcl", { kind: "hcl" }],
   ["http-port", { kind: "value", key: "ports.http" }],
+  ["https-port", { kind: "value", key: "ports.https" }],
   ["join", { kind: "list", key: "start_join" }],
   ["log-json", { kind: "bool", key: "log_json" }],
   ["log-level", { kind: "value", key: "log_level" }],

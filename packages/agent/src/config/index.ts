@@ -21,4 +21,7 @@ export type {
   AutopilotSettings,
   DnsSettings,
   LogLevel,
+  TlsSettings,
+  TlsStanzaSettings,
+  TlsVersion,
 } from "./types.js";

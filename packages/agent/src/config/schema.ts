@@ -17,6 +17,18 @@ import {
 const count = integerField(0, Number.MAX_SAFE_INTEGER, "expected a non-negative integer");
 const positive = integerField(1, Number.MAX_SAFE_INTEGER, "expected a positive integer");
 
+/** One `tls { ... }` stanza (Consul 1.12+): `defaults`, `internal_rpc`, `https` and `grpc` share these keys. */
+const tlsStanza = {
+  ca_file: stringField,
+  ca_path: stringField,
+  cert_file: stringField,
+  key_file: stringField,
+  tls_min_version: stringField,
+  tls_cipher_suites: stringField,
+  verify_incoming: booleanField,
+  verify_outgoing: booleanField,
+};
+
 /** Service and check definitions stay in Consul's JSON shape; these are the fields checked at load time. */
 const checkDefinition = { name: stringField, id: stringField };
 const serviceDefinition = {
@@ -54,7 +66,15 @@ export const configSourceSchema = z.strictObject({
     serf_lan: portField,
     serf_wan: portField,
   }),
+  tls: section({
+    defaults: section(tlsStanza),
+    internal_rpc: section({ ...tlsStanza, verify_server_hostname: booleanField }),
+    https: section(tlsStanza),
+    // Parsed so a Consul configuration carries over; Cairn serves no gRPC.
+    grpc: section({ ...tlsStanza, use_auto_cert: booleanField }),
+  }),
   addresses: section({ http: stringField, https: stringField, dns: stringField, grpc: stringField }),
+  unix_sockets: section({ mode: stringField, user: stringField, group: stringField }),
   retry_join: stringListField,
   retry_join_wan: stringListField,
   retry_interval: durationField,

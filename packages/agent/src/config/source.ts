@@ -87,6 +87,8 @@ export function validateSource(
 ): { values: ConfigSourceValues; warnings: string[] } {
   const rewritten = rewriteLegacyKeys(raw);
   const warnings = rewritten.warnings.map((warning) => `${name}: ${warning}`);
+  if (rewritten.conflicts.length > 0)
+    throw new ConfigError(rewritten.conflicts.map((conflict) => `${name}: ${conflict}`).join("; "));
   const first = configSourceSchema.safeParse(rewritten.raw);
   if (first.success) return { values: foldSingularDefinitions(first.data), warnings };
 

@@ -1,3 +1,5 @@
+import type { UnixSocketSettings } from "./unix-sockets.js";
+
 /** The agent's resolved configuration: defaults, dev mode, files, -hcl fragments and flags merged and checked. */
 export interface AgentConfig {
   /** `-dev`: one in-memory server, nothing persisted. */
@@ -27,6 +29,8 @@ export interface AgentConfig {
     readonly dns: string;
     readonly grpc: string;
   };
+  /** Owner and mode of the unix sockets the HTTP API listens on (`addresses.http = "unix:///path"`). */
+  readonly unixSockets: UnixSocketSettings;
   readonly retryJoin: readonly string[];
   /** Servers: WAN pool addresses of servers in other datacenters to join, retried like retry_join. */
   readonly retryJoinWan: readonly string[];
@@ -67,6 +71,8 @@ export interface AgentConfig {
   readonly altDomain: string | undefined;
   readonly recursors: readonly string[];
   readonly dnsConfig: DnsSettings;
+  /** TLS per interface, resolved from `tls { ... }` (and the older top-level keys) with Consul's rules. */
+  readonly tls: TlsSettings;
   /** Test-only (`-clock-offset`): added to the agent's clock. */
   readonly clockOffsetMs: number;
   /** The configuration files read, in the order applied. */
@@ -139,4 +145,32 @@ export interface DnsSettings {
   readonly onlyPassing: boolean;
   readonly enableTruncate: boolean;
   readonly recursorTimeoutMs: number;
+}
+
+export type TlsVersion = "TLSv1_0" | "TLSv1_1" | "TLSv1_2" | "TLSv1_3";
+
+/** One interface's TLS settings, each key taken from its own stanza or from `tls.defaults`. */
+export interface TlsStanzaSettings {
+  readonly caFile: string | undefined;
+  readonly caPath: string | undefined;
+  readonly certFile: string | undefined;
+  readonly keyFile: string | undefined;
+  readonly verifyIncoming: boolean;
+  readonly verifyOutgoing: boolean;
+  readonly minVersion: TlsVersion;
+  /** OpenSSL names; empty: OpenSSL's defaults. */
+  readonly cipherSuites: readonly string[];
+  /** The configuration key each file setting came from, for messages about the file. */
+  readonly keys: {
+    readonly caFile: string;
+    readonly caPath: string;
+    readonly certFile: string;
+    readonly keyFile: string;
+  };
+}
+
+export interface TlsSettings {
+  /** The server RPC port (Raft, snapshots, the client-agent tunnel) and the connections agents make to it. */
+  readonly internalRpc: TlsStanzaSettings & { readonly verifyServerHostname: boolean };
+  readonly https: TlsStanzaSettings;
 }

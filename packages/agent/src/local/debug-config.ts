@@ -42,7 +42,7 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
       : addresses
           .split(/\s+/)
           .filter((a) => a !== "")
-          .map((a) => tcp(a, port));
+          .map((a) => (a.startsWith("unix://") ? a : tcp(a, port)));
   return {
     ACLEnableKeyListPolicy: acl.enableKeyListPolicy,
     ACLInitialManagementToken: hidden(acl.tokens.initialManagement),

@@ -42,6 +42,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
     defaultToken,
     agentNode: config.nodeName,
     count: (name) => local?.metrics.incrCounter(name),
+    tls: () => ctx.tls.outgoing(),
     log: log.child({ component: "client.rpc" }),
   });
   ctx.onStop(() => pool.close());

@@ -63,6 +63,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     log,
     now,
     membership: gossip.membership,
+    tls: ctx.tls.transportTls(),
     // Client agents are answered once the HTTP app below exists; until then they are told to retry.
     clientFetch: (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
   });

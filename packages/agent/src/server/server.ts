@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
-import { RaftNode } from "@cairn/raft";
+import { RaftNode, type TransportTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentConfig } from "../config/index.js";
 import { storeCatalog } from "../local/catalog.js";
@@ -57,6 +57,8 @@ export interface ServerOptions {
    * server adds its answers to their agent RPCs (anti-entropy, token resolution with ACLs on).
    */
   clientFetch?: TunnelFetch;
+  /** TLS on the server RPC port (Raft, snapshots, the client tunnel); absent: plaintext. */
+  tls?: TransportTls;
 }
 
 /** The gossip pool as a server uses it: members to reconcile, its own LAN address, and joining servers found. */
@@ -330,6 +332,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionTicks: ELECTION_TICKS * multiplier,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
+        ...(this.options.tls ? { tls: this.options.tls } : {}),
         ...(this.options.clientFetch
           ? { routes: { [TUNNEL_PATH]: this.clientTunnel(this.options.clientFetch) } }
           : {}),

@@ -1,3 +1,4 @@
+import { dialTarget, type OutgoingTls } from "@cairn/raft";
 import { WebSocket } from "ws";
 import {
   decodeServerFrame,
@@ -77,9 +78,11 @@ export class TunnelConnection {
   }
 
   /** Dials `server`; rejects with ConnectionLostError (not sent) when it cannot be reached in time. */
-  static open(server: ServerRef, timeoutMs: number): Promise<TunnelConnection> {
+  static open(server: ServerRef, timeoutMs: number, tls?: OutgoingTls): Promise<TunnelConnection> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(`ws://${server.rpcAddress}${TUNNEL_PATH}`, {
+      const target = dialTarget(server.rpcAddress, TUNNEL_PATH, tls);
+      const ws = new WebSocket(target.url, {
+        ...target.options,
         maxPayload: MAX_FRAME_BYTES,
         perMessageDeflate: false,
         handshakeTimeout: timeoutMs,

@@ -1,4 +1,5 @@
 import { AGENT_NODE_HEADER } from "@cairn/api";
+import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import {
   ConnectionLostError,
@@ -19,6 +20,8 @@ export interface TunnelPoolOptions {
   agentNode?: string;
   /** Counts Consul's client RPC metrics (`consul.client.rpc`, `consul.client.rpc.failed`). */
   count?: (name: string) => void;
+  /** TLS for dialing servers (verify_outgoing); undefined: plaintext. Asked per dial, so reloads apply. */
+  tls?: () => OutgoingTls | undefined;
   /** How long dialing one server may take. */
   connectTimeoutMs?: number;
   /** Which servers these are, for errors (`datacenter "dc2"`); absent: this agent's own. */
@@ -151,7 +154,7 @@ export class TunnelPool {
     let last: Error | undefined;
     for (const server of this.order(known, tried)) {
       try {
-        const conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000);
+        const conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000, this.o.tls?.());
         this.failures.delete(server.name);
         conn.onClose(() => {
           if (!this.closed) this.o.log.warn({ server: server.name }, "connection to server lost");

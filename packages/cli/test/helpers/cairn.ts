@@ -1,6 +1,8 @@
 // Runs the real `cairn` binary from source (no build step) as a child process.
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { runCli } from "../../src/cli.js";
 
 export const MAIN = fileURLToPath(new URL("../../src/main.ts", import.meta.url));
@@ -13,17 +15,19 @@ export interface CairnResult {
   stderr: string;
 }
 
-export function cairnArgv(args: readonly string[]): string[] {
-  return ["--conditions=source", "--import", "tsx", MAIN, ...args];
+/** `outsideRoot`: the child runs in another directory, where the bare `tsx` specifier would not resolve. */
+export function cairnArgv(args: readonly string[], outsideRoot = false): string[] {
+  const tsx = outsideRoot ? createRequire(join(ROOT, "package.json")).resolve("tsx") : "tsx";
+  return ["--conditions=source", "--import", outsideRoot ? pathToFileURL(tsx).href : tsx, MAIN, ...args];
 }
 
 export function cairn(
   args: readonly string[],
-  opts: { env?: Record<string, string>; stdin?: string | Buffer } = {},
+  opts: { env?: Record<string, string>; stdin?: string | Buffer; cwd?: string } = {},
 ): Promise<CairnResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, cairnArgv(args), {
-      cwd: ROOT,
+    const child = spawn(process.execPath, cairnArgv(args, opts.cwd !== undefined), {
+      cwd: opts.cwd ?? ROOT,
       env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...opts.env },
       stdio: ["pipe", "pipe", "pipe"],
     });
@@ -47,7 +51,7 @@ export function cairn(
  */
 export async function cairnInProcess(
   args: readonly string[],
-  opts: { env?: Record<string, string>; stdin?: string | Buffer } = {},
+  opts: { env?: Record<string, string>; stdin?: string | Buffer; cwd?: string } = {},
 ): Promise<CairnResult> {
   const out: Buffer[] = [];
   const err: string[] = [];
@@ -56,6 +60,7 @@ export async function cairnInProcess(
     err: (t) => err.push(`${t}\n`),
     readStdin: async () => Buffer.from(opts.stdin ?? ""),
     env: { ...opts.env },
+    cwd: opts.cwd,
   });
   const bytes = Buffer.concat(out);
   return { code, stdout: bytes.toString(), stdoutBytes: bytes, stderr: err.join("") };

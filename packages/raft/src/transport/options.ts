@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import type { WebSocket } from "ws";
 import type { BackoffOptions } from "./backoff.js";
+import type { TransportTls } from "./tls.js";
 
 /** Where a received snapshot is written. `commit` makes it durable and hands it over; only then is it acked. */
 export interface SnapshotSink {
@@ -65,6 +66,8 @@ export interface TransportOptions<M> {
   handlers: TransportHandlers<M>;
   limits?: Partial<TransportLimits>;
   random?: () => number;
+  /** TLS for accepted and dialed connections; absent: plaintext. */
+  tls?: TransportTls;
   /** Other websocket endpoints served on the same port, by URL path; any other path is refused. */
   routes?: Readonly<Record<string, TransportRoute>>;
 }

@@ -13,11 +13,13 @@ import { closeWithReason, keepAlive } from "./keepalive.js";
 import { SERVER_PATH, type TransportLimits } from "./options.js";
 import { PendingRequests, RpcError } from "./rpc.js";
 import { SnapshotSender } from "./snapshot-sender.js";
+import { dialTarget, type TransportTls } from "./tls.js";
 
 export interface LinkContext {
   nodeId: string;
   clusterId: string;
   advertiseAddress: string;
+  tls?: TransportTls;
   logger: Logger;
   limits: TransportLimits;
   random: () => number;
@@ -135,7 +137,9 @@ export class PeerLink<M> {
 
   private dial(): void {
     if (this.closed) return;
-    const ws = new WebSocket(`ws://${this.address}${SERVER_PATH}`, {
+    const target = dialTarget(this.address, SERVER_PATH, this.ctx.tls?.outgoing());
+    const ws = new WebSocket(target.url, {
+      ...target.options,
       perMessageDeflate: false,
       maxPayload: this.ctx.limits.maxFrameBytes,
       handshakeTimeout: 5000,
@@ -163,7 +167,16 @@ export class PeerLink<M> {
       if (decoded.ok) this.receive(ws, decoded.frame);
       else this.reject(ws, decoded.reason);
     });
-    ws.on("error", (err) => this.log.debug({ err: err.message }, "server connection error"));
+    ws.on("error", (err) => {
+      // A certificate the CA did not sign, or one naming another role, must be visible to the operator.
+      if (target.url.startsWith("wss:") && isTlsRefusal(err))
+        this.log.warn({ err: err.message }, "refused the server's certificate");
+      else this.log.debug({ err: err.message }, "server connection error");
+    });
+    ws.on("unexpected-response", (_req, res) => {
+      this.log.warn({ status: res.statusCode }, "the server refused this connection");
+      ws.terminate();
+    });
     ws.on("close", (code, reason) => {
       if (this.ws !== ws) return;
       if (this.open) this.log.info({ code, reason: reason.toString() }, "server connection lost");
@@ -218,4 +231,9 @@ export class PeerLink<M> {
     }
     this.snapshot?.fail(err);
   }
+}
+
+function isTlsRefusal(err: Error): boolean {
+  const code = (err as NodeJS.ErrnoException).code ?? "";
+  return /CERT|SELF_SIGNED|UNABLE_TO|ERR_TLS|ERR_SSL/.test(code) || /certificate/.test(err.message);
 }

@@ -1,6 +1,9 @@
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage } from "node:http";
+import type { Duplex } from "node:stream";
+import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { InboundConnection, type InboundContext } from "./inbound-connection.js";
+import { RpcListener } from "./listener.js";
 import { defaultLimits, SERVER_PATH, type TransportLimits, type TransportOptions } from "./options.js";
 import { type LinkContext, PeerLink } from "./peer-link.js";
 import { RpcError, type RpcHandler } from "./rpc.js";
@@ -19,6 +22,7 @@ export class ServerTransport<M> {
 
   private constructor(
     private readonly server: WebSocketServer,
+    private readonly listener: RpcListener,
     private readonly options: TransportOptions<M>,
     readonly limits: TransportLimits,
     readonly address: string,
@@ -27,6 +31,7 @@ export class ServerTransport<M> {
       nodeId: options.nodeId,
       clusterId: options.clusterId,
       advertiseAddress: address,
+      ...(options.tls ? { tls: options.tls } : {}),
       logger: options.logger,
       limits,
       random: options.random ?? Math.random,
@@ -58,32 +63,42 @@ export class ServerTransport<M> {
   static async start<M>(options: TransportOptions<M>): Promise<ServerTransport<M>> {
     const limits = { ...defaultLimits, ...options.limits };
     const server = new WebSocketServer({
-      host: options.host,
-      port: options.port,
+      noServer: true,
       perMessageDeflate: false,
       maxPayload: limits.maxFrameBytes,
     });
     const paths = new Set([SERVER_PATH, ...Object.keys(options.routes ?? {})]);
-    // ws's documented hook for custom path matching: anything else is refused at the handshake.
-    server.shouldHandle = (req) => paths.has(pathOf(req.url));
-    await new Promise<void>((resolve, reject) => {
-      server.once("listening", resolve);
-      server.once("error", reject);
-    });
-    server.on("error", (err) =>
-      options.logger.error({ err: err.message }, "server transport listener error"),
-    );
-    const { port } = server.address() as AddressInfo;
+    const log = options.logger;
+    const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+      const path = pathOf(req.url);
+      const refusal = !paths.has(path)
+        ? { status: 400, reason: undefined }
+        : path === SERVER_PATH
+          ? serverRefusal(options.tls, req)
+          : undefined;
+      if (refusal) {
+        if (refusal.reason !== undefined)
+          log.warn({ remote: remoteOf(req), reason: refusal.reason }, "refused a server connection");
+        socket.end(
+          `HTTP/1.1 ${refusal.status} ${refusal.status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+        );
+        socket.destroy();
+        return;
+      }
+      server.handleUpgrade(req, socket, head, (ws) => server.emit("connection", ws, req));
+    };
+    const listener = await RpcListener.start(options.host, options.port, options.tls, onUpgrade, log);
     return new ServerTransport(
       server,
+      listener,
       options,
       limits,
-      options.advertiseAddress ?? `${options.host}:${port}`,
+      options.advertiseAddress ?? `${options.host}:${listener.port}`,
     );
   }
 
   get port(): number {
-    return (this.server.address() as AddressInfo).port;
+    return this.listener.port;
   }
 
   /** Adds a peer or updates its address; a link to it is dialed at once. */
@@ -145,10 +160,26 @@ export class ServerTransport<M> {
     // Sockets of the other routes too: the listener only finishes closing once every connection has.
     for (const ws of this.server.clients) ws.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await this.listener.close();
   }
 }
 
 function pathOf(url: string | undefined): string {
   const query = url?.indexOf("?") ?? -1;
   return url === undefined ? "" : query < 0 ? url : url.slice(0, query);
+}
+
+/** With TLS verification on, only a server's certificate may open the Raft path (CVE-2021-37219 in Consul). */
+function serverRefusal(
+  tls: TransportOptions<unknown>["tls"],
+  req: IncomingMessage,
+): { status: number; reason: string } | undefined {
+  const socket = req.socket as Partial<TLSSocket>;
+  if (!tls?.authorizeServer || !socket.encrypted || !socket.authorized) return undefined;
+  const reason = tls.authorizeServer(socket.getPeerCertificate!());
+  return reason === undefined ? undefined : { status: 403, reason };
+}
+
+function remoteOf(req: IncomingMessage): string {
+  return `${req.socket.remoteAddress}:${req.socket.remotePort}`;
 }
