@@ -98,19 +98,15 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
   const agents = options.servers + clients;
   const network = useNamespaces ? namespaceNetwork(agents) : await loopbackNetwork(agents);
   const crashes: ChaosReport["crashes"][number][] = [];
+  const tlsDir = join(dataRoot, "tls");
+  const certs = options.tls ? await mkdir(tlsDir).then(() => writeTestCerts(tlsDir)) : undefined;
   const cluster = new Cluster({
     network,
     clients,
     dataRoot,
     logRoot: join(runDir, "logs"),
     ...(treeRoot ? { treeRoot } : {}),
-    ...(options.tls
-      ? {
-          tls: await writeTestCerts(
-            await mkdir(join(dataRoot, "tls"), { recursive: true }).then(() => join(dataRoot, "tls")),
-          ),
-        }
-      : {}),
+    ...(certs ? { tls: certs } : {}),
     onCrash: (node, exit, output) => {
       crashes.push({ server: node.name, exit, output: output.slice(-1500) });
       log("crash", { server: node.name, exit, output: output.slice(-300) });
