@@ -71,6 +71,33 @@ describe("ServerTransport over TLS", () => {
     expect(b.transport.isConnected("a")).toBe(false);
   });
 
+  it("accepts plaintext and TLS peers alike when clients need not be verified (a rolling change)", async () => {
+    const options = {
+      ca: readFileSync(certs.ca),
+      cert: readFileSync(certs.server.cert),
+      key: readFileSync(certs.server.key),
+    };
+    const lenient: TransportTls = {
+      incoming: () => ({ options, verifyClients: false }),
+      outgoing: () => undefined,
+    };
+    const dialsTls: TransportTls = {
+      incoming: () => undefined,
+      outgoing: () => ({ context: createSecureContext({ ca: options.ca }), verify: true }),
+    };
+    const accepting = await startServer("a", { tls: lenient });
+    const plain = await startServer("b");
+    const secure = await startServer("c", { tls: dialsTls });
+    servers.push(accepting, plain, secure);
+    plain.transport.setPeer("a", `127.0.0.1:${accepting.transport.port}`);
+    secure.transport.setPeer("a", `127.0.0.1:${accepting.transport.port}`);
+    await waitFor(() => plain.transport.isConnected("a") && secure.transport.isConnected("a"));
+    plain.transport.send("a", heartbeat("b", "a", 1));
+    secure.transport.send("a", heartbeat("c", "a", 2));
+    await waitFor(() => accepting.batches.length >= 2);
+    expect(accepting.batches.map((b) => b.from).sort()).toEqual(["b", "c"]);
+  });
+
   it("refuses an expired certificate", async () => {
     const [a] = await pair(certs.server, certs.expiredServer);
     await waitFor(() => said(a, /CERT_HAS_EXPIRED|certificate has expired/));
