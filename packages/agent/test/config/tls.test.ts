@@ -151,4 +151,15 @@ describe("tls configuration", () => {
     expect(tls.rpcDialsTls).toBe(true);
     expect(tls.transportTls().incoming()?.verifyClients).toBe(true);
   });
+
+  it("keeps the certificates it has when a reload finds a bad one, and takes good ones", () => {
+    const good = `tls { defaults { ca_file = "${certs.ca}" cert_file = "${certs.server.cert}" key_file = "${certs.server.key}" } }`;
+    const tls = new AgentTls(load(good).config);
+    const before = tls.transportTls().incoming()?.options;
+    const mismatched = `tls { defaults { ca_file = "${certs.ca}" cert_file = "${certs.server.cert}" key_file = "${certs.client.key}" } }`;
+    expect(() => tls.reload(load(mismatched).config.tls)).toThrow(ConfigError);
+    expect(tls.transportTls().incoming()?.options).toBe(before);
+    tls.reload(load(good).config.tls);
+    expect(tls.transportTls().incoming()?.options).not.toBe(before);
+  });
 });
