@@ -48,7 +48,12 @@ export interface ServerCluster {
 export async function startCairnCluster(
   size: number,
   dataRoot: string,
-  options: { nodeArgs?: readonly string[]; flags?: readonly string[] } = {},
+  options: {
+    nodeArgs?: readonly string[];
+    flags?: readonly string[];
+    /** Flags for server `index` alone (0-based), after `flags`: its own ports or certificate. */
+    flagsFor?: (index: number) => readonly string[];
+  } = {},
 ): Promise<ServerCluster> {
   const ports = await freePorts(size * 3);
   const portsOf = (i: number) => ({
@@ -71,6 +76,7 @@ export async function startCairnCluster(
         flags: [
           ...serverFlags({ name, dataDir, join: join_, bootstrapExpect: size, logLevel: "warn" }),
           ...(options.flags ?? []),
+          ...(options.flagsFor?.(i) ?? []),
         ],
         nodeArgs: options.nodeArgs ?? [],
         logFile: join(dataRoot, `${name}.log`),

@@ -1,5 +1,6 @@
 // node --import tsx test-cluster/src/cli.ts --servers 5 --clients 2 --time 120 --nemesis kill-leader,partition,pause
-//   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD]
+//   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD] [--tls]
+// --tls runs every agent with mutual TLS on the server RPC port (certificates made for the run).
 // --clients N starts N client agents next to the servers; workloads send a share of their requests through them.
 // --revision runs the servers from that commit, extracted to a temporary tree (immune to concurrent edits).
 // Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
@@ -19,6 +20,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     network: { type: "string", default: "auto" },
     revision: { type: "string" },
+    tls: { type: "boolean", default: false },
   },
 });
 
@@ -49,6 +51,7 @@ const report = await runChaos(
     workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),
     seed: positive("seed", values.seed),
     network,
+    tls: values.tls,
     ...(values.revision ? { revision: values.revision } : {}),
     runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
   },

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/agent.js";
+import { writeTestCerts } from "../../scripts/lib/tls-certs.js";
 import { sleep } from "../../scripts/lib/wait.js";
 import { type Distribution, distribution } from "./check/percentiles.js";
 import { Cluster } from "./cluster/cluster.js";
@@ -43,6 +44,8 @@ export interface ChaosOptions {
   readonly runsRoot: string;
   /** A git revision to run the servers from (extracted to a temporary tree); default: the working tree. */
   readonly revision?: string;
+  /** Mutual TLS between the agents (certificates made for the run). */
+  readonly tls?: boolean;
   /** Quiet time between faults, in election timeouts (default 3 to 6). */
   readonly quiet?: readonly [number, number];
 }
@@ -95,12 +98,15 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
   const agents = options.servers + clients;
   const network = useNamespaces ? namespaceNetwork(agents) : await loopbackNetwork(agents);
   const crashes: ChaosReport["crashes"][number][] = [];
+  const tlsDir = join(dataRoot, "tls");
+  const certs = options.tls ? await mkdir(tlsDir).then(() => writeTestCerts(tlsDir)) : undefined;
   const cluster = new Cluster({
     network,
     clients,
     dataRoot,
     logRoot: join(runDir, "logs"),
     ...(treeRoot ? { treeRoot } : {}),
+    ...(certs ? { tls: certs } : {}),
     onCrash: (node, exit, output) => {
       crashes.push({ server: node.name, exit, output: output.slice(-1500) });
       log("crash", { server: node.name, exit, output: output.slice(-300) });

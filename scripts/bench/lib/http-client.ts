@@ -2,6 +2,11 @@
 // fetch/undici machinery per request, the body is collected as one Buffer.
 
 import { Agent, type IncomingHttpHeaders, request } from "node:http";
+import {
+  Agent as HttpsAgent,
+  type AgentOptions as HttpsAgentOptions,
+  request as httpsRequest,
+} from "node:https";
 
 export interface HttpResponse {
   status: number;
@@ -12,11 +17,24 @@ export interface HttpResponse {
 export interface HttpTarget {
   host: string;
   port: number;
+  /** HTTPS: the agent must then come from `keepAliveTlsAgent`. */
+  tls?: boolean;
 }
 
 /** A keep-alive pool that holds up to `maxSockets` connections per host (one per concurrent client). */
 export function keepAliveAgent(maxSockets: number): Agent {
   return new Agent({ keepAlive: true, maxSockets, maxFreeSockets: maxSockets, scheduling: "fifo" });
+}
+
+/** keepAliveAgent for HTTPS targets, with the CA and client certificate in `tls`. */
+export function keepAliveTlsAgent(maxSockets: number, tls: HttpsAgentOptions): Agent {
+  return new HttpsAgent({
+    ...tls,
+    keepAlive: true,
+    maxSockets,
+    maxFreeSockets: maxSockets,
+    scheduling: "fifo",
+  });
 }
 
 export function httpRequest(
@@ -28,7 +46,8 @@ export function httpRequest(
   headers: Record<string, string> = {},
 ): Promise<HttpResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ agent, host: target.host, port: target.port, method, path, headers }, (res) => {
+    const send = target.tls ? httpsRequest : request;
+    const req = send({ agent, host: target.host, port: target.port, method, path, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (chunk: Buffer) => chunks.push(chunk));
       res.on("end", () =>

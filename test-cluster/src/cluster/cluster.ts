@@ -10,6 +10,7 @@ import { type AgentProcess, clientFlags, serverFlags, spawnAgent } from "../../.
 import { http } from "../../../scripts/lib/http.js";
 import { leaderAddress } from "../../../scripts/lib/leader.js";
 import { isRunning, kill, pause, resume, stop } from "../../../scripts/lib/processes.js";
+import { type TestCertFiles, tlsHcl } from "../../../scripts/lib/tls-certs.js";
 import { waitFor } from "../../../scripts/lib/wait.js";
 import type { Network } from "./network.js";
 
@@ -25,6 +26,8 @@ export interface ClusterOptions {
   readonly raftMultiplier?: number;
   /** The source tree to run `cairn agent` from (default: this checkout). */
   readonly treeRoot?: string;
+  /** Mutual TLS on the server RPC port (verify_incoming, verify_outgoing, verify_server_hostname). */
+  readonly tls?: TestCertFiles;
   /** Called when an agent exits without the harness having stopped it (a crash, or a failed start). */
   readonly onCrash?: (node: AgentNode, exit: number | string, outputTail: string) => void;
 }
@@ -116,6 +119,12 @@ export class Cluster {
   }
 
   private flags(i: number): string[] {
+    const { tls } = this.options;
+    const tlsFlags = tls ? ["-hcl", tlsHcl(tls.ca, i < this.size ? tls.server : tls.client)] : [];
+    return [...this.roleFlags(i), ...tlsFlags];
+  }
+
+  private roleFlags(i: number): string[] {
     const { addresses } = this.options.network;
     const serf = (j: number) => `${addresses[j]!.host}:${addresses[j]!.serfPort}`;
     const host = addresses[i]!.host;

@@ -9,7 +9,7 @@ import { loadStanza, type StanzaMaterial } from "./material.js";
  * connections while open ones keep the certificates they started with.
  */
 export class AgentTls {
-  private rpc: StanzaMaterial;
+  private rpc: StanzaMaterial<TlsSettings["internalRpc"]>;
   private https: StanzaMaterial;
   private rpcOutgoing: OutgoingTls | undefined;
   private readonly serverName: string;
@@ -69,17 +69,16 @@ export class AgentTls {
    * certificate, though signed by the same CA, is refused.
    */
   private serverCertificateProblem(peer: PeerCertificate): string | undefined {
-    if (!this.rpc.settings.verifyIncoming) return undefined;
-    if (!("verifyServerHostname" in this.rpc.settings) || !this.rpc.settings.verifyServerHostname)
-      return undefined;
+    const { verifyIncoming, verifyServerHostname } = this.rpc.settings;
+    if (!verifyIncoming || !verifyServerHostname) return undefined;
     const problem = certificateNameError(peer, this.serverName);
     return problem && `not a server certificate: ${problem.message}`;
   }
 
-  private outgoingFor(material: StanzaMaterial): OutgoingTls | undefined {
+  private outgoingFor(material: StanzaMaterial<TlsSettings["internalRpc"]>): OutgoingTls | undefined {
     const { settings, client } = material;
     if (!settings.verifyOutgoing || !client) return undefined;
-    const verifyHostname = "verifyServerHostname" in settings && settings.verifyServerHostname === true;
-    return { context: client, verify: true, ...(verifyHostname ? { serverName: this.serverName } : {}) };
+    const serverName = settings.verifyServerHostname ? { serverName: this.serverName } : {};
+    return { context: client, verify: true, ...serverName };
   }
 }

@@ -10,8 +10,8 @@ const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE
  * One interface's certificates, read and checked: the options a listener takes (undefined without a
  * certificate) and the context a dialer uses (undefined without a CA or certificate).
  */
-export interface StanzaMaterial {
-  readonly settings: TlsStanzaSettings;
+export interface StanzaMaterial<S extends TlsStanzaSettings = TlsStanzaSettings> {
+  readonly settings: S;
   readonly server: SecureContextOptions | undefined;
   readonly client: SecureContext | undefined;
   readonly hasCa: boolean;
@@ -21,7 +21,7 @@ export interface StanzaMaterial {
  * Reads an interface's CA, certificate and key. Throws ConfigError naming the key and the file when a file
  * cannot be read or holds no certificate, or when the key does not belong to the certificate.
  */
-export function loadStanza(settings: TlsStanzaSettings): StanzaMaterial {
+export function loadStanza<S extends TlsStanzaSettings>(settings: S): StanzaMaterial<S> {
   const ca = [
     ...(settings.caFile ? certificatesIn(settings.keys.caFile, settings.caFile) : []),
     ...(settings.caPath ? certificatesInDirectory(settings.keys.caPath, settings.caPath) : []),

@@ -226,10 +226,10 @@ describe("a real Consul server configuration", () => {
       { id: "mem", name: "Memory", args: ["/usr/local/bin/check_mem.py"], interval: "30s" },
     ]);
     expect(warnings).toEqual([
+      `config file ${path}: 'ca_file' is deprecated; use 'tls.defaults.ca_file' instead`,
+      `config file ${path}: 'verify_incoming' is deprecated; use 'tls.defaults.verify_incoming' instead`,
+      `config file ${path}: 'verify_outgoing' is deprecated; use 'tls.defaults.verify_outgoing' instead`,
       `config file ${path}: connect: not implemented by Cairn; ignored`,
-      `config file ${path}: verify_incoming: not implemented by Cairn; ignored`,
-      `config file ${path}: verify_outgoing: not implemented by Cairn; ignored`,
-      `config file ${path}: ca_file: not implemented by Cairn; ignored`,
       "bootstrap_expect > 0: expecting 3 servers",
     ]);
   });

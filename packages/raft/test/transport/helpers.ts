@@ -5,6 +5,7 @@ import { SnapshotFileWriter } from "../../src/storage/snapshot-files.js";
 import { isRaftMessage } from "../../src/transport/message-shape.js";
 import type { TransportLimits } from "../../src/transport/options.js";
 import { ServerTransport } from "../../src/transport/server-transport.js";
+import type { TransportTls } from "../../src/transport/tls.js";
 
 export interface LogLine {
   level: number;
@@ -25,7 +26,13 @@ export interface TestServer {
 
 export async function startServer(
   id: string,
-  options: { port?: number; snapshotDir?: string; limits?: Partial<TransportLimits>; cluster?: string } = {},
+  options: {
+    port?: number;
+    snapshotDir?: string;
+    limits?: Partial<TransportLimits>;
+    cluster?: string;
+    tls?: TransportTls;
+  } = {},
 ): Promise<TestServer> {
   const logs: LogLine[] = [];
   const logger = pino({ level: "debug" }, { write: (line: string) => logs.push(JSON.parse(line)) });
@@ -38,6 +45,7 @@ export async function startServer(
     logger,
     isMessage: isRaftMessage,
     random: () => 0.5,
+    ...(options.tls ? { tls: options.tls } : {}),
     limits: { backoff: { initialMs: 20, maxMs: 200 }, ...options.limits },
     handlers: {
       onMessages: (from, messages) => s.batches.push({ from, messages }),
