@@ -64,13 +64,13 @@ export async function resolve(q: Question, config: ResolverConfig, ctx: ResolveC
     return nxdomain();
   const records = await lookup(q, parsed.lookup, { config, ctx, domain });
   if (records === undefined) return nxdomain();
-  let answers = shuffle(records.answers, ctx.random);
-  answers = limitAddresses(answers, config.aRecordLimit);
+  // In a stable order, every candidate additional: the message writer shuffles each answer afresh, applies
+  // a_record_limit and keeps the additionals the given answers name (message.ts).
   return {
     ...empty(kind),
-    answers,
-    additionals: keepReferenced(answers, records.additionals),
-    authorities: answers.length === 0 ? [soa] : [],
+    answers: records.answers,
+    additionals: records.additionals,
+    authorities: records.answers.length === 0 ? [soa] : [],
   };
 }
 
@@ -321,47 +321,6 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
-}
-
-const isAddress = (a: Answer) => a.type === "A" || a.type === "AAAA";
-
-function limitAddresses(answers: Answer[], limit: number): Answer[] {
-  if (limit <= 0) return answers;
-  let n = 0;
-  return answers.filter((a) => !isAddress(a) || ++n <= limit);
-}
-
-/** Additional records whose owner is still named by an answer (after shuffling and limits). */
-export function keepReferenced(answers: readonly Answer[], additionals: readonly Answer[]): Answer[] {
-  if (additionals.length === 0) return [];
-  const targets = new Set<string>();
-  for (const a of answers) targets.add(referenceOf(a));
-  return additionals.filter((x) => targets.has(ownerOf(x)));
-}
-
-// A record's names as compared above, kept with the record: the records of an unchanged read are sifted
-// for every question.
-const references = new WeakMap<object, string>();
-const owners = new WeakMap<object, string>();
-
-function referenceOf(a: Answer): string {
-  let key = references.get(a);
-  if (key === undefined) {
-    if (a.type === "SRV") key = bare(a.data.target);
-    else if (a.type === "NS") key = bare(a.data);
-    else key = bare(a.name);
-    references.set(a, key);
-  }
-  return key;
-}
-
-function ownerOf(a: Answer): string {
-  let key = owners.get(a);
-  if (key === undefined) {
-    key = bare(a.name);
-    owners.set(a, key);
-  }
-  return key;
 }
 
 function dedupe(records: Answer[]): Answer[] {
