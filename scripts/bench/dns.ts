@@ -139,15 +139,17 @@ async function startDnsmasq(dir: string): Promise<{ process: Spawned; port: numb
   return { process, port: port! };
 }
 
-/** A DNS query's answer count, or undefined when nothing came back (used to check both servers agree). */
-async function answerCount(port: number, type: "A" | "SRV"): Promise<number | undefined> {
+/** A DNS answer's record count, size and TC bit, or undefined when nothing came back (to check both servers agree). */
+async function answerShape(port: number, type: "A" | "SRV"): Promise<string | undefined> {
   const s = dgram.createSocket("udp4");
   try {
-    return await new Promise<number | undefined>((resolve) => {
+    return await new Promise<string | undefined>((resolve) => {
       const timer = setTimeout(() => resolve(undefined), 2_000);
       s.on("message", (m) => {
         clearTimeout(timer);
-        resolve(packet.decode(m).answers?.length);
+        const d = packet.decode(m);
+        const tc = (d.flags ?? 0) & packet.TRUNCATED_RESPONSE ? ", TC" : "";
+        resolve(`${d.answers?.length} answers, ${d.additionals?.length} additionals, ${m.length} bytes${tc}`);
       });
       s.send(query(1, type, true), port, "127.0.0.1");
     });
@@ -227,8 +229,8 @@ async function main(): Promise<void> {
     ];
     for (const type of ["A", "SRV"] as const) {
       for (const s of servers) {
-        const n = await waitFor(`${s.label} answering ${type}`, () => answerCount(s.port, type), 30_000);
-        log(`${s.label} ${type}: ${n} answers`);
+        const shape = await waitFor(`${s.label} answering ${type}`, () => answerShape(s.port, type), 30_000);
+        log(`${s.label} ${type}: ${shape}`);
       }
     }
     const rows: string[][] = [];

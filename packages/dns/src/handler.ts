@@ -1,7 +1,7 @@
 import type { Answer } from "dns-packet";
 import * as packet from "dns-packet";
 import { writeResponse } from "./message.js";
-import { readQuery } from "./query.js";
+import { type ParsedQuery, readQuery } from "./query.js";
 import { forward, type Transport } from "./recursor.js";
 import {
   type Rcode,
@@ -112,56 +112,18 @@ async function answer(query: Buffer, ex: Exchange, o: HandlerOptions): Promise<O
   if (flags & 0x8000) return undefined;
   const rd = flags & packet.RECURSION_DESIRED;
   const opcode = (flags >> 11) & 0xf;
-  const bare = (rcode: Rcode): Outcome => ({
-    bytes: packet.encode({ type: "response", id, flags: (opcode << 11) | rd | RCODES[rcode] }),
-    qtype: "-",
-    rcode,
-    reverse: false,
-  });
   const parsed = readQuery(query);
-  if (!parsed) return bare("FORMERR");
-  if (opcode !== 0) return bare("NOTIMP");
-  if (parsed.questionCount !== 1) return bare("FORMERR");
+  if (!parsed) return bare(id, opcode, rd, "FORMERR");
+  if (opcode !== 0) return bare(id, opcode, rd, "NOTIMP");
+  if (parsed.questionCount !== 1) return bare(id, opcode, rd, "FORMERR");
   const edns = parsed.udpSize !== undefined;
   // RFC 1035: plain UDP messages are at most 512 bytes; only EDNS allows more.
-  if (ex.transport === "udp" && query.length > DEFAULT_UDP_SIZE && !edns) return bare("FORMERR");
+  if (ex.transport === "udp" && query.length > DEFAULT_UDP_SIZE && !edns)
+    return bare(id, opcode, rd, "FORMERR");
   const q = parsed.question;
   const qclass = q.class ?? "IN";
-  const finish = (
-    rcode: Rcode,
-    authoritative: boolean,
-    r?: Pick<Resolution, "answers" | "authorities" | "additionals">,
-  ): Outcome => ({
-    bytes: writeResponse(
-      {
-        id,
-        flags:
-          rd |
-          (o.recursors.length > 0 ? packet.RECURSION_AVAILABLE : 0) |
-          (authoritative ? packet.AUTHORITATIVE_ANSWER : 0) |
-          RCODES[rcode],
-        question: parsed.questionBytes,
-        questionName: q.name,
-        answers: r?.answers ?? [],
-        shuffle: true,
-        authorities: r?.authorities ?? [],
-        additionals: r?.additionals ?? [],
-        edns: edns ? ednsRecord(Math.min(Math.max(parsed.udpSize ?? 0, DEFAULT_UDP_SIZE), 4096)) : undefined,
-      },
-      {
-        transport: ex.transport,
-        udpSize: parsed.udpSize,
-        udpAnswerLimit: o.udpAnswerLimit,
-        enableTruncate: o.enableTruncate,
-        aRecordLimit: o.aRecordLimit,
-        random: o.random ?? Math.random,
-      },
-    ),
-    qtype: q.type,
-    rcode,
-    reverse: /\.arpa\.?$/i.test(q.name),
-  });
-  if (qclass !== "IN" && qclass !== "ANY") return finish("REFUSED", false);
+  const asked: Asked = { id, rd, parsed, transport: ex.transport };
+  if (qclass !== "IN" && qclass !== "ANY") return finish(asked, o, "REFUSED", false);
 
   const ctx: ResolveContext = {
     view: o.view,
@@ -174,26 +136,89 @@ async function answer(query: Buffer, ex: Exchange, o: HandlerOptions): Promise<O
     r = await resolve({ name: q.name, type: q.type, class: qclass }, o, ctx);
   } catch (err) {
     o.onError?.(err as Error);
-    return finish("SERVFAIL", false);
+    return finish(asked, o, "SERVFAIL", false);
   }
   if (r.recurse) {
     if (o.recursors.length > 0) {
       const relayed = await forward(query, o.recursors, ex.transport, o.recursorTimeoutMs);
       if (relayed) return { bytes: relayed, qtype: q.type, rcode: "RECURSED", reverse: r.kind === "ptr" };
-      return finish("SERVFAIL", false);
+      return finish(asked, o, "SERVFAIL", false);
     }
     // A reverse name of no known node is ours to deny (Consul answers NXDOMAIN with its SOA); other names
     // are not served at all without recursors.
     if (r.kind === "ptr")
-      return finish("NXDOMAIN", true, {
+      return finish(asked, o, "NXDOMAIN", true, {
         answers: [],
         authorities: [soaRecord(o.domain, ctx.now())],
         additionals: [],
       });
-    return finish("REFUSED", false);
+    return finish(asked, o, "REFUSED", false);
   }
-  return finish(r.rcode, r.authoritative, r);
+  return finish(asked, o, r.rcode, r.authoritative, r);
 }
+
+function bare(id: number, opcode: number, rd: number, rcode: Rcode): Outcome {
+  return {
+    bytes: packet.encode({ type: "response", id, flags: (opcode << 11) | rd | RCODES[rcode] }),
+    qtype: "-",
+    rcode,
+    reverse: false,
+  };
+}
+
+interface Asked {
+  id: number;
+  /** The query's RD bit, echoed. */
+  rd: number;
+  parsed: ParsedQuery;
+  transport: Transport;
+}
+
+const NO_RECORDS: Pick<Resolution, "answers" | "authorities" | "additionals"> = {
+  answers: [],
+  authorities: [],
+  additionals: [],
+};
+
+function finish(
+  a: Asked,
+  o: HandlerOptions,
+  rcode: Rcode,
+  authoritative: boolean,
+  r: Pick<Resolution, "answers" | "authorities" | "additionals"> = NO_RECORDS,
+): Outcome {
+  const q = a.parsed.question;
+  const udpSize = a.parsed.udpSize;
+  const bytes = writeResponse(
+    {
+      id: a.id,
+      flags:
+        a.rd |
+        (o.recursors.length > 0 ? packet.RECURSION_AVAILABLE : 0) |
+        (authoritative ? packet.AUTHORITATIVE_ANSWER : 0) |
+        RCODES[rcode],
+      question: a.parsed.questionBytes,
+      questionName: q.name,
+      answers: r.answers,
+      shuffle: true,
+      authorities: r.authorities,
+      additionals: r.additionals,
+      edns:
+        udpSize === undefined ? undefined : ednsRecord(Math.min(Math.max(udpSize, DEFAULT_UDP_SIZE), 4096)),
+    },
+    {
+      transport: a.transport,
+      udpSize,
+      udpAnswerLimit: o.udpAnswerLimit,
+      enableTruncate: o.enableTruncate,
+      aRecordLimit: o.aRecordLimit,
+      random: o.random ?? Math.random,
+    },
+  );
+  return { bytes, qtype: q.type, rcode, reverse: ARPA.test(q.name) };
+}
+
+const ARPA = /\.arpa\.?$/i;
 
 // One OPT record per buffer size, so that its encoding is kept like any other record's (wire.ts).
 const ednsRecords = new Map<number, Answer>();

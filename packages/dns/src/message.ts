@@ -67,7 +67,7 @@ interface Compiled {
   /** For each additional, whether its owner is exactly the answers' owner. */
   ownedAsAnswers: Uint8Array;
   /** Messages already written, by way of asking (writeResponse). */
-  pools: Map<string, Buffer[]>;
+  pools: Map<string, { question: Buffer; messages: Buffer[] }>;
 }
 
 const compiled = new WeakMap<readonly Answer[], Compiled>();
@@ -154,20 +154,20 @@ export function writeResponse(p: ResponseParts, f: Fitting): Buffer {
   const c = compile(p.answers, p.additionals);
   if (f.transport !== "udp" || !p.shuffle || p.answers.length < 2 || p.authorities.length > 0)
     return build(p, f, c);
-  const key = `${f.udpSize} ${f.udpAnswerLimit} ${f.enableTruncate} ${f.aRecordLimit} ${p.question.toString("latin1")}`;
+  const key = `${f.udpSize}|${f.udpAnswerLimit}|${f.enableTruncate}|${f.aRecordLimit}`;
   let pool = c.pools.get(key);
-  if (!pool) {
-    // Bounded: one pool per way of asking (buffer size, letter case of the name).
+  // One pool per way of asking; the question (the letter case of its name, its class) is in the messages.
+  if (!pool?.question.equals(p.question)) {
     if (c.pools.size >= MAX_POOLS) c.pools.clear();
-    pool = [];
+    pool = { question: Buffer.from(p.question), messages: [] };
     c.pools.set(key, pool);
   }
   const slot = Math.floor(f.random() * POOL_SIZE);
-  let written = pool[slot];
+  let written = pool.messages[slot];
   if (written === undefined || f.random() * REFRESH_ONE_IN < 1) {
     written = build({ ...p, id: 0, flags: 0 }, f, c);
     if (written.length > MAX_POOLED_SIZE) return build(p, f, c);
-    pool[slot] = written;
+    pool.messages[slot] = written;
   }
   const out = Buffer.allocUnsafe(written.length);
   written.copy(out, 0);
