@@ -27,6 +27,8 @@ export interface HandlerOptions extends ResolverConfig {
   udpAnswerLimit: number;
   /** `dns_config.enable_truncate`: set TC when the answer limit cut answers. */
   enableTruncate: boolean;
+  /** Names as compression pointers (default; `dns_config.disable_compression` turns it off). */
+  compress?: boolean;
   metrics?: DnsMetrics;
   now?: () => number;
   random?: () => number;
@@ -212,6 +214,7 @@ function finish(
       udpAnswerLimit: o.udpAnswerLimit,
       enableTruncate: o.enableTruncate,
       aRecordLimit: o.aRecordLimit,
+      compress: o.compress ?? true,
       random: o.random ?? Math.random,
     },
   );

@@ -33,6 +33,8 @@ export interface Fitting {
   enableTruncate: boolean;
   /** `a_record_limit`: at most this many A/AAAA answers on any transport (0: no limit). */
   aRecordLimit: number;
+  /** Owner names as compression pointers; false (`disable_compression`) writes every name whole. */
+  compress: boolean;
   random: () => number;
 }
 
@@ -154,7 +156,7 @@ export function writeResponse(p: ResponseParts, f: Fitting): Buffer {
   const c = compile(p.answers, p.additionals);
   if (f.transport !== "udp" || !p.shuffle || p.answers.length < 2 || p.authorities.length > 0)
     return build(p, f, c);
-  const key = `${f.udpSize}|${f.udpAnswerLimit}|${f.enableTruncate}|${f.aRecordLimit}`;
+  const key = `${f.udpSize}|${f.udpAnswerLimit}|${f.enableTruncate}|${f.aRecordLimit}|${f.compress}`;
   let pool = c.pools.get(key);
   // One pool per way of asking; the question (the letter case of its name, its class) is in the messages.
   if (!pool?.question.equals(p.question)) {
@@ -218,7 +220,7 @@ function build(p: ResponseParts, f: Fitting, c: Compiled): Buffer {
     : f.udpSize === undefined
       ? DEFAULT_UDP_SIZE
       : Math.min(Math.max(f.udpSize, DEFAULT_UDP_SIZE), MAX_UDP_SIZE);
-  const pointed = c.owner !== undefined && c.owner === p.questionName;
+  const pointed = f.compress && c.owner !== undefined && c.owner === p.questionName;
   let size = HEADER_SIZE + p.question.length;
   for (const r of p.authorities) size += recordBytes(r).length;
   if (p.edns) size += recordBytes(p.edns).length;
@@ -243,7 +245,7 @@ function build(p: ResponseParts, f: Fitting, c: Compiled): Buffer {
   const pointers: number[] = [];
   for (let j = 0; j < p.additionals.length; j++) {
     if (!(c.namedBy[j] as number[]).some((i) => kept[i])) continue;
-    const pointer = pointerFor(c, j, kept, pointed, targetOffsets);
+    const pointer = f.compress ? pointerFor(c, j, kept, pointed, targetOffsets) : undefined;
     const s =
       pointer === undefined ? (c.extraWhole[j] as Buffer).length : 2 + (c.extraTails[j] as Buffer).length;
     if (size + s > maxSize) break;

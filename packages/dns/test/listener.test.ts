@@ -137,7 +137,7 @@ describe("UDP limits and TCP", () => {
     });
     await Promise.all(sockets);
     // Both ends live in this process: once the listener has let go of its side, the count is back.
-    await waitFor("descriptors released", () => (descriptors() <= before ? true : undefined), 10_000);
+    await waitFor("descriptors released", async () => (descriptors() <= before ? true : undefined), 10_000);
   });
 });
 
