@@ -43,6 +43,7 @@ const DEFAULT_UDP_SIZE = 512;
 /** Larger EDNS buffers are honoured up to this (Consul's bound: 65535 less IP and UDP headers). */
 const MAX_UDP_SIZE = 65_475;
 const MAX_UDP_ANSWER_LIMIT = 8;
+const MAX_TCP_SIZE = 65_535;
 /** A compression pointer to the question's name, which always starts right after the header. */
 const QUESTION_POINTER = 0xc000 | HEADER_SIZE;
 
@@ -215,8 +216,9 @@ function build(p: ResponseParts, f: Fitting, c: Compiled): Buffer {
       truncated = f.enableTruncate;
     }
   }
+  // A TCP message is framed by a two-byte length: a bigger answer is cut like a UDP one, with TC.
   const maxSize = !udp
-    ? Number.POSITIVE_INFINITY
+    ? MAX_TCP_SIZE
     : f.udpSize === undefined
       ? DEFAULT_UDP_SIZE
       : Math.min(Math.max(f.udpSize, DEFAULT_UDP_SIZE), MAX_UDP_SIZE);

@@ -136,6 +136,16 @@ describe("writeResponse", () => {
     expect(orders.size).toBeGreaterThan(runs / 16);
   });
 
+  it("cuts a TCP answer to the 65,535 bytes its framing can carry, with TC", () => {
+    const many = Array.from({ length: 3_000 }, (_, i) => srv(i));
+    const bytes = writeResponse(parts("SRV", many), tcp);
+    expect(bytes.length).toBeLessThanOrEqual(65_535);
+    const d = decode(bytes);
+    expect(d.flag_tc).toBe(true);
+    expect(d.answers!.length).toBeGreaterThan(1_000);
+    expect(d.answers!.length).toBeLessThan(3_000);
+  });
+
   it("caps A records at a_record_limit on any transport", () => {
     const d = decode(writeResponse(parts("A", as), { ...tcp, aRecordLimit: 2 }));
     expect(d.answers).toHaveLength(2);
