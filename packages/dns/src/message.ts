@@ -69,11 +69,12 @@ interface Compiled {
   pointTo: number[][];
   /** For each additional, whether its owner is exactly the answers' owner. */
   ownedAsAnswers: Uint8Array;
-  /** Messages already written, by way of asking (writeResponse). */
-  pools: Map<string, { question: Buffer; messages: Buffer[] }>;
+  /** Names this compilation's pools (writeResponse). */
+  id: number;
 }
 
 const compiled = new WeakMap<readonly Answer[], Compiled>();
+let nextId = 0;
 
 function compile(answers: readonly Answer[], additionals: readonly Answer[]): Compiled {
   const cached = compiled.get(answers);
@@ -132,7 +133,7 @@ function compile(answers: readonly Answer[], additionals: readonly Answer[]): Co
     namedBy,
     pointTo,
     ownedAsAnswers,
-    pools: new Map(),
+    id: nextId++,
   };
   compiled.set(answers, c);
   return c;
@@ -157,13 +158,16 @@ export function writeResponse(p: ResponseParts, f: Fitting): Buffer {
   const c = compile(p.answers, p.additionals);
   if (f.transport !== "udp" || !p.shuffle || p.answers.length < 2 || p.authorities.length > 0)
     return build(p, f, c);
-  const key = `${f.udpSize}|${f.udpAnswerLimit}|${f.enableTruncate}|${f.aRecordLimit}|${f.compress}`;
-  let pool = c.pools.get(key);
-  // One pool per way of asking; the question (the letter case of its name, its class) is in the messages.
+  const key = `${c.id}|${f.udpSize}|${f.udpAnswerLimit}|${f.enableTruncate}|${f.aRecordLimit}|${f.compress}`;
+  let pool = pools.get(key);
+  // One pool per records and way of asking; the question (the letter case of its name, its class) is in the
+  // messages, so another question replaces the pool.
   if (!pool?.question.equals(p.question)) {
-    if (c.pools.size >= MAX_POOLS) c.pools.clear();
+    // Bounded for the whole process (at most MAX_POOLS × POOL_SIZE × MAX_POOLED_SIZE bytes): askers varying
+    // names' letter case or buffer sizes only make pools start over.
+    if (pools.size >= MAX_POOLS) pools.clear();
     pool = { question: Buffer.from(p.question), messages: [] };
-    c.pools.set(key, pool);
+    pools.set(key, pool);
   }
   const slot = Math.floor(f.random() * POOL_SIZE);
   let written = pool.messages[slot];
@@ -182,8 +186,9 @@ export function writeResponse(p: ResponseParts, f: Fitting): Buffer {
 
 const POOL_SIZE = 32;
 const REFRESH_ONE_IN = 8;
-const MAX_POOLS = 16;
+const MAX_POOLS = 128;
 const MAX_POOLED_SIZE = 8_192;
+const pools = new Map<string, { question: Buffer; messages: Buffer[] }>();
 
 function build(p: ResponseParts, f: Fitting, c: Compiled): Buffer {
   const n = p.answers.length;
