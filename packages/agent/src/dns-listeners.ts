@@ -49,6 +49,7 @@ export async function startDns(
     aRecordLimit: d.aRecordLimit,
     udpAnswerLimit: d.udpAnswerLimit,
     enableTruncate: d.enableTruncate,
+    compress: !d.disableCompression,
     recursors: config.recursors,
     recursorTimeoutMs: d.recursorTimeoutMs,
     metrics: backend.metrics,

@@ -30,7 +30,8 @@ export class DnsListener {
     udp.on("message", (message, peer) => {
       void handleMessage(message, { transport: "udp", source: peer.address }, o.handler).then(
         (reply) => {
-          if (reply) udp.send(reply, peer.port, peer.address, () => {});
+          // Without a callback: a failed send is an 'error' event (below), and no callback is queued per answer.
+          if (reply) udp.send(reply, peer.port, peer.address);
         },
         (err: Error) => o.handler.onError?.(err),
       );

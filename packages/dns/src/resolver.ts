@@ -58,20 +58,22 @@ export async function resolve(q: Question, config: ResolverConfig, ctx: ResolveC
   }
   const parsed = parseName(q.name, domain);
   const kind = parsed.lookup.kind;
-  const soa = soaRecord(domain, ctx.now());
-  const nxdomain = (): Resolution => ({ ...empty(kind), rcode: "NXDOMAIN", authorities: [soa] });
   if (parsed.datacenter !== undefined && parsed.datacenter !== config.datacenter.toLowerCase())
-    return nxdomain();
+    return nxdomain(kind, domain, ctx);
   const records = await lookup(q, parsed.lookup, { config, ctx, domain });
-  if (records === undefined) return nxdomain();
-  let answers = shuffle(records.answers, ctx.random);
-  answers = limitAddresses(answers, config.aRecordLimit);
+  if (records === undefined) return nxdomain(kind, domain, ctx);
+  // In a stable order, every candidate additional: the message writer shuffles each answer afresh, applies
+  // a_record_limit and keeps the additionals the given answers name (message.ts).
   return {
     ...empty(kind),
-    answers,
-    additionals: keepReferenced(answers, records.additionals),
-    authorities: answers.length === 0 ? [soa] : [],
+    answers: records.answers,
+    additionals: records.additionals,
+    authorities: records.answers.length === 0 ? [soaRecord(domain, ctx.now())] : [],
   };
+}
+
+function nxdomain(kind: string, domain: string, ctx: ResolveContext): Resolution {
+  return { ...empty(kind), rcode: "NXDOMAIN", authorities: [soaRecord(domain, ctx.now())] };
 }
 
 function empty(kind: string): Resolution {
@@ -107,13 +109,19 @@ async function lookup(q: Question, l: Lookup, s: Scope): Promise<Records | undef
       // No instance at all: the name does not exist; instances none healthy: it does, with no records.
       if (all.length === 0) return undefined;
       const ttl = seconds(serviceTtlMs(s.config.serviceTtlMs, l.service));
-      return remembered(all, `${q.name}|${q.type}|${ttl}|${s.domain}|${s.config.onlyPassing}`, () =>
-        instanceRecords(
-          q,
-          all.filter((i) => healthy(i.checks, s.config.onlyPassing)),
-          ttl,
-          s,
-        ),
+      const key = `${q.name}|${q.type}|${ttl}|${s.domain}|${s.config.onlyPassing}`;
+      return (
+        recall(all, key) ??
+        remember(
+          all,
+          key,
+          instanceRecords(
+            q,
+            all.filter((i) => healthy(i.checks, s.config.onlyPassing)),
+            ttl,
+            s,
+          ),
+        )
       );
     }
     case "query": {
@@ -221,19 +229,19 @@ function instanceRecords(q: Question, instances: readonly Instance[], ttl: numbe
 const recordsByRead = new WeakMap<object, Map<string, Records>>();
 const MAX_QUESTIONS_PER_READ = 64;
 
-function remembered(read: object, key: string, build: () => Records): Records {
+function recall(read: object, key: string): Records | undefined {
+  return recordsByRead.get(read)?.get(key);
+}
+
+function remember(read: object, key: string, records: Records): Records {
   let byQuestion = recordsByRead.get(read);
   if (!byQuestion) {
     byQuestion = new Map();
     recordsByRead.set(read, byQuestion);
   }
-  let records = byQuestion.get(key);
-  if (!records) {
-    records = build();
-    // Bounded: names differing only in letter case are distinct questions (answers echo the asked name).
-    if (byQuestion.size >= MAX_QUESTIONS_PER_READ) byQuestion.clear();
-    byQuestion.set(key, records);
-  }
+  // Bounded: names differing only in letter case are distinct questions (answers echo the asked name).
+  if (byQuestion.size >= MAX_QUESTIONS_PER_READ) byQuestion.clear();
+  byQuestion.set(key, records);
   return records;
 }
 
@@ -321,47 +329,6 @@ function shuffle<T>(items: readonly T[], random: () => number): T[] {
     [out[i], out[j]] = [out[j] as T, out[i] as T];
   }
   return out;
-}
-
-const isAddress = (a: Answer) => a.type === "A" || a.type === "AAAA";
-
-function limitAddresses(answers: Answer[], limit: number): Answer[] {
-  if (limit <= 0) return answers;
-  let n = 0;
-  return answers.filter((a) => !isAddress(a) || ++n <= limit);
-}
-
-/** Additional records whose owner is still named by an answer (after shuffling and limits). */
-export function keepReferenced(answers: readonly Answer[], additionals: readonly Answer[]): Answer[] {
-  if (additionals.length === 0) return [];
-  const targets = new Set<string>();
-  for (const a of answers) targets.add(referenceOf(a));
-  return additionals.filter((x) => targets.has(ownerOf(x)));
-}
-
-// A record's names as compared above, kept with the record: the records of an unchanged read are sifted
-// for every question.
-const references = new WeakMap<object, string>();
-const owners = new WeakMap<object, string>();
-
-function referenceOf(a: Answer): string {
-  let key = references.get(a);
-  if (key === undefined) {
-    if (a.type === "SRV") key = bare(a.data.target);
-    else if (a.type === "NS") key = bare(a.data);
-    else key = bare(a.name);
-    references.set(a, key);
-  }
-  return key;
-}
-
-function ownerOf(a: Answer): string {
-  let key = owners.get(a);
-  if (key === undefined) {
-    key = bare(a.name);
-    owners.set(a, key);
-  }
-  return key;
 }
 
 function dedupe(records: Answer[]): Answer[] {

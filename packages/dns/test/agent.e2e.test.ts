@@ -109,6 +109,8 @@ beforeAll(async () => {
       String(clientDns),
       "-hcl",
       ttls,
+      "-hcl",
+      "dns_config { disable_compression = true }",
     ],
     logFile: scratch.path("c1.log"),
   });
@@ -268,6 +270,34 @@ describe("a client agent", () => {
     );
     expect(addresses(r)).toEqual(["10.0.1.1", "10.0.1.2"]);
     expect(addresses(await dig(clientDns, "webq.query.consul"))).toEqual(["10.0.1.1", "10.0.1.2"]);
+  });
+
+  it("writes names whole with disable_compression, the same records in a longer message", async () => {
+    const ask = (port: number) =>
+      new Promise<Buffer>((resolve) => {
+        const s = dgram.createSocket("udp4");
+        s.on("message", (m) => {
+          s.close();
+          resolve(m);
+        });
+        const q = {
+          type: "query" as const,
+          id: 5,
+          questions: [{ name: "web.service.consul", type: "SRV" as const }],
+        };
+        s.send(packet.encode(q), port, "127.0.0.1");
+      });
+    const records = (m: Buffer) => {
+      const d = packet.decode(m);
+      return [...(d.answers ?? []), ...(d.additionals ?? [])].map((r) => JSON.stringify(r)).sort();
+    };
+    const compressed = await ask(serverDns);
+    const whole = await waitFor("the client's answer", async () => {
+      const m = await ask(clientDns);
+      return records(m).length === records(compressed).length ? m : undefined;
+    });
+    expect(records(whole)).toEqual(records(compressed));
+    expect(whole.length).toBeGreaterThan(compressed.length);
   });
 
   it("drops a local service from DNS once it is put in maintenance", async () => {

@@ -1,6 +1,7 @@
 // The listener in-process over an in-memory view, queried with real `dig`: UDP truncation and the TCP retry,
 // EDNS buffer sizes, bad input (RFC 1035/2308 answers), idle TCP connections, and recursor forwarding.
 import dgram from "node:dgram";
+import { readdirSync } from "node:fs";
 import { connect } from "node:net";
 import * as packet from "dns-packet";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -122,6 +123,21 @@ describe("UDP limits and TCP", () => {
     const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
     await closed;
     expect(socket.destroyed).toBe(true);
+  });
+
+  it("closes idle and half-sent TCP connections without keeping their descriptors", async () => {
+    const descriptors = () => readdirSync("/proc/self/fd").length;
+    const before = descriptors();
+    const sockets = Array.from({ length: 20 }, (_, i) => {
+      const socket = connect(plain.port, "127.0.0.1");
+      // Half of them send a length prefix and part of a message, then nothing.
+      if (i % 2) socket.write(Buffer.from([0, 40, 1, 2, 3]));
+      socket.on("error", () => {});
+      return new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    });
+    await Promise.all(sockets);
+    // Both ends live in this process: once the listener has let go of its side, the count is back.
+    await waitFor("descriptors released", async () => (descriptors() <= before ? true : undefined), 10_000);
   });
 });
 

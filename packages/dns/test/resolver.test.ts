@@ -1,4 +1,4 @@
-// The pure resolver over an in-memory view: name forms, only_passing, a_record_limit, TTL wildcards, the
+// The pure resolver over an in-memory view: name forms, only_passing, TTL wildcards, the
 // alt domain and other datacenters.
 import { describe, expect, it } from "vitest";
 import {
@@ -67,10 +67,6 @@ describe("resolve", () => {
     expect((await ask("web.service.consul")).answers[0]).toMatchObject({ ttl: 7 });
   });
 
-  it("caps A records at a_record_limit", async () => {
-    expect((await ask("web.service.consul", "A", { aRecordLimit: 1 })).answers).toHaveLength(1);
-  });
-
   it("answers under the alt domain with targets in it", async () => {
     const r = await ask("web.service.cairn.test", "SRV");
     expect(r.answers.map((a) => (a as { data: { target: string } }).data.target).sort()).toEqual([
@@ -78,6 +74,13 @@ describe("resolve", () => {
       "b.node.dc1.cairn.test",
       "c.node.dc1.cairn.test",
     ]);
+  });
+
+  it("answers PTR for a known node's IPv4 and IPv6 addresses", async () => {
+    const v4 = await ask("2.0.0.10.in-addr.arpa", "PTR");
+    expect(v4.answers.map((a) => ("data" in a ? a.data : undefined))).toEqual(["b.node.dc1.consul"]);
+    const v6 = await ask(`3.${"0.".repeat(29)}d.f.ip6.arpa`, "PTR"); // fd00::3
+    expect(v6.answers.map((a) => ("data" in a ? a.data : undefined))).toEqual(["c.node.dc1.consul"]);
   });
 
   it("is NXDOMAIN for another datacenter (no federation yet) and hands outside names to the recursors", async () => {

@@ -216,6 +216,7 @@ export function buildAgentConfig(
       cacheMaxAgeMs: dns.cache_max_age ?? 0,
       onlyPassing: dns.only_passing ?? false,
       enableTruncate: dns.enable_truncate ?? false,
+      disableCompression: dns.disable_compression ?? false,
       recursorTimeoutMs: dns.recursor_timeout ?? 2_000,
     },
     tls: resolveTls(v, ports.https ?? -1),

@@ -155,6 +155,7 @@ export const configSourceSchema = z.strictObject({
     cache_max_age: durationField,
     only_passing: booleanField,
     enable_truncate: booleanField,
+    disable_compression: booleanField,
     recursor_timeout: durationField,
   }),
 });

@@ -144,6 +144,8 @@ export interface DnsSettings {
   readonly cacheMaxAgeMs: number;
   readonly onlyPassing: boolean;
   readonly enableTruncate: boolean;
+  /** `disable_compression`: owner names written whole instead of as pointers. */
+  readonly disableCompression: boolean;
   readonly recursorTimeoutMs: number;
 }
 

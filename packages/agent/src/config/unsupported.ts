@@ -34,7 +34,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "disable_remote_exec",
   "discard_check_output",
   "discovery_max_stale",
-  "dns_config.disable_compression",
   "dns_config.enable_additional_node_meta_txt",
   "dns_config.prefer_namespace",
   "dns_config.soa",

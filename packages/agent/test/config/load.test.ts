@@ -434,17 +434,22 @@ describe("merging sources", () => {
 });
 
 describe("DNS settings", () => {
-  it("reads a_record_limit, use_cache and cache_max_age, and -recursor", () => {
+  it("reads a_record_limit, use_cache, cache_max_age, disable_compression and -recursor", () => {
     const { config, warnings } = loadAgentConfig(
       [
         "-recursor",
         "9.9.9.9:53",
         "-hcl",
-        'dns_config { a_record_limit = 2, use_cache = true, cache_max_age = "3s" }',
+        'dns_config { a_record_limit = 2, use_cache = true, cache_max_age = "3s", disable_compression = true }',
       ],
       env,
     );
-    expect(config.dnsConfig).toMatchObject({ aRecordLimit: 2, useCache: true, cacheMaxAgeMs: 3_000 });
+    expect(config.dnsConfig).toMatchObject({
+      aRecordLimit: 2,
+      useCache: true,
+      cacheMaxAgeMs: 3_000,
+      disableCompression: true,
+    });
     expect(config.recursors).toEqual(["9.9.9.9:53"]);
     expect(warnings).toEqual([]);
   });
