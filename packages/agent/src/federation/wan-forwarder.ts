@@ -1,5 +1,6 @@
 import { type DatacenterForward, ignoresDatacenter, requestedDatacenter } from "@cairn/api";
 import { parseDurationNs } from "@cairn/duration";
+import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentMember } from "../membership/index.js";
 import type { Fetch } from "../metrics/instrument.js";
@@ -14,6 +15,8 @@ export interface WanForwarderOptions {
   /** The agent's `default` token, sent with requests that carry none (Consul's servers forward with it). */
   defaultToken: () => string;
   log: Logger;
+  /** How to dial a server of `dc` (TLS with verify_outgoing, checking server.<dc>.<domain>). */
+  tls?: (dc: string) => OutgoingTls | undefined;
   /** How long dialing one remote server may take. */
   connectTimeoutMs?: number;
   /** How long a request that does not block may take in the remote datacenter, connecting included. */
@@ -94,6 +97,7 @@ export class WanForwarder {
         defaultToken: this.o.defaultToken,
         connectTimeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
         scope: `datacenter ${JSON.stringify(dc)}`,
+        tls: () => this.o.tls?.(dc),
         log: this.o.log.child({ datacenter: dc }),
       });
       this.pools.set(dc, pool);

@@ -106,6 +106,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     datacenter: config.datacenter,
     servers: (dc) => gossip.membership.datacenterServers(dc),
     defaultToken,
+    tls: (dc) => ctx.tls.outgoingTo(dc),
     log: log.child({ component: "wan" }),
   });
   ctx.onStop(() => wan.close());

@@ -13,11 +13,13 @@ export class AgentTls {
   private https: StanzaMaterial;
   private rpcOutgoing: OutgoingTls | undefined;
   private readonly serverName: string;
+  private readonly domain: string;
   private readonly httpsListeners = new Set<(material: StanzaMaterial) => void>();
 
   /** Throws ConfigError (naming the key and file) when a file is unreadable or a key does not match. */
   constructor(config: Pick<AgentConfig, "tls" | "datacenter" | "domain">) {
-    this.serverName = `server.${config.datacenter}.${config.domain.replace(/\.$/, "")}`;
+    this.domain = config.domain.replace(/\.$/, "");
+    this.serverName = `server.${config.datacenter}.${this.domain}`;
     this.rpc = loadStanza(config.tls.internalRpc);
     this.https = loadStanza(config.tls.https);
     this.rpcOutgoing = this.outgoingFor(this.rpc);
@@ -62,6 +64,16 @@ export class AgentTls {
   /** The dialing side alone, for client agents' tunnels to servers. */
   outgoing(): OutgoingTls | undefined {
     return this.rpcOutgoing;
+  }
+
+  /**
+   * Dialing a server of another datacenter (`?dc=` forwarding): the same certificates, but with
+   * verify_server_hostname the remote server must hold server.<that dc>.<domain>.
+   */
+  outgoingTo(datacenter: string): OutgoingTls | undefined {
+    const out = this.rpcOutgoing;
+    if (out?.serverName === undefined) return out;
+    return { ...out, serverName: `server.${datacenter}.${this.domain}` };
   }
 
   /**
