@@ -4,6 +4,7 @@ import type { AclEnforcer } from "./acl/enforcer.js";
 import type { AuthMethodIO } from "./auth-methods/io.js";
 import type { Authorizer } from "./authorizer.js";
 import type { EventBackend } from "./events.js";
+import type { ReplicationStatusJson } from "./replication/status.js";
 
 /**
  * The seam between the HTTP layer and the cluster. The server implements it with Raft (forwarding writes
@@ -125,6 +126,11 @@ export interface ApiDeps {
    * mode): the reset index written there allows one more `PUT /v1/acl/bootstrap`. Absent: no reset.
    */
   aclBootstrapResetFile?: string;
+  /**
+   * The ACL replication status of this server (a secondary's leader runs the cycle); absent: replication
+   * never runs here (the primary, client agents).
+   */
+  replication?: () => ReplicationStatusJson;
 }
 
 /** One datacenter of `/v1/coordinate/datacenters`. */

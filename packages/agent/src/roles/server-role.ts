@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { AclEnforcer, createApi, keyringRoutes, operatorRoutes } from "@cairn/api";
+import { AclEnforcer, createApi, keyringRoutes, operatorRoutes, primaryFetchOver } from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
@@ -64,6 +64,12 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     membership: gossip.membership,
     // Client agents are answered once the HTTP app below exists; until then they are told to retry.
     clientFetch: (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
+    // Replication reads the primary through this server's own API: `?dc=` forwarding carries them.
+    primary: primaryFetchOver(
+      async (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
+      config.primaryDatacenter,
+      () => local?.tokens.get("replication") || config.acl.tokens.replication,
+    ),
   });
   const started = server;
   ctx.onStop(() => started.stop());
@@ -115,6 +121,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
+    replication: () => started.replicationStatus.json(),
     ...(acl ? { acl } : {}),
   });
   app.route("/v1/operator", operatorRoutes(server.admin, acl));

@@ -9,6 +9,7 @@ import {
   type DatacenterCoordinatesJson,
   DEFAULT_API_CONFIG,
 } from "../backend.js";
+import type { ReplicationStatusJson } from "../replication/status.js";
 
 /** ApiDeps with every default filled in: what route modules receive. */
 export interface RouteContext {
@@ -28,6 +29,7 @@ export interface RouteContext {
   /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
   aclBootstrapResetFile: string | undefined;
+  replication: (() => ReplicationStatusJson) | undefined;
 }
 
 export function resolveDeps(deps: ApiDeps): RouteContext {
@@ -45,5 +47,6 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     datacenters: deps.datacenters ?? (() => [deps.datacenter]),
     coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
     aclBootstrapResetFile: deps.aclBootstrapResetFile,
+    replication: deps.replication,
   };
 }
