@@ -3,6 +3,7 @@
 
 export * from "./agent.js";
 export * from "./cluster.js";
+export * from "./federation.js";
 export * from "./http.js";
 export * from "./leader.js";
 export * from "./ports.js";

@@ -122,6 +122,11 @@ export interface ApiDeps {
    */
   coordinateDatacenters?: () => DatacenterCoordinatesJson[] | undefined;
   /**
+   * Sends a request to a server of datacenter `dc` over the WAN and answers with its response; undefined
+   * when no server of `dc` is known (the caller answers "No path to datacenter"). Absent: no WAN.
+   */
+  forwardDatacenter?: DatacenterForward;
+  /**
    * Consul's `acl-bootstrap-reset` file (in the data directory; relative, so the current directory, in dev
    * mode): the reset index written there allows one more `PUT /v1/acl/bootstrap`. Absent: no reset.
    */
@@ -132,6 +137,8 @@ export interface ApiDeps {
    */
   replication?: () => ReplicationStatusJson;
 }
+
+export type DatacenterForward = (dc: string, request: Request) => Promise<Response> | undefined;
 
 /** One datacenter of `/v1/coordinate/datacenters`. */
 export interface DatacenterCoordinatesJson {

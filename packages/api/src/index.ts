@@ -45,6 +45,7 @@ export {
   type ApiDeps,
   type ClusterBackend,
   type DatacenterCoordinatesJson,
+  type DatacenterForward,
   DEFAULT_API_CONFIG,
   type LeaderContact,
   NoClusterLeaderError,
@@ -63,6 +64,7 @@ export {
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
 export { LocalBackend } from "./local-backend.js";
+export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";
 export { replicateAcl } from "./replication/acl-replicator.js";
 export { replicateConfigEntries } from "./replication/config-replicator.js";

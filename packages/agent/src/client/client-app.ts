@@ -1,4 +1,11 @@
-import { type ApiEnv, type ClusterBackend, createApi, type EventBackend } from "@cairn/api";
+import {
+  type ApiEnv,
+  type ClusterBackend,
+  createApi,
+  type EventBackend,
+  ignoresDatacenter,
+  requestedDatacenter,
+} from "@cairn/api";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import type { TunnelPool } from "../tunnel/pool.js";
@@ -50,17 +57,17 @@ export function clientFetch(o: ClientAppOptions): Fetch {
         return agentApp.fetch(request);
       }
     : agentApp.fetch;
-  return (request) => (isLocalPath(request.url) ? local(request) : o.pool.forward(request));
+  return (request) => (isLocal(request.url, o.datacenter) ? local(request) : o.pool.forward(request));
 }
 
 /** What the agent answers itself: its own endpoints, and the events gossip brought it. */
 const LOCAL_PREFIXES = ["/v1/agent", "/v1/event"];
 
-function isLocalPath(url: string): boolean {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  const query = url.indexOf("?", start);
-  const path = query < 0 ? url.slice(start) : url.slice(start, query);
-  return LOCAL_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`));
+/** A request for another datacenter (an event fired there, say) goes through a server, which forwards it. */
+function isLocal(url: string, datacenter: string): boolean {
+  const { path, dc } = requestedDatacenter(url);
+  if (!LOCAL_PREFIXES.some((prefix) => path === prefix || path.startsWith(`${prefix}/`))) return false;
+  return dc === undefined || dc === datacenter || ignoresDatacenter(path);
 }
 
 const unserved = (): never => {

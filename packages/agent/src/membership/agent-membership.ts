@@ -243,6 +243,18 @@ export class AgentMembership implements MembershipView {
     );
   }
 
+  /**
+   * The servers of datacenter `dc` in the WAN pool, alive ones first, failed ones after (still worth a try:
+   * gossip may be wrong); left ones never. Empty without a WAN pool or when none is known.
+   */
+  datacenterServers(dc: string): AgentMember[] {
+    if (!this.wan) return [];
+    const servers = this.records(this.wan).filter(
+      (m) => m.role === "server" && m.datacenter === dc && (m.status === "alive" || m.status === "failed"),
+    );
+    return [...servers.filter((m) => m.status === "alive"), ...servers.filter((m) => m.status !== "alive")];
+  }
+
   onChange(listener: (member: AgentMember) => void): () => void {
     this.changeListeners.add(listener);
     return () => this.changeListeners.delete(listener);

@@ -5,6 +5,7 @@ import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
 import { AgentCache } from "../cache/agent-cache.js";
 import type { AgentConfig } from "../config/index.js";
+import { WanForwarder } from "../federation/wan-forwarder.js";
 import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
 import type { Fetch } from "../metrics/instrument.js";
 import { meterRaft } from "../metrics/raft-timing.js";
@@ -105,6 +106,14 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   ctx.onStop(() => runtime.stop());
   meterRaft(server, local.metrics);
   gossip.meter(local.metrics);
+  const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
+  const wan = new WanForwarder({
+    datacenter: config.datacenter,
+    servers: (dc) => gossip.membership.datacenterServers(dc),
+    defaultToken,
+    log: log.child({ component: "wan" }),
+  });
+  ctx.onStop(() => wan.close());
   const app = createApi({
     backend: local.backend,
     nodeName: config.nodeName,
@@ -119,6 +128,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     events: gossip.events,
     datacenters: () => gossip.membership.datacenters(),
     coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
+    forwardDatacenter: wan.forward,
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
     replication: () => started.replicationStatus.json(),
@@ -128,18 +138,17 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   app.route("/v1/operator", keyringRoutes(gossip.membership, acl));
   app.route("/v1/agent", local.routes);
   app.route("/v1/agent", gossip.routes(acl));
-  fetch = app.fetch;
+  // Requests naming another datacenter go there before the app sees them: from this agent's HTTP clients,
+  // its DNS and its client agents alike.
+  const routed = wan.wrap(app.fetch);
+  fetch = routed;
   // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.
-  const cache = new AgentCache({
-    upstream: app.fetch,
-    log: log.child({ component: "cache" }),
-    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
-  });
+  const cache = new AgentCache({ upstream: routed, log: log.child({ component: "cache" }), defaultToken });
   ctx.onStop(() => cache.close());
   return {
     fetch: local.meterFetch(cache.fetch),
     // DNS reads the cluster directly: it keeps its own short-lived cache (dns_config.use_cache).
-    dns: { fetch: app.fetch, metrics: local.metrics },
+    dns: { fetch: routed, metrics: local.metrics },
     fatal,
     reload: () => runtime.endpoints.reload(),
     announce: (http) =>

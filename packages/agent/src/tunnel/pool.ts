@@ -44,15 +44,18 @@ export class TunnelPool {
 
   constructor(private readonly o: TunnelPoolOptions) {}
 
-  /** Answers an HTTP request through a server; failures become 500 responses, as Consul's RPC errors do. */
-  async forward(request: Request): Promise<Response> {
+  /**
+   * Answers an HTTP request through a server; failures become 500 responses, as Consul's RPC errors do.
+   * `signal` (default: the request's) cancels it.
+   */
+  async forward(request: Request, signal: AbortSignal = request.signal): Promise<Response> {
     let frame: Omit<RequestFrame, "id" | "t">;
     try {
       frame = await this.frameOf(request);
     } catch (err) {
       return text(413, (err as Error).message);
     }
-    const response = await this.send(frame, request.signal);
+    const response = await this.send(frame, signal);
     this.o.count?.(response.status === 500 ? "consul.client.rpc.failed" : "consul.client.rpc");
     return response;
   }

@@ -7,6 +7,7 @@ import {
   type ApiDeps,
   type ClusterBackend,
   type DatacenterCoordinatesJson,
+  type DatacenterForward,
   DEFAULT_API_CONFIG,
 } from "../backend.js";
 import type { ReplicationStatusJson } from "../replication/status.js";
@@ -30,6 +31,8 @@ export interface RouteContext {
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
   aclBootstrapResetFile: string | undefined;
   replication: (() => ReplicationStatusJson) | undefined;
+  /** Requests for another datacenter, to one of its servers; undefined: no server of it is known. */
+  forwardDatacenter: DatacenterForward;
 }
 
 export function resolveDeps(deps: ApiDeps): RouteContext {
@@ -48,5 +51,6 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
     aclBootstrapResetFile: deps.aclBootstrapResetFile,
     replication: deps.replication,
+    forwardDatacenter: deps.forwardDatacenter ?? (() => undefined),
   };
 }

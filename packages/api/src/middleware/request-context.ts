@@ -3,7 +3,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { ApiEnv } from "../http/env.js";
 import { Query } from "../http/query.js";
-import { requireLocalDatacenter } from "./datacenter.js";
+import { ignoresDatacenter, requireLocalDatacenter } from "./datacenter.js";
 import { extractNamespace } from "./namespace.js";
 import { logRequest } from "./request-log.js";
 import { extractToken } from "./token.js";
@@ -32,7 +32,7 @@ export function requestContext(
     c.set("log", logger);
     const query = Query.fromUrl(c.req.url);
     c.set("query", query);
-    requireLocalDatacenter(query.get("dc"), datacenter);
+    if (!ignoresDatacenter(c.req.path)) requireLocalDatacenter(query.get("dc"), datacenter);
     const header = headerReader(c);
     const token = extractToken(query.get("token"), header);
     c.set("token", token);

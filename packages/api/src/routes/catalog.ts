@@ -55,6 +55,27 @@ export function catalogRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
+/**
+ * A registration whose body names another `Datacenter` is made there, as Consul forwards the RPC by its
+ * Datacenter field; one no route leads to answers "No path to datacenter".
+ */
+function forwardByBody(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  dc: string | null | undefined,
+  text: string,
+): Promise<Response> | undefined {
+  if (!dc || dc === ctx.datacenter) return undefined;
+  const raw = c.req.raw;
+  const forwarded = ctx.forwardDatacenter(
+    dc,
+    new Request(raw.url, { method: raw.method, headers: raw.headers, body: text }),
+  );
+  if (forwarded) return forwarded;
+  requireLocalDatacenter(dc, ctx.datacenter);
+  return undefined;
+}
+
 function missing(reason: string): never {
   throw badRequest(reason);
 }
@@ -64,8 +85,10 @@ async function readBody(ctx: RouteContext, c: Context<ApiEnv>): Promise<string> 
 }
 
 async function register(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const body = decodeBody(registerBody, await readBody(ctx, c));
-  requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
+  const text = await readBody(ctx, c);
+  const body = decodeBody(registerBody, text);
+  const remote = forwardByBody(ctx, c, body.Datacenter, text);
+  if (remote) return remote;
   const { spec, namespace } = toRegistration(body, {
     requestNamespace: requestedNamespace(c),
     fallbackNamespace: c.var.namespace,
@@ -87,8 +110,10 @@ async function register(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response
 }
 
 async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const body = decodeBody(deregisterBody, await readBody(ctx, c));
-  requireLocalDatacenter(body.Datacenter ?? undefined, ctx.datacenter);
+  const text = await readBody(ctx, c);
+  const body = decodeBody(deregisterBody, text);
+  const remote = forwardByBody(ctx, c, body.Datacenter, text);
+  if (remote) return remote;
   const node = requireParam(body.Node ?? "", "Must provide node");
   requireNoNul(node, "node name");
   const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]], c.var.namespace);
