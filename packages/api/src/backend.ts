@@ -99,6 +99,11 @@ export interface ApiDeps {
   /** This agent's node name: the default Node of a new session. */
   nodeName: string;
   datacenter: string;
+  /**
+   * `primary_datacenter` (default: `datacenter`). In a secondary, writes of ACL policies, roles, global
+   * tokens and config entries are forwarded there.
+   */
+  primaryDatacenter?: string;
   config?: Partial<ApiConfig>;
   /** Wall clock in ms since the epoch; stamped into commands that need time. */
   now?: () => number;

@@ -118,6 +118,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     backend: local.backend,
     nodeName: config.nodeName,
     datacenter: config.datacenter,
+    primaryDatacenter: config.primaryDatacenter,
     config: {
       sessionTtlMinMs: config.sessionTtlMinMs,
       kvMaxValueBytes: config.limits.kvMaxValueSize,

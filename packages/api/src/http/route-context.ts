@@ -20,6 +20,7 @@ export interface RouteContext {
   acl: AclEnforcer | undefined;
   nodeName: string;
   datacenter: string;
+  primaryDatacenter: string;
   config: ApiConfig;
   now: () => number;
   random: () => number;
@@ -42,6 +43,7 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     acl: deps.acl,
     nodeName: deps.nodeName,
     datacenter: deps.datacenter,
+    primaryDatacenter: deps.primaryDatacenter || deps.datacenter,
     config: { ...DEFAULT_API_CONFIG, ...deps.config },
     now: deps.now ?? Date.now,
     random: deps.random ?? Math.random,

@@ -1,0 +1,69 @@
+import type { MiddlewareHandler } from "hono";
+import type { ApiEnv } from "../http/env.js";
+import { HttpError } from "../http/errors.js";
+import type { RouteContext } from "../http/route-context.js";
+
+/**
+ * In a secondary datacenter, writes of what the primary is authoritative for — ACL policies, roles, global
+ * tokens (and the ID-based API's tokens, which are all global), bootstrap, config entries — are sent to
+ * the primary, as Consul's servers forward them; replication brings the result back. Local tokens, and
+ * everything in the primary itself, are handled here.
+ */
+export function primaryWrites(ctx: RouteContext): MiddlewareHandler<ApiEnv> {
+  return async (c, next) => {
+    const method = c.req.method;
+    if (ctx.primaryDatacenter === ctx.datacenter || method === "GET" || method === "HEAD") return next();
+    if (!(await isGlobalWrite(ctx, c.req.path, method, c.req.raw))) return next();
+    const url = new URL(c.req.url);
+    // The primary answers for itself: a `dc` naming this datacenter would send it straight back.
+    url.searchParams.delete("dc");
+    const body = method === "DELETE" ? undefined : await c.req.raw.clone().arrayBuffer();
+    const request = new Request(url, {
+      method,
+      headers: c.req.raw.headers,
+      ...(body && body.byteLength > 0 ? { body } : {}),
+      signal: c.req.raw.signal,
+    });
+    const forwarded = ctx.forwardDatacenter(ctx.primaryDatacenter, request);
+    if (forwarded === undefined) {
+      throw new HttpError(500, `No path to datacenter (primary datacenter ${ctx.primaryDatacenter})`);
+    }
+    return forwarded;
+  };
+}
+
+const GLOBAL_ACL = [
+  /^\/v1\/acl\/(policy|role)(\/|$)/,
+  /^\/v1\/acl\/(bootstrap|create|update)$/,
+  /^\/v1\/acl\/(destroy|clone)\//,
+];
+
+async function isGlobalWrite(
+  ctx: RouteContext,
+  path: string,
+  method: string,
+  raw: Request,
+): Promise<boolean> {
+  if (path === "/v1/config" || path.startsWith("/v1/config/")) return true;
+  if (GLOBAL_ACL.some((re) => re.test(path))) return true;
+  if (path === "/v1/acl/token") return !(await bodySaysLocal(raw));
+  const m = /^\/v1\/acl\/token\/([^/]+)(\/clone)?$/.exec(path);
+  if (m === null || m[1] === "self") return false;
+  // An existing token keeps its locality; one this datacenter does not hold can only be global.
+  const stored = ctx.backend.store
+    .view()
+    .acl()
+    .token(decodeURIComponent(m[1] ?? ""));
+  if (stored) return !stored.Local;
+  return method === "PUT" && !m[2] ? !(await bodySaysLocal(raw)) : true;
+}
+
+async function bodySaysLocal(raw: Request): Promise<boolean> {
+  try {
+    const body: unknown = JSON.parse(await raw.clone().text());
+    return typeof body === "object" && body !== null && (body as { Local?: unknown }).Local === true;
+  } catch {
+    // A body that does not parse is refused here, with the usual reason.
+    return true;
+  }
+}
