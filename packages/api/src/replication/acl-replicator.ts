@@ -178,6 +178,20 @@ export async function replicateAcl(o: AclReplicationOptions): Promise<AclReplica
         skipped.push(`token ${t.AccessorID}: a local token of this datacenter has the same AccessorID`);
         continue;
       }
+      // A global token of this datacenter's own holding the secret (its initial management token, made
+      // before federation) is not the primary's: it goes first, as it would at the end of this pass.
+      const holder = acl().tokenBySecret(spec.SecretID);
+      if (
+        holder &&
+        holder.AccessorID !== spec.AccessorID &&
+        !holder.Local &&
+        !wanted.has(holder.AccessorID)
+      ) {
+        await apply(
+          { v, type: "acl.token.delete", accessors: [holder.AccessorID] },
+          `token ${holder.AccessorID}`,
+        );
+      }
       const created = t.CreateTime ? Date.parse(t.CreateTime) : Number.NaN;
       await apply(
         {

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Pause } from "../../pause.js";
 import { askToJoin, sayHello } from "./join-client.js";
-import { isNewcomerTo, primaryMismatch, type ServerInfo, withDefaultPort } from "./protocol.js";
+import { isNewcomer, primaryMismatch, type ServerInfo, withDefaultPort } from "./protocol.js";
 
 const HELLO_TIMEOUT_MS = 2_000;
 /** Rounds at this pace first, then at retry_interval, as Consul retries quickly at start. */
@@ -150,7 +150,7 @@ export class Discovery {
     const self = this.options.self();
     const reason = primaryMismatch(self, info);
     if (reason === undefined) return false;
-    if (isNewcomerTo(self, info)) {
+    if (isNewcomer(self)) {
       this.options.log.error({ peer: info.name }, reason);
       this.options.refused?.(reason);
       this.stop();

@@ -95,10 +95,9 @@ export function primaryMismatch(self: ServerInfo, peer: ServerInfo): string | un
 }
 
 /**
- * Which side gives up on a primary_datacenter mismatch: the newcomer, i.e. a server that is not yet part of
- * a formed cluster the peer belongs to. A formed cluster's member keeps running and ignores the newcomer.
+ * Which side gives up on a primary_datacenter mismatch: the newcomer, a server not yet part of a formed
+ * cluster (no leader known, not a voter). A formed cluster's member keeps running and ignores the other.
  */
-export function isNewcomerTo(self: ServerInfo, peer: ServerInfo): boolean {
-  if (!self.hasState) return true;
-  return peer.hasState && !Object.hasOwn(peer.voters, self.id) && !Object.hasOwn(self.voters, peer.id);
+export function isNewcomer(self: ServerInfo): boolean {
+  return self.leader === null && !Object.hasOwn(self.voters, self.id);
 }
