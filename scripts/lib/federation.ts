@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { type AgentPorts, type AgentProcess, clientFlags, serverFlags, spawnAgent } from "./agent.js";
 import { http } from "./http.js";
 import { awaitLeader } from "./leader.js";
-import { freePorts } from "./ports.js";
+import { stablePorts } from "./ports.js";
 import { stop } from "./processes.js";
 import { waitFor } from "./wait.js";
 
@@ -22,6 +22,8 @@ export interface FederationOptions {
   readonly flags?: (dc: string, role: "server" | "client") => readonly string[];
   /** How long to wait for leaders, the WAN pool and the clients (default 120 s). */
   readonly timeoutMs?: number;
+  /** The ACL token the readiness checks read the catalog with (with ACLs on in `flags`). */
+  readonly token?: string;
 }
 
 export interface FederatedDatacenter {
@@ -65,7 +67,7 @@ export async function startFederation(root: string, options: FederationOptions =
     await awaitLeader(primary.servers, timeoutMs);
     const wanJoin = [...primary.wanPorts.values()].map((port) => `127.0.0.1:${port}`);
     for (const dc of rest) datacenters.push(await startDatacenter(root, dc, wanJoin, options));
-    await awaitFederation(datacenters, timeoutMs);
+    await awaitFederation(datacenters, timeoutMs, options.token);
   } catch (err) {
     await stopAll();
     throw err;
@@ -92,7 +94,7 @@ async function startDatacenter(
 ): Promise<FederatedDatacenter> {
   const size = options.servers ?? 3;
   const withClient = options.clients ?? true;
-  const ports = await freePorts(size * 4 + (withClient ? 3 : 0));
+  const ports = await stablePorts(size * 4 + (withClient ? 3 : 0));
   const portsOf = (i: number): Required<AgentPorts> => ({
     http: ports[i * 4]!,
     server: ports[i * 4 + 1]!,
@@ -149,7 +151,9 @@ async function startDatacenter(
 export async function awaitFederation(
   datacenters: readonly FederatedDatacenter[],
   timeoutMs = 120_000,
+  token?: string,
 ): Promise<void> {
+  const headers: Record<string, string> = token ? { "x-consul-token": token } : {};
   const deadline = performance.now() + timeoutMs;
   const left = () => Math.max(1000, deadline - performance.now());
   await Promise.all(datacenters.map((d) => awaitLeader(d.servers, left())));
@@ -159,7 +163,10 @@ export async function awaitFederation(
     async () => {
       for (const d of datacenters) {
         for (const s of d.servers) {
-          const res = await http(`${s.url}/v1/catalog/datacenters`, "GET", undefined, { timeoutMs: 5000 });
+          const res = await http(`${s.url}/v1/catalog/datacenters`, "GET", undefined, {
+            timeoutMs: 5000,
+            headers,
+          });
           const seen = (JSON.parse(res.text) as string[]).slice().sort();
           if (JSON.stringify(seen) !== JSON.stringify(expected)) return undefined;
         }
@@ -178,6 +185,7 @@ export async function awaitFederation(
         async () => {
           const res = await http(`${client.url}/v1/catalog/node/${client.name}`, "GET", undefined, {
             timeoutMs: 5000,
+            headers,
           });
           return res.status === 200 && res.text !== "null" ? true : undefined;
         },

@@ -18,7 +18,7 @@ const deploy = (path: string) => join(REPO_ROOT, "deploy", path);
 
 /**
  * The services of a compose file written in the block style deploy/docker-compose.yml uses: each service at
- * two spaces under `services:`, its `command:` and `profiles:` block sequences of double-quoted strings.
+ * two spaces under `services:`, its `command:` and `profiles:` block sequences of quoted strings.
  * Enough to check names and commands without a YAML library.
  */
 interface ComposeService {
@@ -50,6 +50,12 @@ function composeServices(text: string): Map<string, ComposeService> {
     const item = /^ {6}- ("(?:[^"\\]|\\.)*")\s*$/.exec(line);
     if (item && list) {
       list.push(JSON.parse(item[1]!) as string);
+      continue;
+    }
+    // A single-quoted item: no escapes but '' for a quote.
+    const quoted = /^ {6}- '((?:[^']|'')*)'\s*$/.exec(line);
+    if (quoted && list) {
+      list.push(quoted[1]!.replaceAll("''", "'"));
       continue;
     }
     const field = /^ {4}(command|profiles):\s*$/.exec(line);
@@ -237,6 +243,47 @@ describe("docker-compose.yml", () => {
     expect(text).toMatch(/healthcheck:[\s\S]*\/v1\/status\/leader/);
     expect(text).toContain("dockerfile: deploy/Dockerfile");
     for (const s of services.values()) expect(s.lines.some((l) => l.includes("<<: *server"))).toBe(true);
+  });
+});
+
+describe("docker-compose.federation.yml", () => {
+  const text = readFileSync(deploy("docker-compose.federation.yml"), "utf8");
+  const services = composeServices(text);
+  const load = (name: string) => loadAgentConfig(services.get(name)!.command!, { HOSTNAME: "x" }).config;
+
+  it("has two datacenters of three servers and a client agent each", () => {
+    const expected = ["dc1", "dc2"].flatMap((dc) => [
+      `${dc}-client-1`,
+      ...[1, 2, 3].map((i) => `${dc}-server-${i}`),
+    ]);
+    expect([...services.keys()].sort()).toEqual(expected.sort());
+  });
+
+  it("joins each server to its own datacenter over the LAN and to the other's servers over the WAN", () => {
+    for (const [dc, other] of [
+      ["dc1", "dc2"],
+      ["dc2", "dc1"],
+    ] as const) {
+      for (const i of [1, 2, 3]) {
+        const config = load(`${dc}-server-${i}`);
+        expect(config.server).toBe(true);
+        expect(config.datacenter).toBe(dc);
+        expect(config.bootstrapExpect).toBe(3);
+        expect([...config.retryJoin].sort()).toEqual(
+          [1, 2, 3].filter((j) => j !== i).map((j) => `${dc}-server-${j}`),
+        );
+        expect([...config.retryJoinWan]).toEqual([1, 2, 3].map((j) => `${other}-server-${j}`));
+        expect(config.ports).toMatchObject({ server: 8300, serfLan: 8301, serfWan: 8302 });
+      }
+      const client = load(`${dc}-client-1`);
+      expect(client.server).toBe(false);
+      expect(client.datacenter).toBe(dc);
+      expect(client.retryJoin).toEqual([1, 2, 3].map((j) => `${dc}-server-${j}`));
+    }
+  });
+
+  it("names the same primary datacenter on every agent", () => {
+    for (const name of services.keys()) expect(load(name).primaryDatacenter, name).toBe("dc1");
   });
 });
 

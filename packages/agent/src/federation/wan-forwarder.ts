@@ -21,7 +21,7 @@ export interface WanForwarderOptions {
 }
 
 const CONNECT_TIMEOUT_MS = 2_000;
-const REQUEST_TIMEOUT_MS = 15_000;
+const REQUEST_TIMEOUT_MS = 10_000;
 /** Consul's blocking-query wait: 5 minutes by default, at most 10, plus up to 1/16 of jitter. */
 const DEFAULT_WAIT_MS = 5 * 60_000;
 const MAX_WAIT_MS = 10 * 60_000;
@@ -93,6 +93,7 @@ export class WanForwarder {
         servers: () => serverRefs(this.o.servers(dc)),
         defaultToken: this.o.defaultToken,
         connectTimeoutMs: this.o.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+        scope: `datacenter ${JSON.stringify(dc)}`,
         log: this.o.log.child({ datacenter: dc }),
       });
       this.pools.set(dc, pool);

@@ -21,6 +21,8 @@ export interface TunnelPoolOptions {
   count?: (name: string) => void;
   /** How long dialing one server may take. */
   connectTimeoutMs?: number;
+  /** Which servers these are, for errors (`datacenter "dc2"`); absent: this agent's own. */
+  scope?: string;
   random?: () => number;
 }
 
@@ -65,7 +67,8 @@ export class TunnelPool {
     for (;;) {
       let conn: TunnelConnection;
       try {
-        conn = await this.connection(tried);
+        // The caller's deadline covers dialing too (a server that accepts but never answers the handshake).
+        conn = await untilAborted(this.connection(tried), signal);
       } catch (err) {
         return text(500, (err as Error).message);
       }
@@ -161,7 +164,8 @@ export class TunnelPool {
         this.o.log.warn({ server: server.name, err: last.message }, "cannot reach server");
       }
     }
-    throw new Error(`rpc error: no server could be reached (${last?.message ?? "all failed already"})`);
+    const of = this.o.scope === undefined ? "" : ` of ${this.o.scope}`;
+    throw new Error(`rpc error: no server${of} could be reached (${last?.message ?? "all failed already"})`);
   }
 
   /** Servers not failed yet in random order, then those that failed, longest ago first. */
@@ -200,6 +204,25 @@ export class TunnelPool {
       ...(body !== undefined && body.byteLength > 0 ? { body } : {}),
     };
   }
+}
+
+/** `promise`, or a RequestCancelledError as soon as `signal` aborts (the promise then runs on, unobserved). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(new RequestCancelledError());
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(new RequestCancelledError());
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", abort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", abort);
+        reject(err);
+      },
+    );
+  });
 }
 
 const NO_BODY = new Set([101, 204, 205, 304]);

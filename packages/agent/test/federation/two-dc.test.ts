@@ -2,6 +2,7 @@
 // answers `?dc=` from the other datacenter, with that datacenter's data, index and leader headers.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AgentScratch, type Federation, startFederation, waitFor } from "../../../../scripts/lib/index.js";
+import { cairnInProcess } from "../../../cli/test/helpers/cairn.js";
 import { call, index, ok } from "./harness.js";
 
 const scratch = new AgentScratch();
@@ -178,6 +179,50 @@ describe("dc forwarding between two datacenters", { timeout: 120_000 }, () => {
     expect([acl.status, acl.text]).toEqual([direct.status, direct.text]);
   });
 
+  it("blocking queries of every family are held in the other datacenter and woken by a write there", async () => {
+    const there = () => dc2().servers[0]!;
+    const families: [string, () => Promise<unknown>][] = [
+      [
+        "/v1/catalog/services",
+        () =>
+          ok(there(), "/v1/catalog/register", "PUT", {
+            Node: "b-node",
+            Address: "10.1.1.1",
+            Service: { Service: "b-svc" },
+          }),
+      ],
+      ["/v1/session/list", () => ok(there(), "/v1/session/create", "PUT", { Node: "dc2-c1" })],
+      [
+        "/v1/config/service-defaults",
+        () => ok(there(), "/v1/config", "PUT", { Kind: "service-defaults", Name: "b-svc", Protocol: "grpc" }),
+      ],
+      [
+        "/v1/discovery-chain/b-svc",
+        () => ok(there(), "/v1/config", "PUT", { Kind: "service-defaults", Name: "b-svc", Protocol: "http" }),
+      ],
+      [
+        "/v1/coordinate/nodes",
+        () =>
+          ok(there(), "/v1/coordinate/update", "PUT", {
+            Node: "b-node",
+            Coord: { Vec: [0.001, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: 0.00001 },
+          }),
+      ],
+    ];
+    for (const [path, write] of families) {
+      const first = await call(client1(), `${path}?dc=dc2`);
+      expect(first.status, path).toBe(200);
+      const sep = path.includes("?") ? "&" : "?";
+      const blocked = call(client1(), `${path}${sep}dc=dc2&index=${index(first)}&wait=60s`);
+      const early = await Promise.race([blocked.then(() => "answered"), sleep(500).then(() => "held")]);
+      expect(early, path).toBe("held");
+      await write();
+      const woken = await blocked;
+      expect(woken.status, path).toBe(200);
+      expect(index(woken), path).toBeGreaterThan(index(first));
+    }
+  });
+
   it("an event fired for the other datacenter reaches its agents", async () => {
     const fired = await ok<{ ID: string }>(client1(), "/v1/event/fire/deploy?dc=dc2", "PUT", "payload");
     await waitFor("the event in dc2", async () => {
@@ -222,6 +267,39 @@ describe("dc forwarding between two datacenters", { timeout: 120_000 }, () => {
       expect(await ok(agent, "/v1/catalog/datacenters?dc=nowhere")).toEqual(["dc1", "dc2"].sort());
       expect((await call(agent, "/v1/event/list?dc=nowhere")).status).toBe(200);
     }
+  });
+});
+
+describe("the CLI across datacenters", { timeout: 120_000 }, () => {
+  const cli = (agent: { url: string }, ...args: string[]) =>
+    cairnInProcess(args, { env: { CAIRN_HTTP_ADDR: agent.url } });
+
+  it("-datacenter sends any command's requests to that datacenter", async () => {
+    const put = await cli(client1(), "kv", "put", "-datacenter", "dc2", "cli/key", "there");
+    expect(put.stderr).toBe("");
+    expect(put.code).toBe(0);
+    expect((await cli(dc2().client!, "kv", "get", "cli/key")).stdout).toBe("there\n");
+    expect((await cli(local(), "kv", "get", "-datacenter", "dc2", "cli/key")).stdout).toBe("there\n");
+    expect((await cli(local(), "kv", "get", "cli/key")).code).toBe(1);
+    const nodes = await cli(local(), "catalog", "nodes", "-datacenter", "dc2");
+    expect(nodes.stdout).toMatch(/dc2-c1/);
+    expect(nodes.stdout).not.toMatch(/dc1-/);
+    const unknown = await cli(local(), "kv", "get", "-datacenter", "nowhere", "cli/key");
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toMatch(/No path to datacenter/);
+  });
+
+  it("members -wan lists every datacenter's servers; join -wan joins the WAN pool", async () => {
+    const members = await cli(local(), "members", "-wan");
+    expect(members.code).toBe(0);
+    for (const name of ["dc1-s1.dc1", "dc1-s2.dc1", "dc1-s3.dc1", "dc2-s1.dc2", "dc2-s2.dc2", "dc2-s3.dc2"])
+      expect(members.stdout).toContain(name);
+    const wanPort = dc2().wanPorts.get("dc2-s3")!;
+    const joined = await cli(local(), "join", "-wan", `127.0.0.1:${wanPort}`);
+    expect([joined.code, joined.stdout]).toEqual([0, "Successfully joined cluster by contacting 1 nodes.\n"]);
+    // A client agent has no WAN pool.
+    const refused = await cli(client1(), "join", "-wan", `127.0.0.1:${wanPort}`);
+    expect(refused.code).toBe(1);
   });
 });
 
