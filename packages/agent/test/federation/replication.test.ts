@@ -9,6 +9,8 @@ import {
   AgentScratch,
   type Federation,
   freePorts,
+  pause,
+  resume,
   serverFlags,
   spawnAgent,
   startFederation,
@@ -228,6 +230,55 @@ describe("ACL replication from the primary datacenter", { timeout: 180_000 }, ()
     const gone = await call(primary(), `/v1/acl/token/${made.AccessorID}`, "DELETE", undefined, auth);
     expect(gone.status).toBe(200);
     await resolvesEverywhere(made.SecretID, false);
+  });
+});
+
+describe("a primary cut off from the secondary", { timeout: 180_000 }, () => {
+  it("the secondary keeps serving what it has, reports the failure, and catches up after the heal", async () => {
+    const before = await call(primary(), "/v1/acl/token", "PUT", { Description: "before the cut" }, auth);
+    await replicatedTo(createdAt(before));
+    // Written just before the cut: whether a cycle saw them before it does not matter.
+    const during: string[] = [];
+    let last = 0n;
+    for (let i = 0; i < 20; i++) {
+      const t = await call(primary(), "/v1/acl/token", "PUT", { Description: `cut ${i}` }, auth);
+      during.push((t.json as { AccessorID: string }).AccessorID);
+      last = createdAt(t);
+    }
+    // The primary's servers stop answering: to dc2 that is a cut WAN.
+    for (const s of fed.dc("dc1").servers) pause(s.process);
+    try {
+      const failing = await waitFor(
+        "dc2 to report a failed cycle",
+        async () => {
+          const st = await leaderStatus().catch(() => undefined);
+          return st && st.LastError > st.LastSuccess && st.LastErrorMessage !== "" ? st : undefined;
+        },
+        90_000,
+        250,
+      );
+      expect(failing.Running).toBe(true);
+      // What was replicated still works.
+      await resolvesEverywhere((before.json as { SecretID: string }).SecretID, true);
+    } finally {
+      for (const s of fed.dc("dc1").servers) resume(s.process);
+    }
+    await replicatedTo(last);
+    // Nothing lost, nothing doubled: dc2's global tokens are exactly dc1's.
+    const globals = async (a: AgentProcess) =>
+      (await ok<{ AccessorID: string; Local: boolean }[]>(a, "/v1/acl/tokens", "GET", undefined, auth))
+        .filter((t) => !t.Local)
+        .map((t) => t.AccessorID)
+        .sort();
+    const inPrimary = await globals(primary());
+    await waitFor(
+      "dc2's global tokens to equal dc1's",
+      async () =>
+        JSON.stringify(await globals(secondary())) === JSON.stringify(inPrimary) ? true : undefined,
+      60_000,
+      250,
+    );
+    for (const id of during) expect(inPrimary).toContain(id);
   });
 });
 

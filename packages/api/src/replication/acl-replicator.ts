@@ -37,6 +37,17 @@ export interface AclReplicationOutcome {
 }
 
 const v = COMMAND_VERSION;
+/** Token writes under way at once during replication. */
+const MAX_IN_FLIGHT = 32;
+
+/** Runs the tasks in order of start, at most `limit` at a time. */
+async function inFlight(tasks: readonly (() => Promise<unknown>)[], limit: number): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) await tasks[next++]!();
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, tasks.length) }, worker));
+}
 const linkIds = (links: readonly { ID: string }[]) => links.map((l) => l.ID);
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
@@ -154,6 +165,9 @@ export async function replicateAcl(o: AclReplicationOptions): Promise<AclReplica
       throw new Error('token replication needs a replication token with acl = "write" in the primary');
     }
     const wanted = new Set(tokens.map((t) => t.AccessorID));
+    // Tokens are independent of each other: their writes are started at the limiter's pace without
+    // waiting for each commit, so a large catch-up is bounded by the rate, not by Raft's round trips.
+    const writes: Array<() => Promise<boolean>> = [];
     for (const t of tokens) {
       const local: AclToken | undefined = acl().token(t.AccessorID);
       const spec: AclTokenSpec = {
@@ -193,25 +207,32 @@ export async function replicateAcl(o: AclReplicationOptions): Promise<AclReplica
         );
       }
       const created = t.CreateTime ? Date.parse(t.CreateTime) : Number.NaN;
-      await apply(
-        {
-          v,
-          type: "acl.token.set",
-          op: local ? "update" : "create",
-          token: spec,
-          // A new token keeps the primary's CreateTime.
-          now: Number.isFinite(created) ? created : Date.now(),
-        },
-        `token ${t.AccessorID}`,
+      writes.push(() =>
+        apply(
+          {
+            v,
+            type: "acl.token.set",
+            op: local ? "update" : "create",
+            token: spec,
+            // A new token keeps the primary's CreateTime.
+            now: Number.isFinite(created) ? created : Date.now(),
+          },
+          `token ${t.AccessorID}`,
+        ),
       );
     }
+    await inFlight(writes, MAX_IN_FLIGHT);
     const gone = acl()
       .readTokens({ ns: "*" })
       .value.filter((t) => !t.Local && !wanted.has(t.AccessorID))
       .map((t) => t.AccessorID);
-    for (const accessor of gone) {
-      await apply({ v, type: "acl.token.delete", accessors: [accessor] }, `token ${accessor}`);
-    }
+    await inFlight(
+      gone.map(
+        (accessor) => () =>
+          apply({ v, type: "acl.token.delete", accessors: [accessor] }, `token ${accessor}`),
+      ),
+      MAX_IN_FLIGHT,
+    );
   }
 
   for (const r of acl().readRoles("*").value) {
