@@ -140,7 +140,7 @@ export interface ApiDeps {
    * The ACL replication status of this server (a secondary's leader runs the cycle); absent: replication
    * never runs here (the primary, client agents).
    */
-  replication?: () => ReplicationStatusJson;
+  replication?: (stale: boolean) => Promise<ReplicationStatusJson>;
 }
 
 export type DatacenterForward = (dc: string, request: Request) => Promise<Response> | undefined;

@@ -12,6 +12,7 @@ import { meterRaft } from "../metrics/raft-timing.js";
 import { deferredJoinHandlers, joinRoute } from "../server/join/join-listener.js";
 import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
+import { ReplicationStatusSource } from "../server/replication-status.js";
 import { CairnServer } from "../server/server.js";
 import { serverSelfView } from "./self-view.js";
 
@@ -107,6 +108,12 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   meterRaft(server, local.metrics);
   gossip.meter(local.metrics);
   const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
+  const replicationStatus = new ReplicationStatusSource(
+    started,
+    () => local?.tokens.get("replication") || config.acl.tokens.replication || defaultToken(),
+    log.child({ component: "replication" }),
+  );
+  ctx.onStop(() => replicationStatus.close());
   const wan = new WanForwarder({
     datacenter: config.datacenter,
     servers: (dc) => gossip.membership.datacenterServers(dc),
@@ -132,7 +139,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     forwardDatacenter: wan.forward,
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
-    replication: () => started.replicationStatus.json(),
+    replication: (stale) => replicationStatus.status(stale),
     ...(acl ? { acl } : {}),
   });
   app.route("/v1/operator", operatorRoutes(server.admin, acl));

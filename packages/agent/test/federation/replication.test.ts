@@ -73,7 +73,7 @@ interface Status {
 /** The status of dc2's leader (the one running replication). */
 async function leaderStatus(): Promise<Status> {
   for (const s of secondaries()) {
-    const st = await ok<Status>(s, "/v1/acl/replication", "GET", undefined, auth);
+    const st = await ok<Status>(s, "/v1/acl/replication?stale", "GET", undefined, auth);
     if (st.Running) return st;
   }
   throw new Error("no dc2 server runs replication");
@@ -127,6 +127,15 @@ describe("ACL replication from the primary datacenter", { timeout: 180_000 }, ()
       ReplicationType: "tokens",
     });
     expect(st.ReplicatedIndex).toBeGreaterThan(0);
+    // Every server answers with the leader's status, as Consul forwards it there; `stale` answers locally.
+    const all = await Promise.all(
+      secondaries().map((s) => ok<Status>(s, "/v1/acl/replication", "GET", undefined, auth)),
+    );
+    expect(all.every((s) => s.Running && s.Enabled)).toBe(true);
+    const own = await Promise.all(
+      secondaries().map((s) => ok<Status>(s, "/v1/acl/replication?stale", "GET", undefined, auth)),
+    );
+    expect(own.filter((s) => s.Running)).toHaveLength(1);
     const inPrimary = await ok<Status>(primary(), "/v1/acl/replication", "GET", undefined, auth);
     expect(inPrimary).toMatchObject({ Enabled: false, Running: false, SourceDatacenter: "dc1" });
   });

@@ -31,7 +31,8 @@ export interface RouteContext {
   /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
   aclBootstrapResetFile: string | undefined;
-  replication: (() => ReplicationStatusJson) | undefined;
+  /** This server's replication status (the leader's unless `stale`); undefined where none runs. */
+  replication: ((stale: boolean) => Promise<ReplicationStatusJson>) | undefined;
   /** Requests for another datacenter, to one of its servers; undefined: no server of it is known. */
   forwardDatacenter: DatacenterForward;
 }

@@ -127,8 +127,8 @@ async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respons
 }
 
 /** The live status where replication runs (a secondary), else Consul's answer in the primary. */
-function replication(ctx: RouteContext, c: Context<ApiEnv>): Response {
+async function replication(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const acl = requireAcls(ctx);
-  if (ctx.replication) return jsonResponse(c, ctx.replication());
+  if (ctx.replication) return jsonResponse(c, await ctx.replication(c.var.query.get("stale") !== undefined));
   return jsonResponse(c, new ReplicationStatus(false, acl.primaryDatacenter, false).json());
 }
