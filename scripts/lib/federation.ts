@@ -101,8 +101,8 @@ async function startDatacenter(
     serfLan: ports[i * 4 + 2]!,
     serfWan: ports[i * 4 + 3]!,
   });
-  // Joins are retried every second (retry_interval covers the WAN joins too), not every 30 s.
-  const fast = ["-retry-interval", "1s"];
+  // Joins, LAN and WAN, are retried every second, not every 30 s.
+  const fast = ["-retry-interval", "1s", "-retry-interval-wan", "1s"];
   const servers: AgentProcess[] = [];
   const wanPorts = new Map<string, number>();
   for (let i = 0; i < size; i++) {

@@ -61,7 +61,7 @@ export async function startWanCluster(o: WanClusterOptions): Promise<WanCluster>
           serfLan: me.serfPort,
           ...(serfWan === undefined ? {} : { serfWan }),
         },
-        flags: [...flags(dataDir), "-datacenter", dc, "-retry-interval", "1s"],
+        flags: [...flags(dataDir), "-datacenter", dc, "-retry-interval", "1s", "-retry-interval-wan", "1s"],
         wrap: o.network.wrap(d * perDc + i),
         logFile: join(o.logRoot, `${name}.log`),
       });

@@ -131,6 +131,8 @@ export function buildAgentConfig(
     retryJoinWan: v.retry_join_wan ?? [],
     retryIntervalMs: v.retry_interval ?? 30_000,
     retryMax: v.retry_max ?? 0,
+    retryIntervalWanMs: v.retry_interval_wan ?? 30_000,
+    retryMaxWan: v.retry_max_wan ?? 0,
     startJoin: v.start_join ?? [],
     logLevel: v.log_level ?? "info",
     logJson: v.log_json ?? false,

@@ -46,6 +46,8 @@ const FLAGS: ReadonlyMap<string, FlagSpec> = new Map<string, FlagSpec>([
   ["retry-join", { kind: "list", key: "retry_join" }],
   ["retry-join-wan", { kind: "list", key: "retry_join_wan" }],
   ["retry-max", { kind: "value", key: "retry_max" }],
+  ["retry-interval-wan", { kind: "value", key: "retry_interval_wan" }],
+  ["retry-max-wan", { kind: "value", key: "retry_max_wan" }],
   ["serf-lan-port", { kind: "value", key: "ports.serf_lan" }],
   ["serf-wan-port", { kind: "value", key: "ports.serf_wan" }],
   ["server", { kind: "bool", key: "server" }],

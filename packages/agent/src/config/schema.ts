@@ -59,6 +59,8 @@ export const configSourceSchema = z.strictObject({
   retry_join_wan: stringListField,
   retry_interval: durationField,
   retry_max: count,
+  retry_interval_wan: durationField,
+  retry_max_wan: count,
   start_join: stringListField,
   log_level: enumField(["trace", "debug", "info", "warn", "error"], { err: "error", warning: "warn" }),
   log_json: booleanField,

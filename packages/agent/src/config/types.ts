@@ -33,6 +33,9 @@ export interface AgentConfig {
   readonly retryIntervalMs: number;
   /** 0: retry forever. */
   readonly retryMax: number;
+  /** retry_join_wan's own pace and limit (Consul's retry_interval_wan, retry_max_wan). */
+  readonly retryIntervalWanMs: number;
+  readonly retryMaxWan: number;
   readonly startJoin: readonly string[];
   readonly logLevel: LogLevel;
   readonly logJson: boolean;

@@ -79,8 +79,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "reconnect_timeout",
   "reconnect_timeout_wan",
   "reporting",
-  "retry_interval_wan",
-  "retry_max_wan",
   "rpc",
   "segment",
   "segments",

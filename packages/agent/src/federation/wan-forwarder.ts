@@ -112,8 +112,15 @@ function serverRefs(members: readonly AgentMember[]): ServerRef[] {
   }));
 }
 
-/** A blocking query (`index` > 0) may take its whole wait in the remote datacenter; anything else `base`. */
+/** A snapshot saved or restored in another datacenter moves the whole state: minutes, not seconds. */
+const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
+
+/**
+ * A blocking query (`index` > 0) may take its whole wait in the remote datacenter, a snapshot its transfer;
+ * anything else `base`.
+ */
 function deadlineOf(url: string, base: number): number {
+  if (requestedDatacenter(url).path.startsWith("/v1/snapshot")) return SNAPSHOT_TIMEOUT_MS;
   const q = url.indexOf("?");
   if (q < 0) return base;
   const query = new URLSearchParams(url.slice(q + 1));

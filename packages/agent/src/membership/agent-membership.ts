@@ -315,7 +315,10 @@ export class AgentMembership implements MembershipView {
     }
     if (config.startJoin.length > 0) await this.join([...config.startJoin], { wan: false });
     this.loop("retry_join", config.retryJoin, this.lan, config.retryMax, true);
-    if (this.wan) this.loop("retry_join_wan", config.retryJoinWan, this.wan, config.retryMax, true);
+    if (this.wan) {
+      const { retryJoinWan, retryMaxWan, retryIntervalWanMs } = config;
+      this.loop("retry_join_wan", retryJoinWan, this.wan, retryMaxWan, true, retryIntervalWanMs);
+    }
   }
 
   /** Runs a join loop in the background; `fatal` loops report exhaustion through onRetryJoinFailed. */
@@ -325,8 +328,9 @@ export class AgentMembership implements MembershipView {
     pool: GossipNode,
     max: number,
     fatal: boolean,
+    intervalMs = this.options.config.retryIntervalMs,
   ): void {
-    const { log, config } = this.options;
+    const { log } = this.options;
     const usable = addresses.filter((a) => {
       // Cloud auto-join ("provider=aws tag_key=...") needs the provider's API; Cairn does not have it.
       if (a.includes("provider="))
@@ -349,7 +353,7 @@ export class AgentMembership implements MembershipView {
         if (answered > 0) this.left = false;
         return answered;
       },
-      intervalMs: config.retryIntervalMs,
+      intervalMs,
       maxAttempts: max,
       log,
     });

@@ -165,7 +165,9 @@ export class TunnelPool {
       }
     }
     const of = this.o.scope === undefined ? "" : ` of ${this.o.scope}`;
-    throw new Error(`rpc error: no server${of} could be reached (${last?.message ?? "all failed already"})`);
+    throw new Error(
+      `rpc error: no server${of} could be reached (${last?.message ?? "each one failed during this request"})`,
+    );
   }
 
   /** Servers not failed yet in random order, then those that failed, longest ago first. */

@@ -148,6 +148,22 @@ recursors            = ["1.1.1.1"]
 disable_update_check = true
 `;
 
+describe("retry_join_wan's own pace", () => {
+  it("reads retry_interval_wan and retry_max_wan (and their flags), defaulting to 30 s and forever", () => {
+    const hcl = file("wan.hcl", 'retry_interval = "1s"\nretry_interval_wan = "5s"\nretry_max_wan = 3\n');
+    const { config } = loadAgentConfig(["-config-file", hcl], env);
+    expect(config).toMatchObject({
+      retryIntervalMs: 1000,
+      retryIntervalWanMs: 5000,
+      retryMaxWan: 3,
+      retryMax: 0,
+    });
+    const flags = loadAgentConfig(["-retry-interval-wan", "2s", "-retry-max-wan", "4"], env).config;
+    expect(flags).toMatchObject({ retryIntervalWanMs: 2000, retryMaxWan: 4 });
+    expect(loadAgentConfig([], env).config).toMatchObject({ retryIntervalWanMs: 30_000, retryMaxWan: 0 });
+  });
+});
+
 describe("a real Consul server configuration", () => {
   it("runs unchanged, with warnings for what Cairn does not implement", () => {
     const path = file("server.hcl", REALISTIC_SERVER_HCL);

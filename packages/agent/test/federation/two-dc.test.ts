@@ -167,6 +167,10 @@ describe("dc forwarding between two datacenters", { timeout: 120_000 }, () => {
     expect(raft.Servers.map((s) => s.Address).sort()).toEqual(dc2Servers);
     const health = await call(local(), "/v1/operator/autopilot/health?dc=dc2");
     expect(health.status).toBe(200);
+    // A snapshot of dc2's state, saved there (binary body, passed through).
+    const snapshot = await fetch(`${local().url}/v1/snapshot?dc=dc2`);
+    expect(snapshot.status).toBe(200);
+    expect((await snapshot.arrayBuffer()).byteLength).toBeGreaterThan(0);
     await waitFor("dc2's coordinates", async () => {
       const coords = await ok<{ Node: string }[]>(local(), "/v1/coordinate/nodes?dc=dc2");
       return coords.some((c) => c.Node.startsWith("dc2-")) ? coords : undefined;

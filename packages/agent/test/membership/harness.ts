@@ -38,6 +38,7 @@ export function agentConfig(name: string, overrides: Partial<AgentConfig> = {}):
     nodeName: name,
     ports: { ...base.ports, serfLan: 0, serfWan: 0 },
     retryIntervalMs: 200,
+    retryIntervalWanMs: 200,
     ...overrides,
   };
 }
