@@ -60,7 +60,7 @@ describe("writes in a secondary datacenter", () => {
       forwarded.push(
         `${dc} ${request.method} ${new URL(request.url).pathname}${new URL(request.url).search}`,
       );
-      return dc === "dc1" ? dc1.app.fetch(request) : undefined;
+      return dc === "dc1" ? Promise.resolve(dc1.app.fetch(request)) : undefined;
     });
 
     const local = await dc2.call("PUT", "/v1/acl/token", { Local: true, Description: "mine" });
