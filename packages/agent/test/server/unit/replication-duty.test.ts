@@ -10,6 +10,15 @@ const downPrimary: PrimaryFetch = async () => {
   throw new Error('rpc error: no server of datacenter "dc1" could be reached');
 };
 
+/** A primary holding one policy whose rules do not parse here. */
+const badPolicyPrimary: PrimaryFetch = async (path) => {
+  if (path.startsWith("/v1/acl/policies"))
+    return { index: 9, body: [{ ID: "p-1", Name: "broken", Hash: "h" }] };
+  if (path.startsWith("/v1/acl/policy/"))
+    return { index: 9, body: { ID: "p-1", Name: "broken", Rules: 'key "a" { policy = "sometimes" }' } };
+  return { index: 9, body: [] };
+};
+
 function setup(primary: PrimaryFetch) {
   const store = new StateStore();
   let index = 0;
@@ -38,7 +47,7 @@ function setup(primary: PrimaryFetch) {
     schedule,
     wait: async () => {},
   });
-  return { duty, status, timers };
+  return { duty, status, timers, store };
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 20));
@@ -72,6 +81,18 @@ describe("the secondary leader's replication duty", () => {
     expect(st.LastErrorMessage).toMatch(/could be reached/);
     expect(timers).toHaveLength(2);
     duty.stop();
+  });
+
+  it("counts an object whose rules do not parse in LastErrorMessage and stores none of it", async () => {
+    const { duty, status, store } = setup(badPolicyPrimary);
+    await duty.runOnce();
+    const st = status.json();
+    expect(st.LastErrorMessage).toMatch(
+      /^1 object not replicated: policy "broken" \(p-1\): rules do not parse/,
+    );
+    expect(st.LastError > st.LastSuccess).toBe(true);
+    expect(st.ReplicatedIndex).toBe(9);
+    expect(store.view().acl().policy("p-1")).toBeUndefined();
   });
 
   it("a cycle that ends after leadership was lost schedules nothing", async () => {
