@@ -5,7 +5,9 @@ import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
 import { resolveDeps } from "./http/route-context.js";
+import { primaryWrites } from "./middleware/primary-writes.js";
 import { requestContext } from "./middleware/request-context.js";
+import { EXECUTE_REMOTE_PATH } from "./query/failover.js";
 import { aclRoutes } from "./routes/acl.js";
 import { authMethodRoutes } from "./routes/auth-method.js";
 import { catalogRoutes } from "./routes/catalog.js";
@@ -16,7 +18,7 @@ import { eventRoutes } from "./routes/event.js";
 import { healthRoutes } from "./routes/health.js";
 import { kvRoutes } from "./routes/kv.js";
 import { namespaceListRoutes, namespaceRoutes } from "./routes/namespace.js";
-import { queryRoutes } from "./routes/query.js";
+import { queryRemoteRoutes, queryRoutes } from "./routes/query.js";
 import { sessionRoutes } from "./routes/session.js";
 import { snapshotRoutes } from "./routes/snapshot.js";
 import { statusRoutes } from "./routes/status.js";
@@ -37,6 +39,10 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
     ),
   );
 
+  if (ctx.primaryDatacenter !== ctx.datacenter) {
+    const toPrimary = primaryWrites(ctx);
+    for (const path of ["/v1/acl/*", "/v1/config", "/v1/config/*"]) app.use(path, toPrimary);
+  }
   app.route("/v1/kv", kvRoutes(ctx));
   app.route("/v1/session", sessionRoutes(ctx));
   app.route("/v1/txn", txnRoutes(ctx));
@@ -52,6 +58,7 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
   app.route("/v1/namespace", namespaceRoutes(ctx));
   app.route("/v1/namespaces", namespaceListRoutes(ctx));
   app.route("/v1/query", queryRoutes(ctx));
+  app.route(EXECUTE_REMOTE_PATH, queryRemoteRoutes(ctx));
   app.route("/v1/discovery-chain", discoveryChainRoutes(ctx));
   app.route("/v1/event", eventRoutes(ctx, deps.events));
 

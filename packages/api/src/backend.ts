@@ -4,6 +4,7 @@ import type { AclEnforcer } from "./acl/enforcer.js";
 import type { AuthMethodIO } from "./auth-methods/io.js";
 import type { Authorizer } from "./authorizer.js";
 import type { EventBackend } from "./events.js";
+import type { ReplicationStatusJson } from "./replication/status.js";
 
 /**
  * The seam between the HTTP layer and the cluster. The server implements it with Raft (forwarding writes
@@ -98,6 +99,11 @@ export interface ApiDeps {
   /** This agent's node name: the default Node of a new session. */
   nodeName: string;
   datacenter: string;
+  /**
+   * `primary_datacenter` (default: `datacenter`). In a secondary, writes of ACL policies, roles, global
+   * tokens and config entries are forwarded there.
+   */
+  primaryDatacenter?: string;
   config?: Partial<ApiConfig>;
   /** Wall clock in ms since the epoch; stamped into commands that need time. */
   now?: () => number;
@@ -130,6 +136,11 @@ export interface ApiDeps {
    * mode): the reset index written there allows one more `PUT /v1/acl/bootstrap`. Absent: no reset.
    */
   aclBootstrapResetFile?: string;
+  /**
+   * The ACL replication status of this server (a secondary's leader runs the cycle); absent: replication
+   * never runs here (the primary, client agents).
+   */
+  replication?: (stale: boolean) => Promise<ReplicationStatusJson>;
 }
 
 export type DatacenterForward = (dc: string, request: Request) => Promise<Response> | undefined;

@@ -66,6 +66,11 @@ export { HttpError } from "./http/errors.js";
 export { LocalBackend } from "./local-backend.js";
 export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";
+export { replicateAcl } from "./replication/acl-replicator.js";
+export { replicateConfigEntries } from "./replication/config-replicator.js";
+export { ApplyLimiter, realWait, type Wait } from "./replication/limiter.js";
+export { type PrimaryFetch, type PrimaryRead, primaryFetchOver } from "./replication/primary.js";
+export { ReplicationStatus, type ReplicationStatusJson } from "./replication/status.js";
 export { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "./routes/acl.js";
 export { type AgentRoutesOptions, agentRoutes } from "./routes/agent.js";
 export {

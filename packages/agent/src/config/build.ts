@@ -154,6 +154,12 @@ export function buildAgentConfig(
       downPolicy: acl.down_policy ?? "extend-cache",
       enableTokenPersistence: acl.enable_token_persistence ?? false,
       enableKeyListPolicy: acl.enable_key_list_policy ?? false,
+      enableTokenReplication: acl.enable_token_replication ?? false,
+      replication: {
+        intervalMs: acl.replication_interval ?? 30_000,
+        initialDelayMs: acl.replication_initial_delay ?? 60_000,
+        applyRate: acl.replication_apply_rate ?? 100,
+      },
       tokenTtlMs: acl.token_ttl ?? 30_000,
       policyTtlMs: acl.policy_ttl ?? 30_000,
       roleTtlMs: acl.role_ttl ?? 30_000,

@@ -9,6 +9,7 @@ const RENAMED: ReadonlyArray<readonly [string, string]> = [
   ["acl_down_policy", "acl.down_policy"],
   ["acl_ttl", "acl.token_ttl"],
   ["acl_datacenter", "primary_datacenter"],
+  ["enable_acl_replication", "acl.enable_token_replication"],
   ["acl.tokens.master", "acl.tokens.initial_management"],
   ["acl.tokens.agent_master", "acl.tokens.agent_recovery"],
   ["ui", "ui_config.enabled"],

@@ -93,6 +93,12 @@ export const configSourceSchema = z.strictObject({
     down_policy: enumField(["allow", "deny", "extend-cache", "async-cache"]),
     enable_token_persistence: booleanField,
     enable_key_list_policy: booleanField,
+    enable_token_replication: booleanField,
+    // Cairn's own, for tests and benchmarks: the replication cycle (spec 1: about 30 s, first run about 60 s
+    // after a leader election) and the local apply rate (100 per second).
+    replication_interval: durationField,
+    replication_initial_delay: durationField,
+    replication_apply_rate: positive,
     token_ttl: durationField,
     policy_ttl: durationField,
     role_ttl: durationField,

@@ -98,6 +98,15 @@ export interface AclSettings {
   readonly downPolicy: "allow" | "deny" | "extend-cache" | "async-cache";
   readonly enableTokenPersistence: boolean;
   readonly enableKeyListPolicy: boolean;
+  /** `acl.enable_token_replication`: a secondary replicates global tokens too, and may create local ones. */
+  readonly enableTokenReplication: boolean;
+  /** The replication cycle in a secondary (Cairn's own knobs; defaults from spec 1). */
+  readonly replication: {
+    readonly intervalMs: number;
+    readonly initialDelayMs: number;
+    /** Local updates per second. */
+    readonly applyRate: number;
+  };
   readonly tokenTtlMs: number;
   readonly policyTtlMs: number;
   readonly roleTtlMs: number;

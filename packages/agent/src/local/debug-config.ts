@@ -56,7 +56,7 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
       Datacenter: config.datacenter,
       NodeName: config.nodeName,
     },
-    ACLTokenReplication: false,
+    ACLTokenReplication: acl.enableTokenReplication,
     ACLTokens: {
       ACLAgentRecoveryToken: hidden(acl.tokens.agentRecovery),
       ACLAgentToken: hidden(acl.tokens.agent),

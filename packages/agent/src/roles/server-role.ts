@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { AclEnforcer, createApi, keyringRoutes, operatorRoutes } from "@cairn/api";
+import { AclEnforcer, createApi, keyringRoutes, operatorRoutes, primaryFetchOver } from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
@@ -12,6 +12,7 @@ import { meterRaft } from "../metrics/raft-timing.js";
 import { deferredJoinHandlers, joinRoute } from "../server/join/join-listener.js";
 import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
+import { ReplicationStatusSource } from "../server/replication-status.js";
 import { CairnServer } from "../server/server.js";
 import { serverSelfView } from "./self-view.js";
 
@@ -66,6 +67,12 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     tls: ctx.tls.transportTls(),
     // Client agents are answered once the HTTP app below exists; until then they are told to retry.
     clientFetch: (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
+    // Replication reads the primary through this server's own API: `?dc=` forwarding carries them.
+    primary: primaryFetchOver(
+      async (request) => fetch?.(request) ?? new Response("agent is starting", { status: 503 }),
+      config.primaryDatacenter,
+      () => local?.tokens.get("replication") || config.acl.tokens.replication,
+    ),
   });
   const started = server;
   ctx.onStop(() => started.stop());
@@ -102,6 +109,12 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   meterRaft(server, local.metrics);
   gossip.meter(local.metrics);
   const defaultToken = () => local?.tokens.get("default") || config.acl.tokens.default || "";
+  const replicationStatus = new ReplicationStatusSource(
+    started,
+    () => local?.tokens.get("replication") || config.acl.tokens.replication || defaultToken(),
+    log.child({ component: "replication" }),
+  );
+  ctx.onStop(() => replicationStatus.close());
   const wan = new WanForwarder({
     datacenter: config.datacenter,
     servers: (dc) => gossip.membership.datacenterServers(dc),
@@ -114,6 +127,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     backend: local.backend,
     nodeName: config.nodeName,
     datacenter: config.datacenter,
+    primaryDatacenter: config.primaryDatacenter,
     config: {
       sessionTtlMinMs: config.sessionTtlMinMs,
       kvMaxValueBytes: config.limits.kvMaxValueSize,
@@ -127,6 +141,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     forwardDatacenter: wan.forward,
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
+    replication: (stale) => replicationStatus.status(stale),
     ...(acl ? { acl } : {}),
   });
   app.route("/v1/operator", operatorRoutes(server.admin, acl));

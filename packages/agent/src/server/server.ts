@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { type PrimaryFetch, ReplicationStatus } from "@cairn/api";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
 import { RaftNode, type TransportTls } from "@cairn/raft";
 import type { Logger } from "pino";
@@ -20,6 +21,7 @@ import { AclDuties } from "./leader/acl-duties.js";
 import { gossipDuties } from "./leader/gossip-duties.js";
 import { LeaderDuties } from "./leader/leader-duties.js";
 import { LearnerPromotion } from "./leader/learner-promotion.js";
+import { ReplicationDuty } from "./leader/replication-duty.js";
 import { SessionTimers } from "./leader/session-timers.js";
 import { DEFAULT_TOMBSTONE_GC, TombstoneGc, type TombstoneGcOptions } from "./leader/tombstone-gc.js";
 import { LeaderContact } from "./leader-contact.js";
@@ -59,6 +61,11 @@ export interface ServerOptions {
   clientFetch?: TunnelFetch;
   /** TLS on the server RPC port (Raft, snapshots, the client tunnel); absent: plaintext. */
   tls?: TransportTls;
+  /**
+   * Reads of the primary datacenter's API (through `dc` forwarding). With it, a server of a secondary
+   * datacenter replicates ACLs and config entries while it leads.
+   */
+  primary?: PrimaryFetch;
 }
 
 /** The gossip pool as a server uses it: members to reconcile, its own LAN address, and joining servers found. */
@@ -94,6 +101,10 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   private registering = false;
   private stopped = false;
   private readonly now: () => number;
+  /** A secondary datacenter's replication from the primary; undefined in the primary. */
+  readonly replication: ReplicationDuty | undefined;
+  /** What `/v1/acl/replication` reports for this server. */
+  readonly replicationStatus: ReplicationStatus;
 
   private constructor(
     private readonly options: ServerOptions,
@@ -138,6 +149,27 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       },
       options.tombstoneGc ?? DEFAULT_TOMBSTONE_GC,
     );
+    const secondary = config.primaryDatacenter !== config.datacenter;
+    this.replicationStatus = new ReplicationStatus(
+      secondary && config.acl.enabled,
+      config.primaryDatacenter,
+      config.acl.enableTokenReplication,
+    );
+    this.replication =
+      secondary && options.primary
+        ? new ReplicationDuty({
+            store: this.fsm.store,
+            apply: (command) => this.backend.applyAsLeader(command),
+            primary: options.primary,
+            status: this.replicationStatus,
+            acl: config.acl.enabled,
+            intervalMs: config.acl.replication.intervalMs,
+            initialDelayMs: config.acl.replication.initialDelayMs,
+            applyRate: config.acl.replication.applyRate,
+            now: this.now,
+            log: log.child({ component: "replication" }),
+          })
+        : undefined;
     this.duties = new LeaderDuties(sessions, tombstones, [
       new LearnerPromotion(
         {
@@ -170,6 +202,8 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         log,
         now: this.now,
       }),
+      // Last, so the ACL built-ins exist before a first replication cycle compares against them.
+      ...(this.replication ? [this.replication] : []),
     ]);
     this.fsm.listen(this.duties);
     this.discovery = new Discovery({
@@ -182,6 +216,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       // The join exchange finds servers before gossip may have: a server it finds is joined in gossip too,
       // so that no server waits out retry_interval alone in its LAN pool.
       discovered: (info) => this.gossipJoin(info.joinAddress),
+      refused: (reason) => this.fail(new Error(reason)),
     });
   }
 
@@ -247,6 +282,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       id: this.self.id,
       name: this.self.name,
       datacenter: this.self.datacenter,
+      primaryDatacenter: this.options.config.primaryDatacenter,
       rpcAddress: this.rpcAddress,
       joinAddress: this.joinAddress,
       hasState: node !== undefined,

@@ -12,6 +12,12 @@ export async function readBodyLimited(
   limit: number,
   describe: (size: number) => string,
 ): Promise<Buffer> {
+  // Read already (the request is looked at before its route): the stream is spent, the bytes are here.
+  const read = (c.var as { body?: Buffer }).body;
+  if (read !== undefined) {
+    if (read.byteLength > limit) throw tooLarge(describe(read.byteLength));
+    return read;
+  }
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > limit) throw tooLarge(describe(declared));
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;

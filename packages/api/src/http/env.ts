@@ -14,5 +14,7 @@ export interface ApiEnv {
      */
     agentNode: string;
     log: Logger;
+    /** The body, when a middleware had to read it before the route (see readBodyLimited). */
+    body?: Buffer;
   };
 }

@@ -10,6 +10,7 @@ import {
   type DatacenterForward,
   DEFAULT_API_CONFIG,
 } from "../backend.js";
+import type { ReplicationStatusJson } from "../replication/status.js";
 
 /** ApiDeps with every default filled in: what route modules receive. */
 export interface RouteContext {
@@ -19,6 +20,7 @@ export interface RouteContext {
   acl: AclEnforcer | undefined;
   nodeName: string;
   datacenter: string;
+  primaryDatacenter: string;
   config: ApiConfig;
   now: () => number;
   random: () => number;
@@ -29,6 +31,8 @@ export interface RouteContext {
   /** WAN coordinates per datacenter; undefined: none known (the routes fall back to the catalog's). */
   coordinateDatacenters: () => DatacenterCoordinatesJson[] | undefined;
   aclBootstrapResetFile: string | undefined;
+  /** This server's replication status (the leader's unless `stale`); undefined where none runs. */
+  replication: ((stale: boolean) => Promise<ReplicationStatusJson>) | undefined;
   /** Requests for another datacenter, to one of its servers; undefined: no server of it is known. */
   forwardDatacenter: DatacenterForward;
 }
@@ -40,6 +44,7 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     acl: deps.acl,
     nodeName: deps.nodeName,
     datacenter: deps.datacenter,
+    primaryDatacenter: deps.primaryDatacenter || deps.datacenter,
     config: { ...DEFAULT_API_CONFIG, ...deps.config },
     now: deps.now ?? Date.now,
     random: deps.random ?? Math.random,
@@ -48,6 +53,7 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     datacenters: deps.datacenters ?? (() => [deps.datacenter]),
     coordinateDatacenters: deps.coordinateDatacenters ?? (() => undefined),
     aclBootstrapResetFile: deps.aclBootstrapResetFile,
+    replication: deps.replication,
     forwardDatacenter: deps.forwardDatacenter ?? (() => undefined),
   };
 }

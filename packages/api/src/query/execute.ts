@@ -1,9 +1,4 @@
-import {
-  type Coordinate,
-  type PreparedQueryDefinition,
-  planFailover,
-  selectQueryNodes,
-} from "@cairn/discovery";
+import { type Coordinate, type PreparedQueryDefinition, selectQueryNodes } from "@cairn/discovery";
 import type { ServiceHealth, StateView } from "@cairn/fsm";
 import { writeJson } from "@cairn/json";
 import { connectHealth } from "../catalog/reads.js";
@@ -33,12 +28,21 @@ function nearNode(view: StateView, wanted: string, req: ExecuteRequest): string 
   return view.nodes().value.find((n) => n.Address === req.sourceIp)?.Node ?? "";
 }
 
-/** Runs a resolved query on a view: Consul's execution result, encoded, with the index of the read. */
+export interface ExecuteResult {
+  /** Consul's execution result, encoded. */
+  readonly body: string;
+  /** The index of the read. */
+  readonly index: number;
+  /** How many nodes it holds: none sends the query on to other datacenters. */
+  readonly count: number;
+}
+
+/** Runs a resolved query on a view, here only: failover to other datacenters is the caller's. */
 export function executeQuery(
   view: StateView,
   query: PreparedQueryDefinition,
   req: ExecuteRequest,
-): { body: string; index: number } {
+): ExecuteResult {
   const service = query.Service;
   const scope = { ns: req.namespace };
   const read =
@@ -63,12 +67,9 @@ export function executeQuery(
     coordinateOf: (c) => coordinates.get(c.node.Node),
     limit: req.limit,
   });
-  // With one datacenter the plan is empty: nothing is forwarded and Failovers stays 0.
-  const failovers =
-    nodes.length === 0 ? planFailover(service.Failover, req.datacenter, [req.datacenter]).length : 0;
   const encoded = nodes.map((n) => encodeCheckServiceNode(n.node, n.service, n.checks)).join(",");
   const body =
     `{"Service":${writeJson(service.Service)},"Nodes":[${encoded}],"DNS":${writeJson(query.DNS)},` +
-    `"Datacenter":${writeJson(req.datacenter)},"Failovers":${failovers}}`;
-  return { body, index: read.index };
+    `"Datacenter":${writeJson(req.datacenter)},"Failovers":0}`;
+  return { body, index: read.index, count: nodes.length };
 }

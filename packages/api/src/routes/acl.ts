@@ -22,6 +22,7 @@ import { badRequest, HttpError } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
+import { ReplicationStatus } from "../replication/status.js";
 import { aclLegacyRoutes } from "./acl-legacy.js";
 import { aclPolicyRoutes } from "./acl-policies.js";
 import { aclTokenRoutes } from "./acl-tokens.js";
@@ -125,21 +126,9 @@ async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respons
   return jsonResponse(c, out);
 }
 
-const ZERO_TIME = "0001-01-01T00:00:00Z";
-
-/** Single datacenter: replication never runs. */
-function replication(ctx: RouteContext, c: Context<ApiEnv>): Response {
+/** The live status where replication runs (a secondary), else Consul's answer in the primary. */
+async function replication(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const acl = requireAcls(ctx);
-  return jsonResponse(c, {
-    Enabled: false,
-    Running: false,
-    SourceDatacenter: acl.primaryDatacenter,
-    ReplicationType: "",
-    ReplicatedIndex: 0,
-    ReplicatedRoleIndex: 0,
-    ReplicatedTokenIndex: 0,
-    LastSuccess: ZERO_TIME,
-    LastError: ZERO_TIME,
-    LastErrorMessage: "",
-  });
+  if (ctx.replication) return jsonResponse(c, await ctx.replication(c.var.query.get("stale") !== undefined));
+  return jsonResponse(c, new ReplicationStatus(false, acl.primaryDatacenter, false).json());
 }

@@ -63,6 +63,11 @@ async function refusals<T>(ctx: RouteContext, name: string, step: () => Promise<
 
 /** Stores the token a login earned and answers with it (secret shown). */
 async function issue(ctx: RouteContext, c: Context<ApiEnv>, spec: AclTokenSpec, now: number) {
+  // Global tokens belong to the primary (a secondary's would be deleted by its next replication), as
+  // Consul refuses them from a global auth method outside the primary.
+  if (!spec.Local && ctx.primaryDatacenter !== ctx.datacenter) {
+    throw badRequest("creating global tokens via auth methods is only permitted in the primary datacenter");
+  }
   const out = await applyThenRead(
     ctx,
     { v, type: "acl.token.set", op: "create", token: spec, now },

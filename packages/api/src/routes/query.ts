@@ -1,3 +1,4 @@
+import type { PreparedQueryDefinition } from "@cairn/discovery";
 import { COMMAND_VERSION, type PreparedQuery } from "@cairn/fsm";
 import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
@@ -15,8 +16,9 @@ import { decodeBody } from "../json/decode-body.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { queryAccess, requireWrite, visibleQuery } from "../query/access.js";
 import { preparedQueryBody } from "../query/body.js";
-import { toQuerySpec } from "../query/definition.js";
+import { toDefinition, toQuerySpec } from "../query/definition.js";
 import { executeQuery } from "../query/execute.js";
+import { executeWithFailover, failoverPlan } from "../query/failover.js";
 import { resolveQuery } from "../query/resolve.js";
 import { preparedQueryJson } from "../query/shape.js";
 import { sourceAddress } from "../query/source.js";
@@ -126,13 +128,18 @@ async function explain(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
   };
   const visible = visibleQuery(queryAccess(ctx, c), rendered, true);
   if (!visible) throw permissionDenied();
-  return jsonResponse(c, { Query: preparedQueryJson(visible) });
+  // Cairn's addition: the datacenters execution would fail over to, in order.
+  return jsonResponse(c, {
+    Query: preparedQueryJson(visible),
+    FailoverDatacenters: failoverPlan(ctx, found.rendered),
+  });
 }
 
 const TRUE = new Set(["", "1", "t", "T", "TRUE", "true", "True"]);
 const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 
-async function execute(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+/** `?limit` and `?connect` of an execute, refused as Consul does. */
+function executeParams(c: Context<ApiEnv>): { limit: number; connect: boolean } {
   const q = c.var.query;
   const rawLimit = q.get("limit") ?? "";
   if (rawLimit !== "" && !/^[+-]?[0-9]+$/.test(rawLimit)) {
@@ -142,26 +149,78 @@ async function execute(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
   if (rawConnect !== undefined && !TRUE.has(rawConnect) && !FALSE.has(rawConnect)) {
     throw badRequest("Invalid value for ?connect");
   }
-  const ns = singleNamespace(c.var.namespace);
-  const contact = await barrier(ctx, c);
-  const view = ctx.backend.store.view();
-  const found = resolveQuery(view, queryId(c), "");
-  // The query's bound token runs it; without one, the caller's.
-  const token = found.stored.Token || c.var.token;
-  const may = (type: "node" | "service", name: string) =>
-    ctx.authorizer.authorize(token, ns, type, name, "read") === "allow";
-  const near = q.get("near") ?? "";
-  const result = executeQuery(view, found.rendered, {
-    near: near === "_agent" ? c.var.agentNode : near,
-    sourceIp: sourceAddress(c),
+  return {
     limit: rawLimit === "" ? 0 : Number.parseInt(rawLimit, 10),
     connect: rawConnect !== undefined && TRUE.has(rawConnect),
+  };
+}
+
+/** Runs `query` here with `token`'s view of nodes and services. */
+function executeHere(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  query: PreparedQueryDefinition,
+  token: string,
+  near: string,
+) {
+  const ns = singleNamespace(c.var.namespace);
+  const may = (type: "node" | "service", name: string) =>
+    ctx.authorizer.authorize(token, ns, type, name, "read") === "allow";
+  return executeQuery(ctx.backend.store.view(), query, {
+    near,
+    sourceIp: sourceAddress(c),
+    ...executeParams(c),
     namespace: ns,
     agentNode: c.var.agentNode,
     datacenter: ctx.datacenter,
     random: ctx.random,
     visible: (inst) => may("node", inst.node.Node) && may("service", inst.service.Service),
   });
+}
+
+async function execute(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const params = executeParams(c);
+  const contact = await barrier(ctx, c);
+  const found = resolveQuery(ctx.backend.store.view(), queryId(c), "");
+  // The query's bound token runs it; without one, the caller's.
+  const token = found.stored.Token || c.var.token;
+  const near = c.var.query.get("near") ?? "";
+  // `_agent` is this agent, so it only means something here; remote datacenters never sort by it.
+  const result = executeHere(ctx, c, found.rendered, token, near === "_agent" ? c.var.agentNode : near);
   setReadMeta(c, { ...contact, index: Math.max(result.index, found.index) });
+  const body = await executeWithFailover(ctx, found.rendered, result, {
+    ...params,
+    token,
+    log: (dc, reason) =>
+      c.var.log.warn(
+        { query: found.stored.ID, datacenter: dc, err: reason },
+        "prepared query failover failed",
+      ),
+  });
+  return encodedJsonResponse(c, body);
+}
+
+/**
+ * A query another datacenter's server sent here because it had no healthy instance (Consul's
+ * ExecuteRemote): run as given, on this datacenter's catalog, never failing over again.
+ */
+async function executeRemote(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+  const text = await readTextLimited(
+    c,
+    ctx.config.maxBodyBytes,
+    (n) => `Request body too large (${n} bytes)`,
+  );
+  const b = decodeBody(preparedQueryBody, text);
+  const query = toDefinition(toQuerySpec(b, b.ID ?? ""));
+  const contact = await barrier(ctx, c);
+  const result = executeHere(ctx, c, query, c.var.token, "");
+  setReadMeta(c, { ...contact, index: result.index });
   return encodedJsonResponse(c, result.body);
+}
+
+/** The route servers of other datacenters send failed-over queries to. */
+export function queryRemoteRoutes(ctx: RouteContext): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>();
+  route(app, "/", { POST: (c) => executeRemote(ctx, c) });
+  return app;
 }

@@ -1,7 +1,7 @@
 import type { Logger } from "pino";
 import { Pause } from "../../pause.js";
 import { askToJoin, sayHello } from "./join-client.js";
-import { type ServerInfo, withDefaultPort } from "./protocol.js";
+import { isNewcomer, primaryMismatch, type ServerInfo, withDefaultPort } from "./protocol.js";
 
 const HELLO_TIMEOUT_MS = 2_000;
 /** Rounds at this pace first, then at retry_interval, as Consul retries quickly at start. */
@@ -20,6 +20,8 @@ export interface DiscoveryOptions {
   log: Logger;
   /** A server of this datacenter was heard of for the first time (gossip joins it too). */
   discovered?: (info: ServerInfo) => void;
+  /** This server must not join: its configuration conflicts with the cluster's (the reason names the key). */
+  refused?: (reason: string) => void;
 }
 
 /** retry_max rounds went by without any retry_join target answering. */
@@ -51,6 +53,7 @@ export class Discovery {
   /** A server said hello to this one. */
   heard(info: ServerInfo): void {
     if (info.id === this.options.self().id) return;
+    if (this.conflicts(info)) return;
     this.remember(info);
     this.targets.add(info.joinAddress);
   }
@@ -86,6 +89,7 @@ export class Discovery {
               );
               return;
             }
+            if (this.conflicts(info)) return;
             this.answered = true;
             if (info.id !== self.id) this.remember(info);
             for (const a of known) if (a !== self.joinAddress) this.targets.add(a);
@@ -136,6 +140,24 @@ export class Discovery {
       }
       return false;
     });
+  }
+
+  /**
+   * A server of this datacenter that names another primary datacenter: the newcomer is refused (its
+   * start fails with the reason), a formed cluster's member ignores it.
+   */
+  private conflicts(info: ServerInfo): boolean {
+    const self = this.options.self();
+    const reason = primaryMismatch(self, info);
+    if (reason === undefined) return false;
+    if (isNewcomer(self)) {
+      this.options.log.error({ peer: info.name }, reason);
+      this.options.refused?.(reason);
+      this.stop();
+    } else {
+      this.options.log.warn({ peer: info.name }, `ignoring a server that cannot join: ${reason}`);
+    }
+    return true;
   }
 
   private remember(info: ServerInfo): void {

@@ -10,6 +10,11 @@ export interface ServerInfo {
   id: string;
   name: string;
   datacenter: string;
+  /**
+   * `primary_datacenter`; every server of a datacenter must name the same one. Absent from servers that
+   * predate federation (nothing to compare).
+   */
+  primaryDatacenter?: string;
   /** Server RPC (Raft) address. */
   rpcAddress: string;
   /** Where this join service listens (host:port). */
@@ -39,6 +44,7 @@ export function isServerInfo(v: unknown): v is ServerInfo {
     typeof o.id === "string" &&
     typeof o.name === "string" &&
     typeof o.datacenter === "string" &&
+    (o.primaryDatacenter === undefined || typeof o.primaryDatacenter === "string") &&
     typeof o.rpcAddress === "string" &&
     typeof o.joinAddress === "string" &&
     typeof o.hasState === "boolean" &&
@@ -71,4 +77,27 @@ export function withDefaultPort(address: string, port: number): string {
   if (colons === 0) return `${trimmed}:${port}`;
   if (colons > 1) return `[${trimmed}]:${port}`; // a bare IPv6 address
   return trimmed;
+}
+
+/**
+ * Why a server of this datacenter cannot work with `peer`: they name different primary datacenters, so
+ * they would disagree on which ACLs and config entries are authoritative. Undefined when they agree.
+ */
+export function primaryMismatch(self: ServerInfo, peer: ServerInfo): string | undefined {
+  if (peer.datacenter !== self.datacenter) return undefined;
+  if (peer.primaryDatacenter === undefined || self.primaryDatacenter === undefined) return undefined;
+  if (peer.primaryDatacenter === self.primaryDatacenter) return undefined;
+  return (
+    `primary_datacenter: this server has ${JSON.stringify(self.primaryDatacenter)} but server ` +
+    `${JSON.stringify(peer.name)} of datacenter ${JSON.stringify(self.datacenter)} has ` +
+    `${JSON.stringify(peer.primaryDatacenter)}; every server must name the same primary datacenter`
+  );
+}
+
+/**
+ * Which side gives up on a primary_datacenter mismatch: the newcomer, a server not yet part of a formed
+ * cluster (no leader known, not a voter). A formed cluster's member keeps running and ignores the other.
+ */
+export function isNewcomer(self: ServerInfo): boolean {
+  return self.leader === null && !Object.hasOwn(self.voters, self.id);
 }
