@@ -380,6 +380,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         this.off("leader", check);
         reject(new RaftTimeoutError(what));
       }, timeoutMs);
+      // A caller that stopped waiting (a stop bounded by its own deadline) must not hold the process open.
+      timer.unref();
       this.on("leader", check);
     });
   }

@@ -39,6 +39,8 @@ export class RaftBackend implements ClusterBackend {
   private node: RaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
+  /** Held requests, woken when a leader becomes known (one listener on the node however many are held). */
+  private readonly leaderWaiters = new Set<() => void>();
   private readonly now: () => number;
   /** Counts leadership changes; `readyLeadership` is the one in which this leader served a read index. */
   private leadership = 0;
@@ -57,8 +59,9 @@ export class RaftBackend implements ClusterBackend {
   attach(node: RaftNode<ApplyResult>, contact: LeaderContact): void {
     this.node = node;
     this.contact = contact;
-    node.on("leader", () => {
+    node.on("leader", (leader) => {
       this.leadership++;
+      if (leader !== null) for (const wake of [...this.leaderWaiters]) wake();
     });
     node.transport.handle(RPC.apply, async (payload) => {
       if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
@@ -221,7 +224,14 @@ export class RaftBackend implements ClusterBackend {
     attempt: (node: RaftNode<ApplyResult>) => Promise<Attempt<T>>,
   ): Promise<T> {
     return holdForLeader(
-      { holdMs: this.holdMs, idempotent },
+      {
+        holdMs: this.holdMs,
+        idempotent,
+        onLeader: (listener) => {
+          this.leaderWaiters.add(listener);
+          return () => this.leaderWaiters.delete(listener);
+        },
+      },
       async () => (this.node ? attempt(this.node) : { done: false }),
       () => new NoClusterLeaderError(),
     );

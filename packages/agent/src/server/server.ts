@@ -445,15 +445,47 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     return names;
   }
 
+  /** Bounded by an election timeout: a stop must not wait on a transfer the others cannot complete. */
+  private async handOffLeadership(): Promise<void> {
+    if (!this.node?.isLeader()) return;
+    const { log } = this.options;
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.electionTimeoutMs());
+    });
+    try {
+      const outcome = await Promise.race([this.admin.handOff(), bound]);
+      if (outcome === "timeout") log.warn("leadership transfer before stopping timed out; stopping anyway");
+      else if (outcome) log.info({ ms: Date.now() - started }, "handed leadership over before stopping");
+    } catch (err) {
+      log.warn(
+        { err: (err as Error).message },
+        "leadership transfer before stopping failed; stopping anyway",
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private electionTimeoutMs(): number {
+    return ELECTION_TICKS * Math.max(1, this.options.config.performance.raftMultiplier) * TICK_MS;
+  }
+
   private fail(err: Error): void {
     if (this.stopped) return;
     this.options.log.error({ err: err.message }, "server cannot continue");
     this.emit("fatal", err);
   }
 
+  /**
+   * A planned stop (SIGTERM, SIGINT, leave): a leader first hands leadership over, so writes pause for one
+   * transfer rather than for the election the others would need after its heartbeats stop.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    await this.handOffLeadership();
     this.discovery.stop();
     clearInterval(this.registrationTimer);
     this.duties.stop();
