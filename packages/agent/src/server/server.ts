@@ -39,6 +39,11 @@ const ACL_REAP_INTERVAL_MS = 5_000;
  * likewise gives up on a Raft apply after 30 s (the outcome is then unknown to the caller).
  */
 const PROPOSE_TIMEOUT_MS = 30_000;
+/**
+ * A stopping server refuses forwarded requests until none came for this long: long enough for every server
+ * to have heard from the new leader after a hand-off (a few heartbeats), short enough not to slow a stop.
+ */
+const DRAIN_QUIET_MS = 300;
 
 export interface ServerOptions {
   config: AgentConfig;
@@ -486,6 +491,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (this.stopped) return;
     this.stopped = true;
     await this.handOffLeadership();
+    // Forwarded writes in progress answer before the transport closes; a closed connection would leave their
+    // senders not knowing whether they ran.
+    await this.backend.drain(this.electionTimeoutMs(), DRAIN_QUIET_MS);
     this.discovery.stop();
     clearInterval(this.registrationTimer);
     this.duties.stop();
