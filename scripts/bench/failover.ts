@@ -1,10 +1,10 @@
-// Leader failover benchmark (not a test): three (or --size) servers on loopback, fsync on. The Raft leader
+// Leader failover benchmark (not a test): three and five (or --sizes) servers on loopback, fsync on. The Raft leader
 // is killed with SIGKILL and a write is sent to a survivor every 50 ms (each attempt on its own, so a request
 // Cairn holds through the election counts from when it was sent); the time from the kill to the first write
 // that succeeds is one sample. The killed member is restarted and the cluster settles between kills. Cairn
 // at each raft_multiplier asked for, and etcd at its defaults, in the same run.
 //
-//   node --import tsx scripts/bench/failover.ts [--kills 10] [--size 3] [--multipliers default,1] [--no-etcd]
+//   node --import tsx scripts/bench/failover.ts [--kills 10] [--sizes 3,5] [--multipliers default] [--no-etcd]
 //        [--keep]
 
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
@@ -27,14 +27,14 @@ import { formatMs, markdownTable } from "./lib/table.js";
 const { values } = parseArgs({
   options: {
     kills: { type: "string", default: "10" },
-    size: { type: "string", default: "3" },
-    multipliers: { type: "string", default: "default,1" },
+    sizes: { type: "string", default: "3,5" },
+    multipliers: { type: "string", default: "default" },
     "no-etcd": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
   },
 });
 const kills = Number(values.kills);
-const SIZE = Number(values.size);
+const SIZES = values.sizes.split(",").map(Number);
 const RETRY_MS = 50;
 /** One write attempt; a held Cairn request answers well within this once a leader exists. */
 const ATTEMPT_TIMEOUT_MS = 15_000;
@@ -111,9 +111,9 @@ async function measure(subject: Subject): Promise<Latencies> {
   return samples;
 }
 
-async function cairnSubject(root: string, multiplier: string): Promise<Subject> {
+async function cairnSubject(root: string, multiplier: string, size: number): Promise<Subject> {
   const flags = multiplier === "default" ? [] : ["-hcl", `performance { raft_multiplier = ${multiplier} }`];
-  const cluster = await startCairnCluster(SIZE, root, { flags });
+  const cluster = await startCairnCluster(size, root, { flags });
   const servers: AgentProcess[] = [...cluster.servers];
   const targets = servers.map((s) => ({ host: s.http.host, port: s.http.port }));
   return {
@@ -127,7 +127,7 @@ async function cairnSubject(root: string, multiplier: string): Promise<Subject> 
         async () => {
           const r = await http(`${leader.url}/v1/operator/raft/configuration`);
           const conf = JSON.parse(r.text) as { Servers: { Voter: boolean }[] };
-          return conf.Servers.filter((s) => s.Voter).length === SIZE || undefined;
+          return conf.Servers.filter((s) => s.Voter).length === size || undefined;
         },
         GIVE_UP_MS,
         200,
@@ -142,8 +142,8 @@ async function cairnSubject(root: string, multiplier: string): Promise<Subject> 
   };
 }
 
-async function etcdSubject(root: string): Promise<{ subject: Subject; version: string }> {
-  const cluster = await startEtcdCluster(SIZE, root);
+async function etcdSubject(root: string, size: number): Promise<{ subject: Subject; version: string }> {
+  const cluster = await startEtcdCluster(size, root);
   const targets = cluster.members.map((m) => m.client);
   return {
     version: cluster.version,
@@ -164,21 +164,23 @@ async function etcdSubject(root: string): Promise<{ subject: Subject; version: s
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "cairn-bench-failover-"));
   const rows: string[][] = [];
-  const record = (label: string, s: Latencies) =>
-    rows.push([label, String(s.count), formatMs(s.percentile(50)), formatMs(s.max())]);
+  const record = (label: string, size: number, s: Latencies) =>
+    rows.push([label, String(size), String(s.count), formatMs(s.percentile(50)), formatMs(s.max())]);
   try {
-    const multipliers = values.multipliers.split(",").filter((m) => m !== "");
-    for (const [i, m] of multipliers.entries()) {
-      const dir = join(root, `cairn-${i}`);
-      await mkdir(dir, { recursive: true });
-      const subject = await cairnSubject(dir, m);
-      record(subject.label, await measure(subject));
-    }
-    if (!values["no-etcd"]) {
-      const dir = join(root, "etcd");
-      await mkdir(dir, { recursive: true });
-      const { subject } = await etcdSubject(dir);
-      record(`${subject.label} (defaults)`, await measure(subject));
+    for (const size of SIZES) {
+      const multipliers = values.multipliers.split(",").filter((m) => m !== "");
+      for (const [i, m] of multipliers.entries()) {
+        const dir = join(root, `cairn-${size}-${i}`);
+        await mkdir(dir, { recursive: true });
+        const subject = await cairnSubject(dir, m, size);
+        record(subject.label, size, await measure(subject));
+      }
+      if (!values["no-etcd"]) {
+        const dir = join(root, `etcd-${size}`);
+        await mkdir(dir, { recursive: true });
+        const { subject } = await etcdSubject(dir, size);
+        record(`${subject.label} (defaults)`, size, await measure(subject));
+      }
     }
   } finally {
     await stopAll();
@@ -186,10 +188,10 @@ async function main(): Promise<void> {
     else console.error(`kept ${root}`);
   }
   console.log(
-    `Failover: ${SIZE} servers, the leader killed with SIGKILL ${kills} times; time from the kill until a ` +
+    `Failover: the leader killed with SIGKILL ${kills} times per cluster; time from the kill until a ` +
       `write sent to a survivor (one every ${RETRY_MS} ms) succeeds.\n`,
   );
-  console.log(markdownTable(["system", "kills", "p50 ms", "max ms"], rows));
+  console.log(markdownTable(["system", "servers", "kills", "p50 ms", "max ms"], rows));
 }
 
 await main();

@@ -1,6 +1,8 @@
 // node --import tsx test-cluster/src/cli.ts --servers 5 --clients 2 --time 120 --nemesis kill-leader,partition,pause
 //   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD]
 // --clients N starts N client agents next to the servers; workloads send a share of their requests through them.
+// --nemesis none: the workloads alone, no fault (the leader-change count then shows spurious elections).
+// --raft-multiplier N sets the servers' performance { raft_multiplier } (default: the agent's default).
 // --revision runs the servers from that commit, extracted to a temporary tree (immune to concurrent edits).
 // Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
 
@@ -19,6 +21,7 @@ const { values } = parseArgs({
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
     network: { type: "string", default: "auto" },
     revision: { type: "string" },
+    "raft-multiplier": { type: "string" },
   },
 });
 
@@ -45,11 +48,15 @@ const report = await runChaos(
     servers: positive("servers", values.servers),
     clients: integer("clients", values.clients, 0),
     timeSeconds: positive("time", values.time),
-    nemeses: values.nemesis === "all" ? [...NEMESES.keys()] : list(values.nemesis),
+    nemeses:
+      values.nemesis === "all" ? [...NEMESES.keys()] : values.nemesis === "none" ? [] : list(values.nemesis),
     workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),
     seed: positive("seed", values.seed),
     network,
     ...(values.revision ? { revision: values.revision } : {}),
+    ...(values["raft-multiplier"]
+      ? { raftMultiplier: integer("raft-multiplier", values["raft-multiplier"], 1) }
+      : {}),
     runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
   },
   (line) => console.log(line),

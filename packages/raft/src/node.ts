@@ -47,6 +47,8 @@ export interface Timers {
 
 /** After a very long stall every timer has long expired: replaying more ticks than this changes nothing. */
 const MAX_CATCH_UP_ELECTIONS = 10;
+/** Gaps between runs of the driver up to this many tick periods are normal timer lateness, not stalls. */
+const STALL_SLACK_TICKS = 2;
 
 export interface RaftNodeOptions<R> {
   id: NodeId;
@@ -65,6 +67,10 @@ export interface RaftNodeOptions<R> {
   logger: Logger;
   tickMs?: number;
   electionTicks?: number;
+  /** Random part of the election timeout, in ticks (default electionTicks: a timeout in [E, 2E)). */
+  electionJitterTicks?: number;
+  /** Base timeout of a campaign round that neither won nor lost, in ticks (default electionTicks). */
+  electionRetryTicks?: number;
   heartbeatTicks?: number;
   /** Take a snapshot and compact the log after this many applied entries. */
   snapshotThreshold?: number;
@@ -133,6 +139,10 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly tickMs: number;
   /** Monotonic time of the last tick period the core was ticked for. */
   private tickedUntil: number;
+  /** Monotonic time this driver last ran (any input or tick): a longer gap than the tick timer's is a stall. */
+  private ranAt: number;
+  /** Stalled time not yet handed to the core as stalled ticks. */
+  private stalledMs = 0;
 
   private constructor(
     private readonly options: RaftNodeOptions<R>,
@@ -156,6 +166,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     };
     this.tickMs = options.tickMs ?? 100;
     this.tickedUntil = this.timers.now();
+    this.ranAt = this.tickedUntil;
     const observer = options.observer;
     this.commitTimer = observer && new CommitTimer(observer, () => this.timers.now());
     this.syncPeers(core.status().conf);
@@ -181,6 +192,12 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         {
           id: options.id,
           electionTicks: options.electionTicks ?? 10,
+          ...(options.electionJitterTicks === undefined
+            ? {}
+            : { electionJitterTicks: options.electionJitterTicks }),
+          ...(options.electionRetryTicks === undefined
+            ? {}
+            : { electionRetryTicks: options.electionRetryTicks }),
           heartbeatTicks: options.heartbeatTicks ?? 1,
           random: options.random ?? Math.random,
           preVote: true,
@@ -400,12 +417,36 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
    * really passed, or a deposed leader could answer a lease read from a lease that expired meanwhile.
    */
   private catchUpTicks(): void {
-    const periods = Math.floor((this.timers.now() - this.tickedUntil) / this.tickMs);
+    const now = this.timers.now();
+    this.noteStall(now - this.ranAt);
+    this.ranAt = now;
+    const periods = Math.floor((now - this.tickedUntil) / this.tickMs);
     if (periods <= 0) return;
     this.tickedUntil += periods * this.tickMs;
-    const ticks = Math.min(periods, MAX_CATCH_UP_ELECTIONS * (this.options.electionTicks ?? 10));
-    for (let i = 0; i < ticks; i++) this.core.tick();
+    // Periods this driver could not run in are stalled ticks: the messages that arrived meanwhile (the
+    // leader's heartbeats among them) are still unread, so the silence they show is not the leader's.
+    const stalled = Math.min(periods, Math.floor(this.stalledMs / this.tickMs));
+    this.stalledMs -= stalled * this.tickMs;
+    const cap = MAX_CATCH_UP_ELECTIONS * (this.options.electionTicks ?? 10);
+    const live = Math.min(periods - stalled, cap);
+    for (let i = Math.min(stalled, cap - live); i > 0; i--) this.core.tick(true);
+    for (let i = 0; i < live; i++) this.core.tick();
     this.scheduleDrive();
+  }
+
+  /**
+   * The tick timer runs every tick period, so a gap between two runs longer than two periods means the
+   * event loop was blocked or starved (GC, CPU contention, a stopped process) for the excess.
+   */
+  private noteStall(gapMs: number): void {
+    const stall = gapMs - STALL_SLACK_TICKS * this.tickMs;
+    if (stall <= 0) return;
+    this.stalledMs += stall;
+    if (stall >= this.electionTimeoutMs() / 2)
+      this.log.warn(
+        { ms: Math.round(gapMs) },
+        "event loop stalled; the stall is not counted as silence of the leader",
+      );
   }
 
   private receive(from: NodeId, messages: Message[]): void {

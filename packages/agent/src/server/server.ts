@@ -30,8 +30,17 @@ import { recoverFromPeersFile } from "./recovery/recover-from-peers-file.js";
 import { isRegistered, type SelfIdentity, selfRegistration } from "./self-registration.js";
 
 const TICK_MS = 100;
-/** Election timeout in ticks at raft_multiplier 1 (1 s, Consul's base). */
+/**
+ * Election timeout in ticks at raft_multiplier 1: drawn from [1 s, 1.5 s). The floor stays above the event-
+ * loop stalls measured on a shared, fully loaded 2-core machine (p99.9 about 60 ms, worst about 650 ms, see
+ * OPERATIONS.md); a follower's own stalls do not count (RaftNode) and PreVote keeps a server that was cut off
+ * from deposing a healthy leader. The narrow random part (half the floor, not Raft's customary whole) is
+ * still many round trips wide, and keeps the worst failover close to the typical one.
+ */
 const ELECTION_TICKS = 10;
+const ELECTION_JITTER_TICKS = 5;
+/** A campaign round that neither won nor lost (a split vote) is retried after [0.2 s, 0.7 s). */
+const ELECTION_RETRY_TICKS = 2;
 const REGISTRATION_CHECK_MS = 2_000;
 const ACL_REAP_INTERVAL_MS = 5_000;
 /**
@@ -333,6 +342,8 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         logger: log.child({ component: "raft" }),
         tickMs: TICK_MS,
         electionTicks: ELECTION_TICKS * multiplier,
+        electionJitterTicks: ELECTION_JITTER_TICKS * multiplier,
+        electionRetryTicks: ELECTION_RETRY_TICKS * multiplier,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.clientFetch

@@ -238,7 +238,7 @@ export class Simulation implements ServerHooks {
         // A correct driver catches up on the ticks a stall swallowed (from its monotonic clock)
         // before it handles anything that queued up meanwhile.
         this.record(`resume ${s.id} after ${s.missedTicks} missed ticks`);
-        for (; s.missedTicks > 0; s.missedTicks--) s.core.tick();
+        s.catchUp();
         this.touched(s);
         return;
       }
