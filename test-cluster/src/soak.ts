@@ -4,7 +4,7 @@
 // workloads' checks were undecided.
 //
 //   node --conditions=source --import tsx test-cluster/src/soak.ts [--minutes 30] [--servers 3] [--burn 2]
-//     [--raft-multiplier N] [--seed S]
+//     [--raft-multiplier N] [--seed S] [--revision HEAD]
 // --burn N starts N busy-looping processes at the lowest priority (nice 19): the host stays at 100% CPU
 // without taking time from anything else that wants it.
 
@@ -20,6 +20,7 @@ const { values } = parseArgs({
     burn: { type: "string", default: "0" },
     "raft-multiplier": { type: "string" },
     seed: { type: "string", default: String(Date.now() % 1_000_000) },
+    revision: { type: "string" },
   },
 });
 
@@ -50,6 +51,7 @@ try {
       ...(values["raft-multiplier"]
         ? { raftMultiplier: integer("raft-multiplier", values["raft-multiplier"], 1) }
         : {}),
+      ...(values.revision ? { revision: values.revision } : {}),
       runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
     },
     (line) => console.log(line),
