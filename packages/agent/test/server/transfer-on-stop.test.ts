@@ -1,5 +1,5 @@
-// Three real servers at the default raft_multiplier (a 5 s election timeout) under a steady write load sent
-// to the followers: SIGTERM of the leader (then `leave` on the next one) hands leadership over before it
+// Three real servers at raft_multiplier 5 (an election timeout of 5 s, so a stop without a hand-over would
+// show as a pause of seconds) under a steady write load sent to the followers: SIGTERM of the leader (then `leave` on the next one) hands leadership over before it
 // stops, so no write fails, the pause is far shorter than the election the others would otherwise need, and
 // no acknowledged write is lost.
 import { readFileSync } from "node:fs";
@@ -38,6 +38,7 @@ beforeAll(async () => {
         dataDir: scratch.path(name),
         join: [`127.0.0.1:${ports[(i + 1) % 3]!.serfLan}`],
         bootstrapExpect: 3,
+        raftMultiplier: 5,
       }),
       logFile: scratch.path(`${name}.log`),
     });
