@@ -231,6 +231,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         handlers: {
           onMessages: (from, messages) => node?.receive(from, messages),
           onUnreachable: (peer) => node?.markUnreachable(peer),
+          onRefused: (peer) => node?.peerRefused(peer),
           onSnapshot: (from, message) => {
             if (!node) return Promise.reject(new Error("not started"));
             return node.snapshotSink(from, message);
@@ -467,6 +468,19 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       this.core.step(m);
     }
     this.scheduleDrive();
+  }
+
+  /** Nothing listens at `peer`'s address: if it is the leader, it is gone, and waiting out its silence is moot. */
+  private peerRefused(peer: NodeId): void {
+    if (this.stopped || this.leader !== peer || this.role === "leader") return;
+    this.catchUpTicks();
+    if (this.core.leaderGone(peer)) {
+      this.log.info(
+        { leader: peer },
+        "the leader's address refuses connections; campaigning without waiting",
+      );
+      this.scheduleDrive();
+    }
   }
 
   private markUnreachable(peer: NodeId): void {

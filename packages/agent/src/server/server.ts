@@ -31,15 +31,20 @@ import { isRegistered, type SelfIdentity, selfRegistration } from "./self-regist
 
 const TICK_MS = 100;
 /**
- * Election timeout in ticks at raft_multiplier 1: drawn from [1 s, 1.5 s). The floor stays above the event-
- * loop stalls measured on a shared, fully loaded 2-core machine (p99.9 about 60 ms, worst about 650 ms, see
- * OPERATIONS.md); a follower's own stalls do not count (RaftNode) and PreVote keeps a server that was cut off
- * from deposing a healthy leader. The narrow random part (half the floor, not Raft's customary whole) is
- * still many round trips wide, and keeps the worst failover close to the typical one.
+ * Election timeout in ticks per unit of raft_multiplier (Consul's base: 1 s), drawn from [N s, 1.5 N s). A
+ * leader whose process died is not waited out: its address refuses connections and the survivors campaign
+ * at once (RaftNode), so the timeout only has to catch a leader that is cut off or hung, and must stay above
+ * the event-loop stalls of a live leader on a loaded host (measured on a shared 2-core machine at load 20-25:
+ * p99 about 60 ms, many of 0.7-1.6 s, a few of 2-3.7 s; see OPERATIONS.md). A server's own stalls do not
+ * count (RaftNode) and PreVote keeps a server that was cut off from deposing a healthy leader. The narrow
+ * random part (half the floor, not Raft's customary whole) keeps the worst failover close to the typical one.
  */
 const ELECTION_TICKS = 10;
 const ELECTION_JITTER_TICKS = 5;
-/** A campaign round that neither won nor lost (a split vote) is retried after [0.2 s, 0.7 s). */
+/**
+ * A campaign round that neither won nor lost (a split vote) is retried after [0.2 s, 0.7 s), at any
+ * multiplier: there is no live leader to wait out.
+ */
 const ELECTION_RETRY_TICKS = 2;
 const REGISTRATION_CHECK_MS = 2_000;
 const ACL_REAP_INTERVAL_MS = 5_000;
@@ -343,7 +348,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         tickMs: TICK_MS,
         electionTicks: ELECTION_TICKS * multiplier,
         electionJitterTicks: ELECTION_JITTER_TICKS * multiplier,
-        electionRetryTicks: ELECTION_RETRY_TICKS * multiplier,
+        electionRetryTicks: ELECTION_RETRY_TICKS,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.clientFetch

@@ -164,6 +164,20 @@ export class RaftCore {
     else if (!stalled) this.tickElection();
   }
 
+  /**
+   * The driver learnt that the leader's process is gone (its address refuses connections): it holds no lease
+   * any more, so this server neither waits out an election timeout nor protects it from votes; it campaigns
+   * after a short random delay (to keep survivors from splitting the vote). Returns whether it applied.
+   */
+  leaderGone(id: NodeId): boolean {
+    if (this.role === "leader" || this.leader !== id) return false;
+    this.leaderContactElapsed = Math.max(this.leaderContactElapsed, this.cfg.electionTicks);
+    this.electionElapsed = 0;
+    const spread = 2 * (this.cfg.electionRetryTicks ?? 2);
+    this.randomizedTimeout = 1 + Math.floor(this.cfg.random() * spread);
+    return true;
+  }
+
   step(m: Message): void {
     if (m.to !== this.id) return;
     if (m.term > this.term) {

@@ -22,6 +22,8 @@ export interface LinkContext {
   limits: TransportLimits;
   random: () => number;
   onUnreachable(peer: string): void;
+  /** A dial was refused (see TransportHandlers.onRefused). */
+  onRefused(peer: string): void;
 }
 
 /**
@@ -163,7 +165,11 @@ export class PeerLink<M> {
       if (decoded.ok) this.receive(ws, decoded.frame);
       else this.reject(ws, decoded.reason);
     });
-    ws.on("error", (err) => this.log.debug({ err: err.message }, "server connection error"));
+    ws.on("error", (err) => {
+      this.log.debug({ err: err.message }, "server connection error");
+      if ((err as NodeJS.ErrnoException).code === "ECONNREFUSED" && this.ws === ws)
+        this.ctx.onRefused(this.peer);
+    });
     ws.on("close", (code, reason) => {
       if (this.ws !== ws) return;
       if (this.open) this.log.info({ code, reason: reason.toString() }, "server connection lost");

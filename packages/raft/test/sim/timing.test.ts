@@ -52,6 +52,27 @@ describe("failover timing at the default settings", () => {
   }
 });
 
+describe("failover when the leader's process is gone", () => {
+  it("survivors told that its address refuses connections elect a new leader within a fraction of the election timeout", () => {
+    const samples: number[] = [];
+    for (let seed = 1; seed <= 200; seed++) {
+      const sim = settled(seed, seed % 2 === 0 ? 3 : 5);
+      const leader = sim.leader()!;
+      const term = leader.core!.status(false).term;
+      const at = sim.now + (seed % TICK_MS);
+      // The redial after the dropped connection is refused within the transport's first back-off (50 ms).
+      sim.at(at, () => sim.crash(leader, 60));
+      sim.runUntil(at + 10_000);
+      const ms = resumedAfter(sim, term, at);
+      expect(ms, `seed ${seed}`).toBeDefined();
+      samples.push(ms!);
+    }
+    expect(percentile(samples, 0.5)).toBeLessThanOrEqual(400);
+    // A split vote among the survivors costs a retry of 0.2-0.7 s.
+    expect(Math.max(...samples)).toBeLessThanOrEqual(1_500);
+  }, 120_000);
+});
+
 describe("event-loop stalls", () => {
   /**
    * Stalls as a starved host has them: all servers at once (a machine-wide hiccup), a follower alone, or the

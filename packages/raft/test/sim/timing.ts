@@ -1,5 +1,6 @@
 // A deterministic timing simulation of a healthy cluster on a fast network, driven as RaftNode drives the
-// core (SimServer), at Cairn's default timing: a tick of 100 ms, an election timeout drawn from [1 s, 1.5 s),
+// core (SimServer), at Cairn's timing for raft_multiplier 1: a tick of 100 ms, an election timeout drawn from
+// [1 s, 1.5 s),
 // a campaign round that neither won nor lost retried after [0.2 s, 0.7 s), a heartbeat every tick, PreVote
 // and CheckQuorum. Time is in milliseconds. It answers the timing questions
 // the chaos simulation does not: how long writes stop after a leader crashes or hands over, and whether
@@ -113,8 +114,19 @@ export class TimingSim implements ServerHooks {
     this.queue.push(s.pausedUntil, { k: "resume", s, inc: s.incarnation });
   }
 
-  crash(s: SimServer): void {
+  /**
+   * `s` crashes. `refusedAfterMs`: the survivors' drivers find its address refusing connections that much
+   * later (a process that exited; a host that died or was cut off gives no such sign).
+   */
+  crash(s: SimServer, refusedAfterMs?: number): void {
     s.crash();
+    if (refusedAfterMs === undefined) return;
+    this.at(this.now + refusedAfterMs, () => {
+      if (s.alive) return;
+      for (const o of this.servers) {
+        if (o.core && o.pausedUntil <= this.now && o.core.leaderGone(s.id)) this.touched(o);
+      }
+    });
   }
 
   /** A write proposed at the leader, if there is one. */
