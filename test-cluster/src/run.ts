@@ -74,7 +74,10 @@ export interface ChaosReport {
   readonly events: readonly { t: number; event: string; detail?: Record<string, unknown> }[];
 }
 
+/** The pacing unit: quiet time between faults and the settling time at the end are multiples of it. */
 const ELECTION_TIMEOUT_MS = 1000;
+/** The agent's default raft_multiplier; a server's longest election timeout is 1.5 s per unit of it. */
+const DEFAULT_RAFT_MULTIPLIER = 3;
 /** After a fault ends and the cluster is whole again, leader changes this much later are still its doing. */
 const FAULT_SETTLE_MS = 3000;
 
@@ -175,7 +178,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     const nctx: NemesisContext = {
       cluster,
       rng,
-      electionTimeoutMs: ELECTION_TIMEOUT_MS,
+      // Pauses and partitions must outlast the servers' longest election timeout to depose a leader.
+      electionTimeoutMs: 1500 * (options.raftMultiplier ?? DEFAULT_RAFT_MULTIPLIER),
       log,
       measureRecovery: (cause) => {
         measurements.push(
