@@ -470,7 +470,13 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.scheduleDrive();
   }
 
-  /** Nothing listens at `peer`'s address: if it is the leader, it is gone, and waiting out its silence is moot. */
+  /**
+   * Nothing listens at `peer`'s address: if it is the leader, it is gone, and waiting out its silence is moot.
+   * A firewall that rejects with TCP resets between live servers looks the same: then the old leader may
+   * answer lease reads for up to an election timeout after the others elected a successor (the window in
+   * which Consul documents default-mode reads as possibly stale); reads that confirm leadership by a quorum
+   * round are unaffected.
+   */
   private peerRefused(peer: NodeId): void {
     if (this.stopped || this.leader !== peer || this.role === "leader") return;
     this.catchUpTicks();
