@@ -414,8 +414,9 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   /**
    * Ticks the core once per whole tick period elapsed on the monotonic clock. Runs before every input, not
    * only on the timer: after a stall (GC pause, SIGSTOP, starved event loop) the timer fires once, late, and
-   * messages or reads may be handled before it; the core's lease and CheckQuorum must first see the time that
-   * really passed, or a deposed leader could answer a lease read from a lease that expired meanwhile.
+   * messages or reads may be handled before it; the core's lease clock must first see the time that really
+   * passed, or a deposed leader could answer a lease read from a lease that expired meanwhile. The stalled
+   * part reaches the core as stalled ticks, which its election timer and CheckQuorum do not count.
    */
   private catchUpTicks(): void {
     const now = this.timers.now();
