@@ -2,6 +2,8 @@
 //   --workload register,set,lock,bank --seed S [--network auto|loopback|netns] [--revision HEAD] [--tls]
 // --tls runs every agent with mutual TLS on the server RPC port (certificates made for the run).
 // --clients N starts N client agents next to the servers; workloads send a share of their requests through them.
+// --nemesis none: the workloads alone, no fault (the leader-change count then shows spurious elections).
+// --raft-multiplier N sets the servers' performance { raft_multiplier } (default: the agent's default).
 // --revision runs the servers from that commit, extracted to a temporary tree (immune to concurrent edits).
 // Exit status: 0 no anomaly, 1 anomaly, 2 undecided (a check ran out of budget or a final read failed).
 
@@ -21,6 +23,7 @@ const { values } = parseArgs({
     network: { type: "string", default: "auto" },
     revision: { type: "string" },
     tls: { type: "boolean", default: false },
+    "raft-multiplier": { type: "string" },
   },
 });
 
@@ -47,12 +50,16 @@ const report = await runChaos(
     servers: positive("servers", values.servers),
     clients: integer("clients", values.clients, 0),
     timeSeconds: positive("time", values.time),
-    nemeses: values.nemesis === "all" ? [...NEMESES.keys()] : list(values.nemesis),
+    nemeses:
+      values.nemesis === "all" ? [...NEMESES.keys()] : values.nemesis === "none" ? [] : list(values.nemesis),
     workloads: values.workload === "all" ? [...WORKLOADS.keys()] : list(values.workload),
     seed: positive("seed", values.seed),
     network,
     tls: values.tls,
     ...(values.revision ? { revision: values.revision } : {}),
+    ...(values["raft-multiplier"]
+      ? { raftMultiplier: integer("raft-multiplier", values["raft-multiplier"], 1) }
+      : {}),
     runsRoot: fileURLToPath(new URL("../runs/", import.meta.url)),
   },
   (line) => console.log(line),

@@ -6,6 +6,7 @@ import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { REPO_ROOT } from "../../scripts/lib/agent.js";
+import { httpCall } from "../../scripts/lib/http.js";
 import { writeTestCerts } from "../../scripts/lib/tls-certs.js";
 import { sleep } from "../../scripts/lib/wait.js";
 import { type Distribution, distribution } from "./check/percentiles.js";
@@ -14,6 +15,7 @@ import { loopbackNetwork } from "./cluster/loopback.js";
 import { namespaceNetwork, namespacesAvailable } from "./cluster/netns.js";
 import type { Network } from "./cluster/network.js";
 import { resolveRevision, snapshotTree } from "./cluster/tree.js";
+import { type FaultWindow, type LeaderChange, leaderChanges } from "./leader-changes.js";
 import { NEMESES } from "./nemesis/index.js";
 import type { Nemesis, NemesisContext } from "./nemesis/nemesis.js";
 import { measureRecovery, type RecoveryWindow } from "./recovery.js";
@@ -48,6 +50,8 @@ export interface ChaosOptions {
   readonly tls?: boolean;
   /** Quiet time between faults, in election timeouts (default 3 to 6). */
   readonly quiet?: readonly [number, number];
+  /** Consul's raft_multiplier for the servers (default: the agent's default). */
+  readonly raftMultiplier?: number;
 }
 
 export interface ChaosReport {
@@ -57,6 +61,12 @@ export interface ChaosReport {
   readonly verdicts: readonly WorkloadVerdict[];
   readonly windows: readonly RecoveryWindow[];
   readonly unavailability: Distribution | undefined;
+  /** The same, by the fault that caused the window (kill-leader, pause-leader, heal-...). */
+  readonly unavailabilityByCause: Readonly<Record<string, Distribution>>;
+  /** Every leader change the servers logged, and whether a fault caused it (unprovoked: cause undefined). */
+  readonly leaderChanges: readonly LeaderChange[];
+  /** Worst event-loop delay each server measured (at the end of the run, since its last start). */
+  readonly eventLoopDelay: readonly { server: string; p99Ms: number; maxMs: number }[];
   /** Workload requests per agent (servers, then client agents): answered, and failed or 5xx. */
   readonly traffic: readonly { agent: string; answered: number; failed: number }[];
   readonly notices: readonly string[];
@@ -67,14 +77,19 @@ export interface ChaosReport {
   readonly events: readonly { t: number; event: string; detail?: Record<string, unknown> }[];
 }
 
+/** The pacing unit: quiet time between faults and the settling time at the end are multiples of it. */
 const ELECTION_TIMEOUT_MS = 1000;
+/** The agent's default raft_multiplier; a server's longest election timeout is 1.5 s per unit of it. */
+const DEFAULT_RAFT_MULTIPLIER = 3;
+/** After a fault ends and the cluster is whole again, leader changes this much later are still its doing. */
+const FAULT_SETTLE_MS = 3000;
 
 function runName(seed: number): string {
   return `${new Date().toISOString().replace(/[-:]/g, "").replace(/\..*/, "")}-${seed}`;
 }
 
 export async function runChaos(options: ChaosOptions, print: (line: string) => void): Promise<ChaosReport> {
-  for (const n of options.nemeses) if (!NEMESES.has(n)) throw new Error(`unknown nemesis ${n}`);
+  for (const n of options.nemeses) if (!NEMESES.has(n)) throw new Error(`unknown nemesis ${n} (or none)`);
   for (const w of options.workloads) if (!WORKLOADS.has(w)) throw new Error(`unknown workload ${w}`);
   const runDir = join(options.runsRoot, runName(options.seed));
   await mkdir(runDir, { recursive: true });
@@ -85,6 +100,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
       ? undefined
       : snapshotTree(REPO_ROOT, options.revision, join(dataRoot, "tree"));
   const start = performance.now();
+  const startedAtWall = Date.now();
+  const windows: FaultWindow[] = [];
   const now = () => performance.now() - start;
   const notices: string[] = [];
   const events: ChaosReport["events"][number][] = [];
@@ -107,6 +124,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     logRoot: join(runDir, "logs"),
     ...(treeRoot ? { treeRoot } : {}),
     ...(certs ? { tls: certs } : {}),
+    ...(options.raftMultiplier === undefined ? {} : { raftMultiplier: options.raftMultiplier }),
     onCrash: (node, exit, output) => {
       crashes.push({ server: node.name, exit, output: output.slice(-1500) });
       log("crash", { server: node.name, exit, output: output.slice(-300) });
@@ -133,6 +151,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     await cluster.start();
     const leader = await cluster.awaitLeader(120_000);
     log("leader", { server: cluster.nodes[leader]!.name });
+    await cluster.awaitHealthy(60_000);
+    windows.push({ cause: "start", from: 0, to: now() + FAULT_SETTLE_MS });
 
     const prefix = `chaos/${options.seed}`;
     let endpoints = 0;
@@ -164,7 +184,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     const nctx: NemesisContext = {
       cluster,
       rng,
-      electionTimeoutMs: ELECTION_TIMEOUT_MS,
+      // Pauses and partitions must outlast the servers' longest election timeout to depose a leader.
+      electionTimeoutMs: 1500 * (options.raftMultiplier ?? DEFAULT_RAFT_MULTIPLIER),
       log,
       measureRecovery: (cause) => {
         measurements.push(
@@ -186,11 +207,16 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
         });
       }
       if (now() >= deadline) break;
-      await rng.pick(nemeses).run(nctx);
+      const nemesis = rng.pick(nemeses);
+      const from = now();
+      await nemesis.run(nctx);
+      await cluster.awaitHealthy(30_000);
+      windows.push({ cause: nemesis.name, from, to: now() + FAULT_SETTLE_MS });
     }
     if (nemeses.length === 0) await sleep(Math.max(0, deadline - now()));
 
     log("heal-all");
+    windows.push({ cause: "heal-all", from: now(), to: Number.POSITIVE_INFINITY });
     await network.heal();
     cluster.reviveAll();
     await cluster.awaitLeader(120_000);
@@ -199,7 +225,8 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     running = false;
     await runningWorkloads;
     for (const w of workloads) await w.finish();
-    const windows = await Promise.all(measurements);
+    const recoveries = await Promise.all(measurements);
+    const eventLoopDelay = await readEventLoopDelay(cluster);
     log("checking");
 
     const verdicts = workloads.map((w) => w.check());
@@ -208,14 +235,29 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
       : verdicts.some((v) => v.valid === "unknown")
         ? "unknown"
         : true;
-    const recovered = windows.flatMap((w) => (w.ms === undefined ? [] : [w.ms]));
+    const recovered = recoveries.flatMap((w) => (w.ms === undefined ? [] : [w.ms]));
+    const byCause: Record<string, Distribution> = {};
+    for (const cause of new Set(recoveries.map((w) => w.cause))) {
+      const d = distribution(
+        recoveries.flatMap((w) => (w.cause === cause && w.ms !== undefined ? [w.ms] : [])),
+      );
+      if (d) byCause[cause] = d;
+    }
     const report: ChaosReport = {
       runDir,
       network: network.kind,
       valid,
       verdicts,
-      windows,
+      windows: recoveries,
       unavailability: distribution(recovered),
+      unavailabilityByCause: byCause,
+      leaderChanges: leaderChanges(
+        join(runDir, "logs"),
+        cluster.nodes.map((n) => n.name),
+        startedAtWall,
+        windows,
+      ),
+      eventLoopDelay,
       traffic,
       notices,
       crashes,
@@ -261,8 +303,36 @@ export function summarize(report: ChaosReport): string {
       ? `unavailability after ${d.count} faults: p50 ${d.p50} ms, p99 ${d.p99} ms, max ${d.max} ms${unrecovered ? `; ${unrecovered} not recovered within 60 s` : ""}`
       : `unavailability: no measured faults${unrecovered ? `; ${unrecovered} not recovered within 60 s` : ""}`,
   );
+  for (const [cause, c] of Object.entries(report.unavailabilityByCause))
+    lines.push(`  ${cause}: ${c.count} windows, p50 ${c.p50} ms, p99 ${c.p99} ms, max ${c.max} ms`);
+  const unprovoked = report.leaderChanges.filter((c) => c.cause === undefined);
+  lines.push(
+    `leader changes: ${report.leaderChanges.length}, unprovoked (no fault caused them): ${unprovoked.length}${unprovoked.length ? ` at ${unprovoked.map((c) => `${(c.t / 1000).toFixed(1)}s (${c.server})`).join(", ")}` : ""}`,
+  );
+  if (report.eventLoopDelay.length > 0)
+    lines.push(
+      `event-loop delay by server: ${report.eventLoopDelay.map((d) => `${d.server} p99 ${d.p99Ms} ms max ${d.maxMs} ms`).join(", ")}`,
+    );
   lines.push(
     `verdict: ${report.valid === true ? "no anomaly" : report.valid === false ? "ANOMALY FOUND" : "undecided"}`,
   );
   return `${lines.join("\n")}\n`;
+}
+
+/** Each serving server's event-loop delay gauges (p99 and max since it started). */
+async function readEventLoopDelay(cluster: Cluster): Promise<ChaosReport["eventLoopDelay"][number][]> {
+  const out: ChaosReport["eventLoopDelay"][number][] = [];
+  for (const n of cluster.nodes) {
+    if (!cluster.isServing(n.index)) continue;
+    const r = await httpCall(`${n.url}/v1/agent/metrics`, "GET", undefined, 3000);
+    if (r.kind !== "reply" || r.status !== 200) continue;
+    const gauges = (JSON.parse(r.body) as { Gauges?: { Name: string; Value: number }[] }).Gauges ?? [];
+    const gauge = (name: string) => Math.round(gauges.find((g) => g.Name === name)?.Value ?? Number.NaN);
+    out.push({
+      server: n.name,
+      p99Ms: gauge("cairn.runtime.event_loop_delay_p99_ms"),
+      maxMs: gauge("cairn.runtime.event_loop_delay_max_ms"),
+    });
+  }
+  return out;
 }

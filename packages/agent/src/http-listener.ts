@@ -1,4 +1,4 @@
-import type { Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { createAdaptorServer, serve } from "@hono/node-server";
@@ -8,6 +8,13 @@ import type { StanzaMaterial } from "./tls/material.js";
 import { listenUnixSocket } from "./unix-socket-listener.js";
 
 type Fetch = (request: Request) => Response | Promise<Response>;
+
+/**
+ * How long a stop waits for writes already being served: a held write (no leader) answers within Consul's 7 s
+ * rpc_hold_timeout, anything else within a Raft round trip.
+ */
+const DRAIN_WRITES_MS = 8_000;
+const DRAIN_POLL_MS = 10;
 
 /** How long an HTTPS client may take to finish its handshake (Node's default is two minutes). */
 const HANDSHAKE_TIMEOUT_MS = 10_000;
@@ -22,10 +29,21 @@ const NO_SETTINGS: UnixSocketSettings = { mode: undefined, user: undefined, grou
 
 /** HTTP (or, given TLS, HTTPS) servers of the agent's API, one per listen address. */
 export class HttpListeners {
+  /** Writes (anything but GET and HEAD) being served: a stop lets them answer before it closes connections. */
+  private writes = 0;
+
   private constructor(
     private readonly servers: Server[],
     private readonly stopReloads: () => void = () => {},
-  ) {}
+  ) {
+    for (const s of servers) {
+      s.on("request", (req: IncomingMessage, res: ServerResponse) => {
+        if (req.method === "GET" || req.method === "HEAD") return;
+        this.writes++;
+        res.once("close", () => this.writes--);
+      });
+    }
+  }
 
   /**
    * Listens on every address (space-separated, as Consul's client_addr) at `port`, or on the socket of a
@@ -88,19 +106,26 @@ export class HttpListeners {
     });
   }
 
-  /** Stops accepting, and ends open connections (blocking queries would otherwise hold shutdown for minutes). */
-  async close(): Promise<void> {
+  /**
+   * Stops accepting, lets writes in progress answer (a client must not see a write it sent fail because the
+   * agent was stopped cleanly), then ends open connections (blocking queries would otherwise hold shutdown
+   * for minutes).
+   */
+  async close(drainWritesMs = DRAIN_WRITES_MS): Promise<void> {
     this.stopReloads();
-    await Promise.all(
-      this.servers.map(
-        (s) =>
-          new Promise<void>((resolve) => {
-            if (!s.listening) return resolve();
-            s.close(() => resolve());
-            s.closeAllConnections();
-          }),
-      ),
+    const closed = this.servers.map(
+      (s) =>
+        new Promise<void>((resolve) => {
+          if (!s.listening) return resolve();
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        }),
     );
+    const deadline = performance.now() + drainWritesMs;
+    while (this.writes > 0 && performance.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, DRAIN_POLL_MS));
+    for (const s of this.servers) s.closeAllConnections();
+    await Promise.all(closed);
   }
 }
 

@@ -48,6 +48,8 @@ export interface Timers {
 
 /** After a very long stall every timer has long expired: replaying more ticks than this changes nothing. */
 const MAX_CATCH_UP_ELECTIONS = 10;
+/** Gaps between runs of the driver up to this many tick periods are normal timer lateness, not stalls. */
+const STALL_SLACK_TICKS = 2;
 
 export interface RaftNodeOptions<R> {
   id: NodeId;
@@ -66,6 +68,10 @@ export interface RaftNodeOptions<R> {
   logger: Logger;
   tickMs?: number;
   electionTicks?: number;
+  /** Random part of the election timeout, in ticks (default electionTicks: a timeout in [E, 2E)). */
+  electionJitterTicks?: number;
+  /** Base timeout of a campaign round that neither won nor lost, in ticks (default electionTicks). */
+  electionRetryTicks?: number;
   heartbeatTicks?: number;
   /** Take a snapshot and compact the log after this many applied entries. */
   snapshotThreshold?: number;
@@ -136,6 +142,10 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private readonly tickMs: number;
   /** Monotonic time of the last tick period the core was ticked for. */
   private tickedUntil: number;
+  /** Monotonic time this driver last ran (any input or tick): a longer gap than the tick timer's is a stall. */
+  private ranAt: number;
+  /** Stalled time not yet handed to the core as stalled ticks. */
+  private stalledMs = 0;
 
   private constructor(
     private readonly options: RaftNodeOptions<R>,
@@ -159,6 +169,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     };
     this.tickMs = options.tickMs ?? 100;
     this.tickedUntil = this.timers.now();
+    this.ranAt = this.tickedUntil;
     const observer = options.observer;
     this.commitTimer = observer && new CommitTimer(observer, () => this.timers.now());
     this.syncPeers(core.status().conf);
@@ -184,6 +195,12 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         {
           id: options.id,
           electionTicks: options.electionTicks ?? 10,
+          ...(options.electionJitterTicks === undefined
+            ? {}
+            : { electionJitterTicks: options.electionJitterTicks }),
+          ...(options.electionRetryTicks === undefined
+            ? {}
+            : { electionRetryTicks: options.electionRetryTicks }),
           heartbeatTicks: options.heartbeatTicks ?? 1,
           random: options.random ?? Math.random,
           preVote: true,
@@ -218,6 +235,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         handlers: {
           onMessages: (from, messages) => node?.receive(from, messages),
           onUnreachable: (peer) => node?.markUnreachable(peer),
+          onRefused: (peer) => node?.peerRefused(peer),
           onSnapshot: (from, message) => {
             if (!node) return Promise.reject(new Error("not started"));
             return node.snapshotSink(from, message);
@@ -384,6 +402,8 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         this.off("leader", check);
         reject(new RaftTimeoutError(what));
       }, timeoutMs);
+      // A caller that stopped waiting (a stop bounded by its own deadline) must not hold the process open.
+      timer.unref();
       this.on("leader", check);
     });
   }
@@ -398,16 +418,41 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   /**
    * Ticks the core once per whole tick period elapsed on the monotonic clock. Runs before every input, not
    * only on the timer: after a stall (GC pause, SIGSTOP, starved event loop) the timer fires once, late, and
-   * messages or reads may be handled before it; the core's lease and CheckQuorum must first see the time that
-   * really passed, or a deposed leader could answer a lease read from a lease that expired meanwhile.
+   * messages or reads may be handled before it; the core's lease clock must first see the time that really
+   * passed, or a deposed leader could answer a lease read from a lease that expired meanwhile. The stalled
+   * part reaches the core as stalled ticks, which its election timer and CheckQuorum do not count.
    */
   private catchUpTicks(): void {
-    const periods = Math.floor((this.timers.now() - this.tickedUntil) / this.tickMs);
+    const now = this.timers.now();
+    this.noteStall(now - this.ranAt);
+    this.ranAt = now;
+    const periods = Math.floor((now - this.tickedUntil) / this.tickMs);
     if (periods <= 0) return;
     this.tickedUntil += periods * this.tickMs;
-    const ticks = Math.min(periods, MAX_CATCH_UP_ELECTIONS * (this.options.electionTicks ?? 10));
-    for (let i = 0; i < ticks; i++) this.core.tick();
+    // Periods this driver could not run in are stalled ticks: the messages that arrived meanwhile (the
+    // leader's heartbeats among them) are still unread, so the silence they show is not the leader's.
+    const stalled = Math.min(periods, Math.floor(this.stalledMs / this.tickMs));
+    this.stalledMs -= stalled * this.tickMs;
+    const cap = MAX_CATCH_UP_ELECTIONS * (this.options.electionTicks ?? 10);
+    const live = Math.min(periods - stalled, cap);
+    for (let i = Math.min(stalled, cap - live); i > 0; i--) this.core.tick(true);
+    for (let i = 0; i < live; i++) this.core.tick();
     this.scheduleDrive();
+  }
+
+  /**
+   * The tick timer runs every tick period, so a gap between two runs longer than two periods means the
+   * event loop was blocked or starved (GC, CPU contention, a stopped process) for the excess.
+   */
+  private noteStall(gapMs: number): void {
+    const stall = gapMs - STALL_SLACK_TICKS * this.tickMs;
+    if (stall <= 0) return;
+    this.stalledMs += stall;
+    if (stall >= this.electionTimeoutMs() / 2)
+      this.log.warn(
+        { ms: Math.round(gapMs) },
+        "event loop stalled; the stall is not counted as silence of the leader",
+      );
   }
 
   private receive(from: NodeId, messages: Message[]): void {
@@ -428,6 +473,25 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       this.core.step(m);
     }
     this.scheduleDrive();
+  }
+
+  /**
+   * Nothing listens at `peer`'s address: if it is the leader, it is gone, and waiting out its silence is moot.
+   * A firewall that rejects with TCP resets between live servers looks the same: then the old leader may
+   * answer lease reads for up to an election timeout after the others elected a successor (the window in
+   * which Consul documents default-mode reads as possibly stale); reads that confirm leadership by a quorum
+   * round are unaffected.
+   */
+  private peerRefused(peer: NodeId): void {
+    if (this.stopped || this.leader !== peer || this.role === "leader") return;
+    this.catchUpTicks();
+    if (this.core.leaderGone(peer)) {
+      this.log.info(
+        { leader: peer },
+        "the leader's address refuses connections; campaigning without waiting",
+      );
+      this.scheduleDrive();
+    }
   }
 
   private markUnreachable(peer: NodeId): void {

@@ -20,6 +20,10 @@ export interface EtcdCluster {
   members: EtcdMember[];
   leader: EtcdMember;
   version: string;
+  /** Starts a stopped member again with its data dir and ports (it rejoins from its own WAL). */
+  restart(member: EtcdMember): void;
+  /** The member every running member names as leader, once they agree. */
+  awaitLeader(timeoutMs?: number): Promise<EtcdMember>;
   stop(): Promise<void>;
 }
 
@@ -64,37 +68,59 @@ export async function startEtcdCluster(size: number, dataRoot: string): Promise<
   const token = `bench-${process.pid}-${Date.now()}`;
 
   const members: EtcdMember[] = [];
+  const argv = new Map<EtcdMember, string[]>();
   for (const [i, name] of names.entries()) {
     const dataDir = join(dataRoot, name);
     await mkdir(dataDir, { recursive: true });
     const clientUrl = `http://127.0.0.1:${ports[i]}`;
-    const proc = spawnTracked(
-      name,
-      "etcd",
-      [
-        `--name=${name}`,
-        `--data-dir=${dataDir}`,
-        `--listen-client-urls=${clientUrl}`,
-        `--advertise-client-urls=${clientUrl}`,
-        `--listen-peer-urls=${peerUrl(i)}`,
-        `--initial-advertise-peer-urls=${peerUrl(i)}`,
-        `--initial-cluster=${initialCluster}`,
-        `--initial-cluster-token=${token}`,
-        "--initial-cluster-state=new",
-        "--logger=zap",
-        "--log-level=warn",
-      ],
-      { logFile: join(dataRoot, `${name}.log`) },
-    );
-    members.push({ name, client: { host: "127.0.0.1", port: ports[i]! }, process: proc });
+    const args = [
+      `--name=${name}`,
+      `--data-dir=${dataDir}`,
+      `--listen-client-urls=${clientUrl}`,
+      `--advertise-client-urls=${clientUrl}`,
+      `--listen-peer-urls=${peerUrl(i)}`,
+      `--initial-advertise-peer-urls=${peerUrl(i)}`,
+      `--initial-cluster=${initialCluster}`,
+      `--initial-cluster-token=${token}`,
+      "--initial-cluster-state=new",
+      "--logger=zap",
+      "--log-level=warn",
+    ];
+    const proc = spawnTracked(name, "etcd", args, { logFile: join(dataRoot, `${name}.log`) });
+    const member = { name, client: { host: "127.0.0.1", port: ports[i]! }, process: proc };
+    argv.set(member, args);
+    members.push(member);
   }
+  const restart = (member: EtcdMember) => {
+    member.process = spawnTracked(member.name, "etcd", argv.get(member)!, {
+      logFile: join(dataRoot, `${member.name}.log`),
+    });
+  };
 
   const stopAllMembers = async () => {
     await Promise.all(members.map((m) => stop(m.process)));
   };
-  const agent = keepAliveAgent(size);
   try {
-    const leader = await waitFor(
+    const leader = await awaitEtcdLeader(members, 30_000);
+    return {
+      members,
+      leader,
+      version,
+      restart,
+      awaitLeader: (timeoutMs = 30_000) => awaitEtcdLeader(members, timeoutMs),
+      stop: stopAllMembers,
+    };
+  } catch (err) {
+    await stopAllMembers();
+    throw err;
+  }
+}
+
+/** Waits until every member (all must be running) names the same leader through the v3 JSON gateway. */
+async function awaitEtcdLeader(members: readonly EtcdMember[], timeoutMs: number): Promise<EtcdMember> {
+  const agent = keepAliveAgent(members.length);
+  try {
+    return await waitFor(
       "etcd members to agree on a leader",
       async () => {
         const statuses: MemberStatus[] = [];
@@ -108,13 +134,9 @@ export async function startEtcdCluster(size: number, dataRoot: string): Promise<
         const index = statuses.findIndex((s) => s.header?.member_id === leaderId);
         return index >= 0 ? members[index] : undefined;
       },
-      30_000,
+      timeoutMs,
       200,
     );
-    return { members, leader, version, stop: stopAllMembers };
-  } catch (err) {
-    await stopAllMembers();
-    throw err;
   } finally {
     agent.destroy();
   }

@@ -22,7 +22,7 @@ export interface ClusterOptions {
   readonly dataRoot: string;
   /** Agent logs are appended here, one file per agent. */
   readonly logRoot: string;
-  /** Consul's raft_multiplier: 1 gives an election timeout of about a second. */
+  /** Consul's raft_multiplier (default: the agent's default, 1). */
   readonly raftMultiplier?: number;
   /** The source tree to run `cairn agent` from (default: this checkout). */
   readonly treeRoot?: string;
@@ -135,7 +135,7 @@ export class Cluster {
         host,
         join: this.nodes.flatMap((n) => (n.index === i ? [] : [serf(n.index)])),
         bootstrapExpect: this.size,
-        raftMultiplier: this.options.raftMultiplier ?? 1,
+        ...(this.options.raftMultiplier === undefined ? {} : { raftMultiplier: this.options.raftMultiplier }),
         logLevel: "info",
       });
     }

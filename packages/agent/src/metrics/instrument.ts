@@ -1,5 +1,6 @@
 import type { ClusterBackend } from "@cairn/api";
 import type { Command, StateStore } from "@cairn/fsm";
+import { eventLoopDelay } from "./event-loop-delay.js";
 import type { Labels, Metrics } from "./registry.js";
 
 /** Command types whose applies Consul times under their own names. */
@@ -75,6 +76,7 @@ export function routeLabel(pathname: string): string {
 
 /** HTTP requests timed by route, method and status: `consul.api.http` (milliseconds). */
 export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performance.now()): Fetch {
+  eventLoopDelay();
   // One label object per method, route and status (a bounded set), so the registry sorts each only once.
   const labelSets = new Map<string, Labels>();
   return async (request, env) => {
@@ -101,6 +103,9 @@ export function sampleGauges(metrics: Metrics, store: StateStore | undefined): v
   metrics.setGauge("consul.runtime.alloc_bytes", memory.heapUsed);
   metrics.setGauge("consul.runtime.sys_bytes", memory.rss);
   metrics.setGauge("consul.runtime.heap_total_bytes", memory.heapTotal);
+  const delay = eventLoopDelay();
+  metrics.setGauge("cairn.runtime.event_loop_delay_p99_ms", delay.percentile(99) / 1e6);
+  metrics.setGauge("cairn.runtime.event_loop_delay_max_ms", delay.max / 1e6);
   if (store === undefined) return;
   metrics.setGauge("consul.rpc.queries_blocking", store.watches.waiting);
   metrics.setGauge("consul.session_ttl.active", store.view().sessionList().value.length);

@@ -3,6 +3,9 @@ import { NotLeaderError, ProposalDroppedError, RaftTimeoutError, RpcError } from
 /** Consul's rpc_hold_timeout: how long a request waits out an election before failing. */
 export const DEFAULT_HOLD_MS = 7_000;
 
+const MIN_DELAY_MS = 25;
+const MAX_DELAY_MS = 500;
+
 export type Attempt<T> = { done: true; value: T } | { done: false };
 
 export interface HoldOptions {
@@ -11,15 +14,21 @@ export interface HoldOptions {
   idempotent: boolean;
   now?: () => number;
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * Subscribes to "a leader is now known" (returns the unsubscribe): a waiting request retries at once
+   * rather than at the end of its back-off, so it succeeds as soon as an election or transfer ends.
+   */
+  onLeader?: (listener: () => void) => () => void;
 }
 
 const sleepMs = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
- * Runs `attempt` until it reaches a leader, backing off while there is none, for at most the hold time; then
- * throws `onTimeout()`. An attempt answers `{done: false}` when it could not even try (no leader known, no
- * connection to it). Errors that prove the request did not run (the target is not the leader, the entry was
- * overwritten by a new leader) are retried; errors after which it may have run only for idempotent requests.
+ * Runs `attempt` until it reaches a leader, backing off while there is none (woken early by `onLeader`), for
+ * at most the hold time; then throws `onTimeout()`. An attempt answers `{done: false}` when it could not even
+ * try (no leader known, no connection to it). Errors that prove the request did not run (the target is not the
+ * leader, the entry was overwritten by a new leader) are retried; errors after which it may have run only for
+ * idempotent requests.
  */
 export async function holdForLeader<T>(
   options: HoldOptions,
@@ -29,18 +38,37 @@ export async function holdForLeader<T>(
   const now = options.now ?? Date.now;
   const sleep = options.sleep ?? sleepMs;
   const deadline = now() + options.holdMs;
-  let delay = 25;
-  for (;;) {
-    try {
-      const outcome = await attempt();
-      if (outcome.done) return outcome.value;
-    } catch (err) {
-      if (!retryable(err, options.idempotent)) throw err;
+  let delay = MIN_DELAY_MS;
+  // Set when a leader became known since the last attempt started: that attempt may have seen the old one.
+  let woken = false;
+  let wake: (() => void) | undefined;
+  const unsubscribe = options.onLeader?.(() => {
+    woken = true;
+    wake?.();
+  });
+  try {
+    for (;;) {
+      woken = false;
+      try {
+        const outcome = await attempt();
+        if (outcome.done) return outcome.value;
+      } catch (err) {
+        if (!retryable(err, options.idempotent)) throw err;
+      }
+      const left = deadline - now();
+      if (left <= 0) throw onTimeout();
+      if (!woken) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          void sleep(Math.min(delay, left)).then(resolve);
+        });
+        wake = undefined;
+      }
+      // A new leader that still refuses (not caught up, not yet connected) starts the back-off over.
+      delay = woken ? MIN_DELAY_MS : Math.min(delay * 2, MAX_DELAY_MS);
     }
-    const left = deadline - now();
-    if (left <= 0) throw onTimeout();
-    await sleep(Math.min(delay, left));
-    delay = Math.min(delay * 2, 500);
+  } finally {
+    unsubscribe?.();
   }
 }
 

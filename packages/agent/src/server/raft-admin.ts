@@ -100,6 +100,18 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     );
   }
 
+  /**
+   * A leader about to stop hands leadership to the most up-to-date voter, so writes pause for one transfer
+   * rather than an election timeout. Resolves false when there was nothing to hand over (not the leader, no
+   * other voter); rejects when the transfer failed.
+   */
+  async handOff(): Promise<boolean> {
+    const node = this.node;
+    if (!node?.isLeader() || mostUpToDateVoter(node) === undefined) return false;
+    await this.transferHere(node, undefined);
+    return true;
+  }
+
   /** A new server asks to be added as a non-voter. */
   async join(id: string, address: string): Promise<void> {
     await this.backend.onLeader(
@@ -188,9 +200,7 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     const status = node.status();
     let target = id;
     if (target === undefined) {
-      const others = status.conf.voters.filter((v) => v !== node.id);
-      others.sort((a, b) => (status.progress?.[b]?.match ?? 0) - (status.progress?.[a]?.match ?? 0));
-      target = others[0];
+      target = mostUpToDateVoter(node);
       if (target === undefined) throw new RaftOperatorError("cannot transfer leadership: no other voter");
     } else if (!status.conf.voters.includes(target)) {
       throw new RaftOperatorError(`cannot find peer ${target}`);
@@ -209,6 +219,14 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     if (conf.voters.includes(id) || conf.learners.includes(id)) return;
     await whenFree(() => node.addLearner(id, address));
   }
+}
+
+/** The other voter the leader has replicated furthest to: the one that can take over soonest. */
+function mostUpToDateVoter(node: Node): string | undefined {
+  const status = node.status();
+  const others = status.conf.voters.filter((v) => v !== node.id);
+  others.sort((a, b) => (status.progress?.[b]?.match ?? 0) - (status.progress?.[a]?.match ?? 0));
+  return others[0];
 }
 
 /** Retries a membership change while another one is still committing. */

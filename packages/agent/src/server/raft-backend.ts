@@ -39,10 +39,18 @@ export class RaftBackend implements ClusterBackend {
   private node: RaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
+  /** Held requests, woken when a leader becomes known (one listener on the node however many are held). */
+  private readonly leaderWaiters = new Set<() => void>();
   private readonly now: () => number;
   /** Counts leadership changes; `readyLeadership` is the one in which this leader served a read index. */
   private leadership = 0;
   private readyLeadership = -1;
+  /** Set by a planned stop: requests other servers forward here are refused as "not the leader". */
+  private draining = false;
+  /** Forwarded requests being served; a stop waits for them before the transport closes. */
+  private serving = 0;
+  /** When the last forwarded request arrived (a stop waits until they stop coming). */
+  private lastForwardAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly deps: RaftBackendDeps) {
     this.holdMs = deps.holdMs ?? DEFAULT_HOLD_MS;
@@ -57,19 +65,59 @@ export class RaftBackend implements ClusterBackend {
   attach(node: RaftNode<ApplyResult>, contact: LeaderContact): void {
     this.node = node;
     this.contact = contact;
-    node.on("leader", () => {
+    node.on("leader", (leader) => {
       this.leadership++;
+      if (leader !== null) for (const wake of [...this.leaderWaiters]) wake();
     });
-    node.transport.handle(RPC.apply, async (payload) => {
-      if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
-      return packValue(await node.propose(stampForwardedEntry(payload, this.now())));
-    });
-    node.transport.handle(RPC.renewSession, (payload) => {
-      const { id, ns } = payload as { id: unknown; ns: unknown };
-      if (typeof id !== "string" || typeof ns !== "string") throw new TypeError("renew expects {id, ns}");
-      if (!node.isLeader()) throw new NotLeaderError("not-leader", node.leaderId(), null);
-      return packValue(this.renewHere(id, ns));
-    });
+    node.transport.handle(RPC.apply, (payload) =>
+      this.serveForwarded(node, async () => {
+        if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
+        return packValue(await node.propose(stampForwardedEntry(payload, this.now())));
+      }),
+    );
+    node.transport.handle(RPC.renewSession, (payload) =>
+      this.serveForwarded(node, async () => {
+        const { id, ns } = payload as { id: unknown; ns: unknown };
+        if (typeof id !== "string" || typeof ns !== "string") throw new TypeError("renew expects {id, ns}");
+        if (!node.isLeader()) throw new NotLeaderError("not-leader", node.leaderId(), null);
+        return packValue(this.renewHere(id, ns));
+      }),
+    );
+  }
+
+  /**
+   * A request from another server. While draining it is refused as "not the leader", which proves to the
+   * sender it did not run, so the sender retries it with the next leader instead of failing it.
+   */
+  private async serveForwarded<T>(node: RaftNode<ApplyResult>, work: () => Promise<T>): Promise<T> {
+    this.lastForwardAt = performance.now();
+    if (this.draining) throw new NotLeaderError("not-leader", node.isLeader() ? null : node.leaderId(), null);
+    this.serving++;
+    try {
+      return await work();
+    } finally {
+      this.serving--;
+    }
+  }
+
+  /**
+   * Before a planned stop closes the Raft transport (after the leadership hand-off): refuses new forwarded
+   * requests and waits until those in progress answered (a proposal accepted before the hand-off commits
+   * under the new leader and answers here) and none arrived for `quietMs` (servers that have not heard of
+   * the new leader yet still send here, and must get the refusal rather than a closed connection). Bounded
+   * by `maxMs`.
+   */
+  async drain(maxMs: number, quietMs: number): Promise<void> {
+    this.draining = true;
+    const deadline = performance.now() + maxMs;
+    for (;;) {
+      const now = performance.now();
+      if (now >= deadline) break;
+      if (this.serving === 0 && now - this.lastForwardAt >= quietMs) break;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    if (this.serving > 0)
+      this.deps.log.warn({ serving: this.serving }, "stopping with forwarded requests still in progress");
   }
 
   /** Stamped with the leader's clock where it is proposed (the leader re-stamps what a follower forwards). */
@@ -221,7 +269,14 @@ export class RaftBackend implements ClusterBackend {
     attempt: (node: RaftNode<ApplyResult>) => Promise<Attempt<T>>,
   ): Promise<T> {
     return holdForLeader(
-      { holdMs: this.holdMs, idempotent },
+      {
+        holdMs: this.holdMs,
+        idempotent,
+        onLeader: (listener) => {
+          this.leaderWaiters.add(listener);
+          return () => this.leaderWaiters.delete(listener);
+        },
+      },
       async () => (this.node ? attempt(this.node) : { done: false }),
       () => new NoClusterLeaderError(),
     );

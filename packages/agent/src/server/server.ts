@@ -32,8 +32,22 @@ import { recoverFromPeersFile } from "./recovery/recover-from-peers-file.js";
 import { isRegistered, type SelfIdentity, selfRegistration } from "./self-registration.js";
 
 const TICK_MS = 100;
-/** Election timeout in ticks at raft_multiplier 1 (1 s, Consul's base). */
+/**
+ * Election timeout in ticks per unit of raft_multiplier (Consul's base: 1 s), drawn from [N s, 1.5 N s). A
+ * leader whose process died is not waited out: its address refuses connections and the survivors campaign
+ * at once (RaftNode), so the timeout only has to catch a leader that is cut off or hung, and must stay above
+ * the event-loop stalls of a live leader on a loaded host (measured on a shared 2-core machine at load 20-25:
+ * p99 about 60 ms, many of 0.7-1.6 s, a few of 2-3.7 s; see OPERATIONS.md). A server's own stalls do not
+ * count (RaftNode) and PreVote keeps a server that was cut off from deposing a healthy leader. The narrow
+ * random part (half the floor, not Raft's customary whole) keeps the worst failover close to the typical one.
+ */
 const ELECTION_TICKS = 10;
+const ELECTION_JITTER_TICKS = 5;
+/**
+ * A campaign round that neither won nor lost (a split vote) is retried after [0.2 s, 0.7 s), at any
+ * multiplier: there is no live leader to wait out.
+ */
+const ELECTION_RETRY_TICKS = 2;
 const REGISTRATION_CHECK_MS = 2_000;
 const ACL_REAP_INTERVAL_MS = 5_000;
 /**
@@ -41,6 +55,11 @@ const ACL_REAP_INTERVAL_MS = 5_000;
  * likewise gives up on a Raft apply after 30 s (the outcome is then unknown to the caller).
  */
 const PROPOSE_TIMEOUT_MS = 30_000;
+/**
+ * A stopping server refuses forwarded requests until none came for this long: long enough for every server
+ * to have heard from the new leader after a hand-off (a few heartbeats), short enough not to slow a stop.
+ */
+const DRAIN_QUIET_MS = 300;
 
 export interface ServerOptions {
   config: AgentConfig;
@@ -366,6 +385,8 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         logger: log.child({ component: "raft" }),
         tickMs: TICK_MS,
         electionTicks: ELECTION_TICKS * multiplier,
+        electionJitterTicks: ELECTION_JITTER_TICKS * multiplier,
+        electionRetryTicks: ELECTION_RETRY_TICKS,
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.tls ? { tls: this.options.tls } : {}),
@@ -484,15 +505,50 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     return names;
   }
 
+  /** Bounded by an election timeout: a stop must not wait on a transfer the others cannot complete. */
+  private async handOffLeadership(): Promise<void> {
+    if (!this.node?.isLeader()) return;
+    const { log } = this.options;
+    const started = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    const bound = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.electionTimeoutMs());
+    });
+    try {
+      const outcome = await Promise.race([this.admin.handOff(), bound]);
+      if (outcome === "timeout") log.warn("leadership transfer before stopping timed out; stopping anyway");
+      else if (outcome) log.info({ ms: Date.now() - started }, "handed leadership over before stopping");
+    } catch (err) {
+      log.warn(
+        { err: (err as Error).message },
+        "leadership transfer before stopping failed; stopping anyway",
+      );
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private electionTimeoutMs(): number {
+    return ELECTION_TICKS * Math.max(1, this.options.config.performance.raftMultiplier) * TICK_MS;
+  }
+
   private fail(err: Error): void {
     if (this.stopped) return;
     this.options.log.error({ err: err.message }, "server cannot continue");
     this.emit("fatal", err);
   }
 
+  /**
+   * A planned stop (SIGTERM, SIGINT, leave): a leader first hands leadership over, so writes pause for one
+   * transfer rather than for the election the others would need after its heartbeats stop.
+   */
   async stop(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
+    await this.handOffLeadership();
+    // Forwarded writes in progress answer before the transport closes; a closed connection would leave their
+    // senders not knowing whether they ran.
+    await this.backend.drain(this.electionTimeoutMs(), DRAIN_QUIET_MS);
     this.discovery.stop();
     clearInterval(this.registrationTimer);
     this.duties.stop();

@@ -37,7 +37,7 @@ describe("defaults", () => {
         tokens: { initialManagement: undefined, agent: undefined },
       },
       ui: { enabled: false, contentPath: "/ui/" },
-      performance: { raftMultiplier: 5 },
+      performance: { raftMultiplier: 3 },
       raftProtocol: 3,
       leaveOnTerminate: true,
       skipLeaveOnInterrupt: false,

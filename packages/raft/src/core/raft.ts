@@ -151,11 +151,31 @@ export class RaftCore {
 
   // ---------------------------------------------------------------- driver API
 
-  tick(): void {
+  /**
+   * One tick period passed. `stalled`: the driver could not run during it (its event loop was blocked or
+   * starved), so silence then is no evidence of a dead leader or a lost quorum: it advances the clocks that
+   * safety rests on (the lease clock, the vote stickiness), and the leader's heartbeats, but not the election
+   * timer, neither a follower's nor the leader's CheckQuorum. Counting less can only delay an election.
+   */
+  tick(stalled = false): void {
     this.now++;
     this.leaderContactElapsed++;
-    if (this.role === "leader") this.tickLeader();
-    else this.tickElection();
+    if (this.role === "leader") this.tickLeader(stalled);
+    else if (!stalled) this.tickElection();
+  }
+
+  /**
+   * The driver learnt that the leader's process is gone (its address refuses connections): it holds no lease
+   * any more, so this server neither waits out an election timeout nor protects it from votes; it campaigns
+   * after a short random delay (to keep survivors from splitting the vote). Returns whether it applied.
+   */
+  leaderGone(id: NodeId): boolean {
+    if (this.role === "leader" || this.leader !== id) return false;
+    this.leaderContactElapsed = Math.max(this.leaderContactElapsed, this.cfg.electionTicks);
+    this.electionElapsed = 0;
+    const spread = 2 * (this.cfg.electionRetryTicks ?? 2);
+    this.randomizedTimeout = 1 + Math.floor(this.cfg.random() * spread);
+    return true;
   }
 
   step(m: Message): void {
@@ -448,7 +468,14 @@ export class RaftCore {
   private resetTimers(): void {
     this.electionElapsed = 0;
     this.heartbeatElapsed = 0;
-    this.randomizedTimeout = this.cfg.electionTicks + Math.floor(this.cfg.random() * this.cfg.electionTicks);
+    const jitter = this.cfg.electionJitterTicks ?? this.cfg.electionTicks;
+    // A (pre-)candidate whose round neither won nor lost (a split vote, or a voter still within its lease
+    // of the dead leader by a tick) has no leader to wait out: it may try again sooner.
+    const campaigning = this.role === "candidate" || this.role === "pre-candidate";
+    const base = campaigning
+      ? (this.cfg.electionRetryTicks ?? this.cfg.electionTicks)
+      : this.cfg.electionTicks;
+    this.randomizedTimeout = base + Math.floor(this.cfg.random() * jitter);
   }
 
   /**
@@ -487,6 +514,7 @@ export class RaftCore {
       this.becomeFollower(this.term + 1, null);
       this.role = "candidate";
       this.vote = this.id;
+      this.resetTimers();
     }
     this.votes.set(this.id, true);
     if (this.tally() === "won") {
@@ -590,10 +618,10 @@ export class RaftCore {
     }
   }
 
-  private tickLeader(): void {
+  private tickLeader(stalled: boolean): void {
     this.leaderContactElapsed = 0;
     this.heartbeatElapsed++;
-    this.electionElapsed++;
+    if (!stalled) this.electionElapsed++;
     if (this.leadTransferee !== null && ++this.transferElapsed >= this.cfg.electionTicks) {
       this.leadTransferee = null;
     }

@@ -142,8 +142,19 @@ export interface Ready {
 
 export interface RaftConfig {
   id: NodeId;
-  /** Minimum election timeout; each timeout is drawn from [electionTicks, 2*electionTicks). */
+  /** Minimum election timeout; each timeout is drawn from [electionTicks, electionTicks + jitter). */
   electionTicks: number;
+  /**
+   * Width of the random part of the election timeout (default electionTicks). Wide enough that two
+   * followers seldom time out in the same round trip; every tick more is a tick more of a failover.
+   */
+  electionJitterTicks?: number;
+  /**
+   * Base timeout of a pre-candidate's or candidate's round that neither won nor lost (default
+   * electionTicks), plus the same jitter. Shorter than the election timeout: there is no live leader to
+   * wait out, and a split vote then costs a fraction of an election timeout rather than a whole one.
+   */
+  electionRetryTicks?: number;
   heartbeatTicks: number;
   /** Injected PRNG in [0, 1): the only source of randomness in the core. */
   random: () => number;

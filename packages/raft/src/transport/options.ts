@@ -16,6 +16,11 @@ export interface TransportHandlers<M> {
   onMessages(from: string, messages: M[]): void;
   /** Messages for `peer` were dropped: it is not connected or its queue is full. */
   onUnreachable(peer: string): void;
+  /**
+   * Dialling `peer` was refused: nothing listens at its address any more, so its process has exited (or is
+   * stopping). A process that is only stalled still accepts connections (the kernel completes them).
+   */
+  onRefused?(peer: string): void;
   /** A peer starts streaming the snapshot that `message` announces; returns where to write it. */
   onSnapshot(from: string, message: M, size: number): Promise<SnapshotSink>;
   /** A peer introduced itself with the address it accepts server connections on. */

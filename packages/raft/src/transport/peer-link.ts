@@ -24,6 +24,8 @@ export interface LinkContext {
   limits: TransportLimits;
   random: () => number;
   onUnreachable(peer: string): void;
+  /** A dial was refused (see TransportHandlers.onRefused). */
+  onRefused(peer: string): void;
 }
 
 /**
@@ -172,6 +174,8 @@ export class PeerLink<M> {
       if (target.url.startsWith("wss:") && isTlsRefusal(err))
         this.log.warn({ err: err.message }, "refused the server's certificate");
       else this.log.debug({ err: err.message }, "server connection error");
+      if ((err as NodeJS.ErrnoException).code === "ECONNREFUSED" && this.ws === ws)
+        this.ctx.onRefused(this.peer);
     });
     ws.on("unexpected-response", (_req, res) => {
       this.log.warn({ status: res.statusCode }, "the server refused this connection");

@@ -36,6 +36,7 @@ export class ServerTransport<M> {
       limits,
       random: options.random ?? Math.random,
       onUnreachable: (peer) => options.handlers.onUnreachable(peer),
+      onRefused: (peer) => options.handlers.onRefused?.(peer),
     };
     const inboundContext: InboundContext<M> = {
       nodeId: options.nodeId,

@@ -232,6 +232,37 @@ describe("CheckQuorum", () => {
     expect(b.status()).toMatchObject({ term: 9, vote: "c" });
   });
 
+  it("followers told that the leader is gone campaign within a few ticks and grant each other's votes", () => {
+    const c = new TestCluster(["a", "b", "c"], { checkQuorum: true, preVote: true, random: () => 0.5 });
+    c.tick("b", 10);
+    c.tick("c", 10);
+    c.elect("a");
+    c.drop = (m) => m.to === "a" || m.from === "a";
+    // Without the news, b would wait out its election timeout (15 ticks) and c's stickiness would refuse it.
+    expect(c.get("b").leaderGone("a")).toBe(true);
+    expect(c.get("c").leaderGone("a")).toBe(true);
+    expect(c.get("b").leaderGone("c")).toBe(false); // not its leader: ignored
+    for (let i = 0; i < 3 && c.get("b").status().role !== "leader"; i++) {
+      c.tick("b");
+      c.deliver();
+    }
+    expect(c.get("b").status()).toMatchObject({ role: "leader", term: 3 });
+  });
+
+  it("stalled ticks advance no election timer: a follower that could not run does not campaign", () => {
+    const c = new TestCluster(["a", "b", "c"], { checkQuorum: true, preVote: true, random: () => 0.5 });
+    c.tick("b", 10);
+    c.tick("c", 10);
+    c.elect("a");
+    const b = c.get("b");
+    for (let i = 0; i < 100; i++) b.tick(true);
+    expect(c.take((m) => m.from === "b")).toEqual([]);
+    expect(b.status()).toMatchObject({ role: "follower", leader: "a", term: 2 });
+    const leader = c.get("a");
+    for (let i = 0; i < 100; i++) leader.tick(true); // nor the leader's quorum check
+    expect(leader.status().role).toBe("leader");
+  });
+
   it("a freshly (re)started server ignores votes for an election timeout: it may have acked a lease just before", () => {
     const core = single({ checkQuorum: true });
     core.step(vote("b", 2, 1, 1));

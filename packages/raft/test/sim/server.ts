@@ -11,6 +11,9 @@ import type {
 } from "../../src/core/types.js";
 import { entryHash, type SmState } from "./state-machine.js";
 
+/** As RaftNode: gaps of up to this many tick periods are timer lateness, not a stall. */
+const STALL_SLACK_TICKS = 2;
+
 /** What survives a crash: exactly what a Ready persisted before the crash. */
 export interface DurableState {
   hard: HardState;
@@ -80,6 +83,19 @@ export class SimServer {
       { hardState: { ...d.hard }, snapshot: d.snapshot?.meta ?? null, entries: [...d.entries] },
       this.bootstrap,
     );
+  }
+
+  /**
+   * After a stall, ticks the core for what it missed as RaftNode does: all but the last STALL_SLACK_TICKS
+   * as stalled ticks (they do not count as leader silence), the rest as live ones. `compensate: false`
+   * ticks them all as live (a driver that takes its own stall for the leader's silence).
+   */
+  catchUp(compensate = true): void {
+    const core = this.core;
+    if (!core) return;
+    const stalled = compensate ? Math.max(0, this.missedTicks - STALL_SLACK_TICKS) : 0;
+    for (let i = 0; i < this.missedTicks; i++) core.tick(i < stalled);
+    this.missedTicks = 0;
   }
 
   crash(): void {

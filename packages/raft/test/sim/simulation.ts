@@ -67,7 +67,8 @@ type SimEvent =
   | { k: "resume"; s: SimServer; inc: number }
   | { k: "fault" }
   | { k: "client" }
-  | { k: "heal" };
+  | { k: "heal" }
+  | { k: "refused"; peer: string };
 
 /**
  * One deterministic run of a simulated cluster. Everything - configuration, fault mix, timing, network
@@ -238,7 +239,7 @@ export class Simulation implements ServerHooks {
         // A correct driver catches up on the ticks a stall swallowed (from its monotonic clock)
         // before it handles anything that queued up meanwhile.
         this.record(`resume ${s.id} after ${s.missedTicks} missed ticks`);
-        for (; s.missedTicks > 0; s.missedTicks--) s.core.tick();
+        s.catchUp();
         this.touched(s);
         return;
       }
@@ -269,6 +270,18 @@ export class Simulation implements ServerHooks {
       case "heal":
         this.heal();
         return;
+      case "refused": {
+        const gone = this.servers.get(ev.peer);
+        if (gone?.alive) return; // restarted meanwhile: its address accepts again
+        for (const s of this.servers.values()) {
+          if (!s.core || s.pausedUntil > this.now) continue;
+          if (s.core.leaderGone(ev.peer)) {
+            this.record(`${s.id}: ${ev.peer} refuses connections`);
+            this.touched(s);
+          }
+        }
+        return;
+      }
     }
   }
 
@@ -308,6 +321,15 @@ export class Simulation implements ServerHooks {
 
   private afterCrash(s: SimServer): void {
     this.stats.crashes++;
+    // Often the survivors find out at once that the process is gone (its address refuses connections, as
+    // RaftNode is told) and those that followed it campaign without waiting out its silence.
+    if (this.rng.chance(0.5)) {
+      const at = this.now + this.rng.int(1, 100);
+      this.queue.push(at, {
+        k: "refused",
+        peer: s.id,
+      });
+    }
     this.history.crashed(s);
     this.queue.push(this.now + this.rng.int(TICK, this.rng.pick([1, 3, 15, 40]) * TICK), { k: "restart", s });
   }

@@ -80,3 +80,73 @@ describe("holdForLeader", () => {
     expect(value).toBe("read");
   });
 });
+
+describe("holdForLeader woken by a leader", () => {
+  /** A leader-change source, and a sleep that never ends on its own: only the event can wake the request. */
+  function leaderEvents() {
+    const listeners = new Set<() => void>();
+    return {
+      onLeader: (listener: () => void) => {
+        listeners.add(listener);
+        return () => listeners.delete(listener);
+      },
+      elect: () => {
+        for (const l of listeners) l();
+      },
+      listeners,
+    };
+  }
+  const forever = () => new Promise<void>(() => {});
+
+  it("retries at once when a leader becomes known, not at the end of its back-off", async () => {
+    const events = leaderEvents();
+    let leader = false;
+    let calls = 0;
+    const held = holdForLeader(
+      { holdMs: 7_000, idempotent: false, now: () => 0, sleep: forever, onLeader: events.onLeader },
+      async () => {
+        calls++;
+        return leader ? { done: true, value: "written" } : { done: false };
+      },
+      timeout,
+    );
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(calls).toBe(1);
+    leader = true;
+    events.elect();
+    await expect(held).resolves.toBe("written");
+    expect(calls).toBe(2);
+    expect(events.listeners.size).toBe(0);
+  });
+
+  it("retries without sleeping when the leader changed during the failed attempt", async () => {
+    const events = leaderEvents();
+    const errors: unknown[] = [new RpcError("remote", "leadership is being transferred", "NotLeaderError")];
+    const value = await holdForLeader(
+      { holdMs: 7_000, idempotent: false, now: () => 0, sleep: forever, onLeader: events.onLeader },
+      async () => {
+        const err = errors.shift();
+        if (err) {
+          events.elect();
+          throw err;
+        }
+        return { done: true, value: 2 };
+      },
+      timeout,
+    );
+    expect(value).toBe(2);
+  });
+
+  it("unsubscribes when it gives up", async () => {
+    const events = leaderEvents();
+    const c = clock();
+    await expect(
+      holdForLeader(
+        { holdMs: 1_000, idempotent: true, ...c, onLeader: events.onLeader },
+        async () => ({ done: false }),
+        timeout,
+      ),
+    ).rejects.toThrow("No cluster leader");
+    expect(events.listeners.size).toBe(0);
+  });
+});
