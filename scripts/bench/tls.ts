@@ -21,6 +21,7 @@ import { type HttpTarget, keepAliveAgent, keepAliveTlsAgent } from "./lib/http-c
 import { cairnKv } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { formatMs, formatRate, markdownTable } from "./lib/table.js";
+import { ensureWrk, runWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -30,8 +31,12 @@ const { values } = parseArgs({
     keys: { type: "string", default: "2000" },
     rounds: { type: "string", default: "2" },
     keep: { type: "boolean", default: false },
+    generator: { type: "string", default: "wrk" },
   },
 });
+if (values.generator !== "wrk" && values.generator !== "node")
+  throw new Error(`--generator must be wrk or node, not ${JSON.stringify(values.generator)}`);
+const useWrk = values.generator === "wrk";
 const durationMs = Number(values.seconds) * 1000;
 const warmupMs = Number(values.warmup) * 1000;
 const clients = Number(values.clients);
@@ -56,6 +61,22 @@ interface Side {
 }
 
 async function cell(side: Side, op: Operation): Promise<LoadResult> {
+  if (useWrk) {
+    // wrk's connections are its own: warm them (handshakes included) with a short run first.
+    const run = (seconds: number) =>
+      runWrk({
+        target: side.leader,
+        method: op === "put" ? "PUT" : "GET",
+        prefix: "/v1/kv/bench/key-",
+        keys: keyCount,
+        ...(op === "put" ? { body: value.toString() } : {}),
+        connections: clients,
+        threads: 2,
+        seconds,
+      });
+    await run(Math.max(1, Math.round(warmupMs / 1000)));
+    return run(Math.round(durationMs / 1000));
+  }
   const { agent } = side;
   return runLoad({
     concurrency: clients,
@@ -106,13 +127,15 @@ function render(plain: Side, rpcOnly: Side, tls: Side): string {
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "cairn-tls-bench-"));
   try {
+    if (useWrk) ensureWrk(log);
     const certs = await writeTestCerts(root);
     const httpsPorts = await freePorts(3);
     log("starting the plaintext cluster");
     const plainCluster = await startCairnCluster(3, join(root, "plain"));
     log("starting the TLS cluster");
     const tlsCluster = await startCairnCluster(3, join(root, "tls"), {
-      flags: ["-hcl", tlsHcl(certs.ca, certs.server)],
+      // wrk cannot present a client certificate; verifying one costs only at the handshake, before a cell.
+      flags: ["-hcl", tlsHcl(certs.ca, certs.server, useWrk ? "https { verify_incoming = false }" : "")],
       flagsFor: (i) => ["-https-port", String(httpsPorts[i])],
     });
     const tlsLeaderIndex = tlsCluster.servers.indexOf(tlsCluster.leader);
@@ -157,7 +180,7 @@ async function main(): Promise<void> {
       }
     }
     console.log(
-      `TLS cost: two 3-server clusters, fsync on, the same run; best of ${rounds} rounds of ${values.seconds} s per cell.\n`,
+      `TLS cost: two 3-server clusters, fsync on, the same run, load from ${values.generator}; best of ${rounds} rounds of ${values.seconds} s per cell.\n`,
     );
     console.log(render(plain, rpcOnly, tls));
     for (const side of sides) side.agent.destroy();

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { freePorts } from "../../lib/ports.js";
 import { isRunning, type Spawned, spawnTracked, stop } from "../../lib/processes.js";
 import { GiveUp, waitFor } from "../../lib/wait.js";
+import { installDebianPackage } from "./debian.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./http-client.js";
 
 export interface EtcdMember {
@@ -37,17 +38,7 @@ function etcdVersion(): string | undefined {
 export function ensureEtcd(log: (line: string) => void = console.error): string {
   const found = etcdVersion();
   if (found) return found;
-  const install = () =>
-    spawnSync("apt-get", ["install", "-y", "-q", "etcd-server"], {
-      stdio: ["ignore", "ignore", "inherit"],
-      env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-    }).status === 0;
-  log("etcd not found: apt-get install -y etcd-server");
-  if (!install()) {
-    log("install failed: apt-get update, then retry");
-    spawnSync("apt-get", ["update", "-q"], { stdio: ["ignore", "ignore", "inherit"] });
-    if (!install()) throw new Error("could not install etcd-server with apt-get");
-  }
+  installDebianPackage("etcd-server", log);
   const installed = etcdVersion();
   if (!installed) throw new Error("etcd-server installed, but `etcd --version` does not run");
   return installed;
