@@ -6,6 +6,8 @@ import {
   AgentScratch,
   type Federation,
   freePorts,
+  pause,
+  resume,
   startFederation,
   stop,
   waitFor,
@@ -109,6 +111,24 @@ describe("DNS names of another datacenter", { timeout: 120_000 }, () => {
     }
     // dc1's own names are not dc2's.
     expect((await dig(client1(), "web.service.dc1.consul")).status).toBe("NXDOMAIN");
+  });
+
+  it("answers SERVFAIL within a few seconds when dc2 does not answer, and answers again once it does", async () => {
+    const dc2 = fed.dc("dc2").servers[0]!.process;
+    // Frozen, not gone: its connections stay open and silent, so only the DNS deadline ends the wait.
+    pause(dc2);
+    try {
+      const started = performance.now();
+      const r = await dig(client1(), "silent.service.dc2.consul");
+      expect(r.status).toBe("SERVFAIL");
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      resume(dc2);
+    }
+    await waitFor("dc2 answering again", async () => {
+      const r = await dig(client1(), "far-1.node.dc2.consul");
+      return r.status === "NOERROR" ? r : undefined;
+    });
   });
 
   it("answers SERVFAIL within a few seconds when dc2 cannot be reached", async () => {
