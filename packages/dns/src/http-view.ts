@@ -13,6 +13,11 @@ export interface HttpViewOptions {
   now?: () => number;
   /** Called with X-Consul-LastContact (ms) of each stale read, for the stale-query metric. */
   onStaleRead?: (lastContactMs: number) => void;
+  /**
+   * How long a read from another datacenter may take before the question answers SERVFAIL: less than a
+   * DNS client waits for an answer (dig's 5 s), so a datacenter cut off is told, not a hang.
+   */
+  remoteTimeoutMs?: number;
 }
 
 /** Raised when the API cannot answer: the listener answers SERVFAIL. */
@@ -99,11 +104,17 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
     inFlight.set(path, started);
     return started;
   };
+  const remoteTimeoutMs = o.remoteTimeoutMs ?? REMOTE_TIMEOUT_MS;
   const read = async (path: string, blocking?: string): Promise<Read> => {
     const params = [consistency, blocking].filter((p) => p).join("&");
     const sep = path.includes("?") ? "&" : "?";
     const url = `http://dns.internal${path}${params ? sep + params : ""}`;
-    const response = await o.fetch(new Request(url, { signal: aborter.signal }));
+    const send = (signal: AbortSignal) => o.fetch(new Request(url, { signal }));
+    // A blocking read has its own deadline (its wait); a plain one from another datacenter has the asker's.
+    const response =
+      blocking === undefined && REMOTE.test(path)
+        ? await remoteRead(path, send, aborter.signal, remoteTimeoutMs)
+        : await send(aborter.signal);
     const contact = Number(response.headers.get("x-consul-lastcontact") ?? "0");
     if (o.allowStale && o.onStaleRead) o.onStaleRead(contact);
     const index = response.headers.get("x-consul-index") ?? undefined;
@@ -111,27 +122,31 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
       await response.body?.cancel();
       return { body: undefined, index, text: "" };
     }
-    if (!response.ok) throw new ViewError(`${path}: ${response.status} ${(await response.text()).trim()}`);
     const text = await response.text();
+    if (!response.ok) {
+      if (unknownDatacenter(response.status, text)) return { body: undefined, index: undefined, text: "" };
+      throw new ViewError(`${path}: ${response.status} ${text.trim()}`);
+    }
     return { body: JSON.parse(text), index, text };
   };
   return {
     close() {
       aborter.abort();
     },
-    async instances(service, tag) {
-      const q = tag === undefined ? "" : `?tag=${encodeURIComponent(tag)}`;
+    async instances(service, tag, datacenter) {
+      const q = query({ tag, dc: datacenter });
       return get(`/v1/health/service/${encodeURIComponent(service)}${q}`, (body) =>
         ((body as HealthEntryJson[] | undefined) ?? []).map(toInstance),
       );
     },
-    async node(name) {
-      const found = await get(`/v1/catalog/node/${encodeURIComponent(name)}`, (body) => {
+    async node(name, datacenter) {
+      const dc = query({ dc: datacenter });
+      const found = await get(`/v1/catalog/node/${encodeURIComponent(name)}${dc}`, (body) => {
         const n = (body as { Node?: HealthEntryJson["Node"] } | null | undefined)?.Node;
         return n ? toNode(n) : undefined;
       });
       if (!found) return undefined;
-      const checks = await get(`/v1/health/node/${encodeURIComponent(name)}`, (body) =>
+      const checks = await get(`/v1/health/node/${encodeURIComponent(name)}${dc}`, (body) =>
         ((body as HealthEntryJson["Checks"]) ?? []).map(toCheck),
       );
       return { node: found, checks };
@@ -141,19 +156,29 @@ export function httpView(o: HttpViewOptions): StateView & { close(): void } {
         ((body as HealthEntryJson["Node"][] | undefined) ?? []).map(toNode),
       );
     },
-    async query(idOrName, source) {
+    async query(idOrName, source, datacenter) {
       // Prepared queries choose their own consistency; `_ip` is the DNS asker, passed as HTTP passes a proxy's.
-      const response = await o.fetch(
-        new Request(`http://dns.internal/v1/query/${encodeURIComponent(idOrName)}/execute`, {
-          headers: source ? { "x-forwarded-for": source } : {},
-        }),
-      );
+      const path = `/v1/query/${encodeURIComponent(idOrName)}/execute${query({ dc: datacenter })}`;
+      const send = (signal: AbortSignal) =>
+        o.fetch(
+          new Request(`http://dns.internal${path}`, {
+            headers: source ? { "x-forwarded-for": source } : {},
+            signal,
+          }),
+        );
+      const response =
+        datacenter === undefined
+          ? await send(aborter.signal)
+          : await remoteRead(path, send, aborter.signal, remoteTimeoutMs);
       if (response.status === 404 || response.status === 403) {
         await response.body?.cancel();
         return undefined;
       }
-      if (!response.ok)
-        throw new ViewError(`query ${idOrName}: ${response.status} ${(await response.text()).trim()}`);
+      if (!response.ok) {
+        const text = await response.text();
+        if (unknownDatacenter(response.status, text)) return undefined;
+        throw new ViewError(`query ${idOrName}: ${response.status} ${text.trim()}`);
+      }
       const body = (await response.json()) as {
         Service: string;
         Datacenter: string;
@@ -190,6 +215,53 @@ function toInstance(e: HealthEntryJson): Instance {
     weight: Math.max(0, Math.min(65_535, (warning ? weights.Warning : weights.Passing) ?? 1)),
     checks,
   };
+}
+
+/** `?tag=&dc=` of the given ones, "" for none. */
+function query(params: Record<string, string | undefined>): string {
+  const given = Object.entries(params).filter((e): e is [string, string] => e[1] !== undefined);
+  if (given.length === 0) return "";
+  return `?${given.map(([k, v]) => `${k}=${encodeURIComponent(v)}`).join("&")}`;
+}
+
+const REMOTE = /[?&]dc=/;
+/** Within dig's default 5 s per try, with room for the answer to travel back. */
+const REMOTE_TIMEOUT_MS = 3_000;
+
+/** How the API answers a datacenter no route leads to (Consul's RPC error text): the name does not exist. */
+function unknownDatacenter(status: number, text: string): boolean {
+  return status === 500 && text.startsWith("No path to datacenter");
+}
+
+/**
+ * A read of another datacenter, given up (and cancelled) after `timeoutMs`: its failure or its silence is a
+ * ViewError, SERVFAIL. The deadline is a timer raced with the read, so it holds whether or not the route
+ * the request takes heeds its signal.
+ */
+async function remoteRead(
+  path: string,
+  send: (signal: AbortSignal) => Promise<Response> | Response,
+  closed: AbortSignal,
+  timeoutMs: number,
+): Promise<Response> {
+  const cancel = new AbortController();
+  const onClose = () => cancel.abort();
+  closed.addEventListener("abort", onClose, { once: true });
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cancel.abort();
+      reject(new ViewError(`${path}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([Promise.resolve(send(cancel.signal)), deadline]);
+  } catch (err) {
+    throw err instanceof ViewError ? err : new ViewError(`${path}: ${(err as Error).message}`);
+  } finally {
+    clearTimeout(timer);
+    closed.removeEventListener("abort", onClose);
+  }
 }
 
 const MAX_CACHED = 10_000;

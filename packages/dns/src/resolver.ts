@@ -58,9 +58,15 @@ export async function resolve(q: Question, config: ResolverConfig, ctx: ResolveC
   }
   const parsed = parseName(q.name, domain);
   const kind = parsed.lookup.kind;
-  if (parsed.datacenter !== undefined && parsed.datacenter !== config.datacenter.toLowerCase())
-    return nxdomain(kind, domain, ctx);
-  const records = await lookup(q, parsed.lookup, { config, ctx, domain });
+  // Another datacenter's names are answered from there (through the API's `?dc=` forwarding), as Consul's
+  // DNS asks that datacenter's servers; one the view does not know has no names (NXDOMAIN).
+  const remote =
+    parsed.datacenter !== undefined && parsed.datacenter !== config.datacenter.toLowerCase()
+      ? parsed.datacenter
+      : undefined;
+  // Datacenter names are plain labels (Consul's rule): anything else names none, and is not sent on as `?dc=`.
+  if (remote !== undefined && !DATACENTER.test(remote)) return nxdomain(kind, domain, ctx);
+  const records = await lookup(q, parsed.lookup, { config, ctx, domain, remote });
   if (records === undefined) return nxdomain(kind, domain, ctx);
   // In a stable order, every candidate additional: the message writer shuffles each answer afresh, applies
   // a_record_limit and keeps the additionals the given answers name (message.ts).
@@ -71,6 +77,8 @@ export async function resolve(q: Question, config: ResolverConfig, ctx: ResolveC
     authorities: records.answers.length === 0 ? [soaRecord(domain, ctx.now())] : [],
   };
 }
+
+const DATACENTER = /^[a-z0-9_-]+$/;
 
 function nxdomain(kind: string, domain: string, ctx: ResolveContext): Resolution {
   return { ...empty(kind), rcode: "NXDOMAIN", authorities: [soaRecord(domain, ctx.now())] };
@@ -92,6 +100,8 @@ interface Scope {
   config: ResolverConfig;
   ctx: ResolveContext;
   domain: string;
+  /** The other datacenter the question names, if any. */
+  remote: string | undefined;
 }
 
 interface Records {
@@ -105,7 +115,7 @@ async function lookup(q: Question, l: Lookup, s: Scope): Promise<Records | undef
     case "apex":
       return apex(q, s);
     case "service": {
-      const all = await s.ctx.view.instances(l.service, l.tag);
+      const all = await s.ctx.view.instances(l.service, l.tag, s.remote);
       // No instance at all: the name does not exist; instances none healthy: it does, with no records.
       if (all.length === 0) return undefined;
       const ttl = seconds(serviceTtlMs(s.config.serviceTtlMs, l.service));
@@ -125,7 +135,7 @@ async function lookup(q: Question, l: Lookup, s: Scope): Promise<Records | undef
       );
     }
     case "query": {
-      const answer = await s.ctx.view.query(l.query, s.ctx.source);
+      const answer = await s.ctx.view.query(l.query, s.ctx.source, s.remote);
       if (!answer) return undefined;
       const ttlMs = answer.ttlMs ?? serviceTtlMs(s.config.serviceTtlMs, answer.service);
       return instanceRecords(q, answer.instances, seconds(ttlMs), s);
@@ -178,12 +188,12 @@ async function nodeLookup(
   serverOnly: boolean,
   s: Scope,
 ): Promise<Records | undefined> {
-  const found = await s.ctx.view.node(name);
+  const found = await s.ctx.view.node(name, s.remote);
   if (!found) return undefined;
   // Spec: a node in maintenance is absent from DNS.
   if (found.checks.some((c) => c.checkId === "_node_maintenance")) return undefined;
   if (serverOnly) {
-    const servers = await s.ctx.view.instances("consul", undefined);
+    const servers = await s.ctx.view.instances("consul", undefined, s.remote);
     if (!servers.some((i) => i.node.name === found.node.name)) return undefined;
   }
   const ttl = seconds(s.config.nodeTtlMs);

@@ -31,14 +31,21 @@ export interface QueryAnswer {
  * token), consistency and client-agent forwarding are the HTTP API's; tests may implement them in memory.
  */
 export interface StateView {
-  /** Instances of the service (with the tag when given), unfiltered by health. */
-  instances(service: string, tag: string | undefined): Promise<readonly Instance[]>;
-  /** The node with its checks, or undefined when it is unknown or not readable. */
+  /**
+   * Instances of the service (with the tag when given), unfiltered by health. With `datacenter` (another
+   * one, named in the question), that datacenter's; none when it is not known.
+   */
+  instances(service: string, tag: string | undefined, datacenter?: string): Promise<readonly Instance[]>;
+  /** The node with its checks, or undefined when it (or the other `datacenter`) is unknown or not readable. */
   node(
     name: string,
+    datacenter?: string,
   ): Promise<{ node: NodeRecord; checks: readonly { checkId: string; status: CheckStatus }[] } | undefined>;
   /** Every readable node (reverse lookups). */
   nodes(): Promise<readonly NodeRecord[]>;
-  /** Runs a prepared query by ID or name; undefined when there is none. `source` is the asker's IP (near=_ip). */
-  query(idOrName: string, source: string | undefined): Promise<QueryAnswer | undefined>;
+  /**
+   * Runs a prepared query by ID or name (in the other `datacenter` when given); undefined when there is none.
+   * `source` is the asker's IP (near=_ip).
+   */
+  query(idOrName: string, source: string | undefined, datacenter?: string): Promise<QueryAnswer | undefined>;
 }

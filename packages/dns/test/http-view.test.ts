@@ -1,6 +1,6 @@
 // The agent's view over its /v1 API: stale reads, the use_cache reuse window, not-found and refusals.
 import { describe, expect, it } from "vitest";
-import { httpView } from "../src/index.js";
+import { httpView, ViewError } from "../src/index.js";
 
 function api() {
   const seen: string[] = [];
@@ -51,6 +51,36 @@ describe("httpView", () => {
     await uncached.instances("web", undefined);
     await uncached.instances("web", undefined);
     expect(b.seen).toHaveLength(2);
+  });
+
+  it("reads another datacenter with ?dc=: unknown is nothing, unanswered an error within remoteTimeoutMs", async () => {
+    const seen: string[] = [];
+    const view = httpView({
+      allowStale: false,
+      maxStaleMs: 1_000,
+      remoteTimeoutMs: 200,
+      fetch: (request) => {
+        const url = new URL(request.url);
+        seen.push(`${url.pathname}${url.search}`);
+        const dc = url.searchParams.get("dc");
+        if (dc === "dc9") return new Response("No path to datacenter", { status: 500 });
+        if (dc === "cut")
+          return new Promise<Response>((_, reject) =>
+            request.signal.addEventListener("abort", () => reject(request.signal.reason)),
+          );
+        return Response.json(url.pathname.startsWith("/v1/query/") ? { Service: "web", Nodes: [] } : []);
+      },
+    });
+    await view.instances("web", "v1", "dc2");
+    await view.node("n1", "dc2");
+    expect(seen).toEqual(["/v1/health/service/web?tag=v1&dc=dc2", "/v1/catalog/node/n1?dc=dc2"]);
+    expect(await view.instances("web", undefined, "dc9")).toEqual([]);
+    expect(await view.node("n1", "dc9")).toBeUndefined();
+    expect(await view.query("q", undefined, "dc9")).toBeUndefined();
+    const started = performance.now();
+    await expect(view.instances("web", undefined, "cut")).rejects.toThrow(ViewError);
+    await expect(view.query("q", undefined, "cut")).rejects.toThrow(ViewError);
+    expect(performance.now() - started).toBeLessThan(5_000);
   });
 
   it("treats a refused read as nothing visible and a failed one as an error", async () => {

@@ -9,10 +9,18 @@ export interface MemoryState {
 
 export function memoryView(state: MemoryState): StateView {
   return {
-    instances: async (service, tag) =>
-      state.services.filter((s) => s.service === service && (tag === undefined || s.tags.includes(tag))),
-    node: async (name) => {
-      const node = state.nodes.find((n) => n.name.toLowerCase() === name.toLowerCase());
+    // A datacenter's records are those whose node is in it; the local one is dc1, as node() makes them.
+    instances: async (service, tag, dc) =>
+      state.services.filter(
+        (s) =>
+          s.service === service &&
+          (tag === undefined || s.tags.includes(tag)) &&
+          s.node.datacenter === (dc ?? "dc1"),
+      ),
+    node: async (name, dc) => {
+      const node = state.nodes.find(
+        (n) => n.name.toLowerCase() === name.toLowerCase() && n.datacenter === (dc ?? "dc1"),
+      );
       return node ? { node, checks: [] } : undefined;
     },
     nodes: async () => state.nodes,

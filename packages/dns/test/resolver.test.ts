@@ -12,12 +12,15 @@ import {
 import { instance, memoryView, node } from "./memory-view.js";
 
 const nodes = [node("a", "10.0.0.1"), node("b", "10.0.0.2"), node("c", "fd00::3")];
+const far = { ...node("z", "10.9.0.1"), datacenter: "dc2" };
 const view = memoryView({
-  nodes,
+  nodes: [...nodes, far],
   services: [
     instance("web", nodes[0]!, { status: "passing" }),
     instance("web", nodes[1]!, { status: "warning" }),
     instance("web", nodes[2]!, { status: "passing" }),
+    instance("web", far, { status: "passing" }),
+    instance("web", far, { status: "critical", port: 81 }),
   ],
 });
 const config: ResolverConfig = {
@@ -83,8 +86,21 @@ describe("resolve", () => {
     expect(v6.answers.map((a) => ("data" in a ? a.data : undefined))).toEqual(["c.node.dc1.consul"]);
   });
 
-  it("is NXDOMAIN for another datacenter (no federation yet) and hands outside names to the recursors", async () => {
-    expect((await ask("web.service.dc2.consul")).rcode).toBe("NXDOMAIN");
+  it("answers another datacenter's names from the view's records of it, health-filtered, with local TTLs", async () => {
+    const a = await ask("web.service.dc2.consul");
+    expect(data(a)).toEqual(["10.9.0.1"]);
+    expect(a.answers.map((r) => ("ttl" in r ? r.ttl : undefined))).toEqual([7]);
+    const srv = await ask("_web._tcp.service.dc2.consul", "SRV");
+    expect(srv.answers.map((r) => ("data" in r ? r.data : undefined))).toEqual([
+      { priority: 1, weight: 1, port: 80, target: "z.node.dc2.consul" },
+    ]);
+    expect(data(await ask("z.node.dc2.consul"))).toEqual(["10.9.0.1"]);
+    // The local datacenter's view has no node z.
+    expect((await ask("z.node.consul")).rcode).toBe("NXDOMAIN");
+  });
+
+  it("is NXDOMAIN for a datacenter the view does not know and hands outside names to the recursors", async () => {
+    expect((await ask("web.service.dc9.consul")).rcode).toBe("NXDOMAIN");
     expect((await ask("example.org")).recurse).toBe(true);
   });
 });
