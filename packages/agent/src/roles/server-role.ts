@@ -4,7 +4,10 @@ import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
 import { AgentCache } from "../cache/agent-cache.js";
+import { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
+import { primaryTokenResolve } from "../federation/primary-token-resolve.js";
+import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import { WanForwarder } from "../federation/wan-forwarder.js";
 import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
 import type { Fetch } from "../metrics/instrument.js";
@@ -14,6 +17,7 @@ import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
 import { ReplicationStatusSource } from "../server/replication-status.js";
 import { CairnServer } from "../server/server.js";
+import { requestToken } from "../tunnel/request-token.js";
 import { serverSelfView } from "./self-view.js";
 
 /** Consul's file name: an operator writes the reset index there to allow one more ACL bootstrap. */
@@ -77,16 +81,39 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   const started = server;
   ctx.onStop(() => started.stop());
   const fatal = new Promise<Error>((resolve) => started.once("fatal", resolve));
-  const acl = config.acl.enabled
-    ? new AclEnforcer({
-        store: server.backend.store,
-        datacenter: config.datacenter,
-        primaryDatacenter: config.primaryDatacenter,
-        defaultPolicy: config.acl.defaultPolicy,
-        defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
-        clock: now,
-      })
-    : undefined;
+  const aclOptions = {
+    store: server.backend.store,
+    datacenter: config.datacenter,
+    primaryDatacenter: config.primaryDatacenter,
+    defaultPolicy: config.acl.defaultPolicy,
+    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+    clock: now,
+  };
+  // A secondary without token replication asks the primary for tokens it does not hold (through `wan`,
+  // created below, before any request arrives).
+  const acl = !config.acl.enabled
+    ? undefined
+    : config.datacenter === config.primaryDatacenter || config.acl.enableTokenReplication
+      ? new AclEnforcer(aclOptions)
+      : new SecondaryAclEnforcer({
+          ...aclOptions,
+          tokens: new RemoteTokens({
+            resolve: primaryTokenResolve(
+              (request) =>
+                wan.forward(config.primaryDatacenter, request) ??
+                Promise.reject(new Error(`No path to datacenter ${config.primaryDatacenter}`)),
+              config.primaryDatacenter,
+            ),
+            ttlMs: Math.min(config.acl.tokenTtlMs, config.acl.policyTtlMs, config.acl.roleTtlMs),
+            downPolicy: config.acl.downPolicy,
+            clock: now,
+            onError: (err) =>
+              log.warn(
+                { component: "acl", err: err.message },
+                "cannot resolve an ACL token in the primary datacenter",
+              ),
+          }),
+        });
   local = startLocalAgent({
     config,
     self: server.self,
@@ -150,7 +177,14 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   app.route("/v1/agent", gossip.routes(acl));
   // Requests naming another datacenter go there before the app sees them: from this agent's HTTP clients,
   // its DNS and its client agents alike.
-  const routed = wan.wrap(app.fetch);
+  const prepared: Fetch =
+    acl instanceof SecondaryAclEnforcer
+      ? async (request, env) => {
+          await acl.prepare(requestToken(request.url, request.headers));
+          return app.fetch(request, env);
+        }
+      : app.fetch;
+  const routed = wan.wrap(prepared);
   fetch = routed;
   // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.
   const cache = new AgentCache({ upstream: routed, log: log.child({ component: "cache" }), defaultToken });

@@ -1,0 +1,97 @@
+import {
+  AclNotFoundError,
+  type AclTokenRecords,
+  type Authorizer,
+  type DefaultPolicy,
+  RulesCache,
+  resolveSecret,
+} from "@cairn/acl";
+import { AclEnforcer, type AclEnforcerOptions, HttpError, storeAclLookups } from "@cairn/api";
+import type { StateStore } from "@cairn/fsm";
+import { type RemoteTokens, stateAuthorizer } from "../client/acl/remote-tokens.js";
+
+export interface SecondaryAclEnforcerOptions extends AclEnforcerOptions {
+  /** Tokens resolved through the primary, kept for `acl.token_ttl`, `acl.down_policy` when it is cut off. */
+  readonly tokens: RemoteTokens;
+  readonly defaultPolicy: DefaultPolicy;
+}
+
+interface Resolved {
+  readonly authorizer: Authorizer;
+  readonly expiresAt: number | undefined;
+  /** The ACL index of the policies and roles it was resolved over. */
+  readonly aclIndex: number;
+}
+
+/**
+ * A secondary datacenter's servers without token replication (Consul's default): tokens held here (local
+ * ones, the management and anonymous tokens) resolve here as in any server; any other token is asked of the
+ * primary once per `acl.token_ttl`, exactly as a client agent asks a server (the same RemoteTokens, down
+ * policy included), and its policies and roles are read from the replicated ones. `prepare` each request's
+ * secret before its route runs: authorization itself stays synchronous.
+ */
+export class SecondaryAclEnforcer extends AclEnforcer {
+  private readonly store: StateStore;
+  private readonly lookups;
+  private readonly rules = new RulesCache();
+  private readonly resolved = new WeakMap<AclTokenRecords, Resolved>();
+
+  constructor(private readonly o: SecondaryAclEnforcerOptions) {
+    super(o);
+    this.store = o.store;
+    this.lookups = storeAclLookups(o.store);
+  }
+
+  /** Resolves through the primary the secret a request acts with, unless this datacenter holds it. */
+  prepare(secret: string): Promise<void> {
+    const effective = this.effectiveSecret(secret);
+    return this.isHere(effective) ? Promise.resolve() : this.o.tokens.prepare(effective);
+  }
+
+  override forToken(secret: string): Authorizer {
+    const effective = this.effectiveSecret(secret);
+    const state = this.isHere(effective) ? undefined : this.o.tokens.state(effective);
+    if (state === undefined) return super.forToken(secret);
+    return stateAuthorizer(state, this.o.defaultPolicy, (records) => this.remote(effective, records));
+  }
+
+  override tokenNamespace(secret: string): string | undefined {
+    const effective = this.effectiveSecret(secret);
+    const state = this.isHere(effective) ? undefined : this.o.tokens.state(effective);
+    if (state === undefined) return super.tokenNamespace(secret);
+    return state.kind === "found" ? state.records.token.Namespace || undefined : undefined;
+  }
+
+  private isHere(secret: string): boolean {
+    return this.store.view().acl().tokenBySecret(secret) !== undefined;
+  }
+
+  /** The primary's token over this datacenter's policies and roles, again whenever those change. */
+  private remote(secret: string, records: AclTokenRecords): Authorizer {
+    const now = this.o.clock?.() ?? Date.now();
+    const aclIndex = this.store.aclIndex;
+    let hit = this.resolved.get(records);
+    if (hit === undefined || hit.aclIndex !== aclIndex) {
+      const lookups = {
+        ...this.lookups,
+        tokenBySecret: (s: string) => (s === secret ? records.token : undefined),
+      };
+      try {
+        const ctx = {
+          now,
+          datacenter: this.o.datacenter,
+          defaultPolicy: this.o.defaultPolicy,
+          rules: this.rules,
+        };
+        const { authorizer, expiresAt } = resolveSecret(secret, lookups, ctx);
+        hit = { authorizer, expiresAt, aclIndex };
+      } catch (err) {
+        if (err instanceof AclNotFoundError) throw new HttpError(403, "ACL not found");
+        throw err;
+      }
+      this.resolved.set(records, hit);
+    }
+    if (hit.expiresAt !== undefined && now >= hit.expiresAt) throw new HttpError(403, "ACL not found");
+    return hit.authorizer;
+  }
+}
