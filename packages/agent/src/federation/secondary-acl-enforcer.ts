@@ -1,9 +1,11 @@
 import {
   AclNotFoundError,
+  type AclTokenRecord,
   type AclTokenRecords,
   type Authorizer,
   type DefaultPolicy,
   RulesCache,
+  recordTokenResolution,
   resolveSecret,
 } from "@cairn/acl";
 import { AclEnforcer, type AclEnforcerOptions, HttpError, storeAclLookups } from "@cairn/api";
@@ -62,28 +64,48 @@ export class SecondaryAclEnforcer extends AclEnforcer {
     return state.kind === "found" ? state.records.token.Namespace || undefined : undefined;
   }
 
+  /**
+   * For a client agent of this datacenter: the records of a token this datacenter does not hold (the
+   * primary's token, this datacenter's policies and roles), null when the primary says it does not exist,
+   * undefined when it is held here. Rejects when the primary was not reached and nothing is cached, so that
+   * the client applies its own down policy.
+   */
+  async remoteRecords(secret: string): Promise<AclTokenRecords | null | undefined> {
+    if (this.isHere(secret)) return undefined;
+    await this.o.tokens.prepare(secret);
+    const state = this.o.tokens.state(secret);
+    if (state === undefined || state.kind === "not-found") return null;
+    if (state.kind === "unresolved") throw new Error("the primary datacenter could not resolve this token");
+    try {
+      return recordTokenResolution(secret, this.lookupsWith(secret, state.records.token), this.context())
+        .records;
+    } catch (err) {
+      if (err instanceof AclNotFoundError) return null;
+      throw err;
+    }
+  }
+
+  private context() {
+    const now = this.o.clock?.() ?? Date.now();
+    return { now, datacenter: this.o.datacenter, defaultPolicy: this.o.defaultPolicy, rules: this.rules };
+  }
+
+  private lookupsWith(secret: string, token: AclTokenRecord) {
+    return { ...this.lookups, tokenBySecret: (s: string) => (s === secret ? token : undefined) };
+  }
+
   private isHere(secret: string): boolean {
     return this.store.view().acl().tokenBySecret(secret) !== undefined;
   }
 
   /** The primary's token over this datacenter's policies and roles, again whenever those change. */
   private remote(secret: string, records: AclTokenRecords): Authorizer {
-    const now = this.o.clock?.() ?? Date.now();
+    const ctx = this.context();
     const aclIndex = this.store.aclIndex;
     let hit = this.resolved.get(records);
     if (hit === undefined || hit.aclIndex !== aclIndex) {
-      const lookups = {
-        ...this.lookups,
-        tokenBySecret: (s: string) => (s === secret ? records.token : undefined),
-      };
       try {
-        const ctx = {
-          now,
-          datacenter: this.o.datacenter,
-          defaultPolicy: this.o.defaultPolicy,
-          rules: this.rules,
-        };
-        const { authorizer, expiresAt } = resolveSecret(secret, lookups, ctx);
+        const { authorizer, expiresAt } = resolveSecret(secret, this.lookupsWith(secret, records.token), ctx);
         hit = { authorizer, expiresAt, aclIndex };
       } catch (err) {
         if (err instanceof AclNotFoundError) throw new HttpError(403, "ACL not found");
@@ -91,7 +113,7 @@ export class SecondaryAclEnforcer extends AclEnforcer {
       }
       this.resolved.set(records, hit);
     }
-    if (hit.expiresAt !== undefined && now >= hit.expiresAt) throw new HttpError(403, "ACL not found");
+    if (hit.expiresAt !== undefined && ctx.now >= hit.expiresAt) throw new HttpError(403, "ACL not found");
     return hit.authorizer;
   }
 }

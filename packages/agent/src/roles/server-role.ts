@@ -62,7 +62,33 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     shutdown: ctx.shutdown,
   });
   ctx.onStop((signal) => gossip.stop(signal));
+  let wan: WanForwarder | undefined;
+  // A secondary without token replication asks the primary for tokens it does not hold, for its HTTP API
+  // and its client agents alike (one cache).
+  const secondaryTokens =
+    config.acl.enabled &&
+    config.datacenter !== config.primaryDatacenter &&
+    !config.acl.enableTokenReplication;
+  const remoteTokens = secondaryTokens
+    ? new RemoteTokens({
+        resolve: primaryTokenResolve(
+          (request) =>
+            wan?.forward(config.primaryDatacenter, request) ??
+            Promise.reject(new Error(`No path to datacenter ${config.primaryDatacenter}`)),
+          config.primaryDatacenter,
+        ),
+        ttlMs: Math.min(config.acl.tokenTtlMs, config.acl.policyTtlMs, config.acl.roleTtlMs),
+        downPolicy: config.acl.downPolicy,
+        clock: now,
+        onError: (err) =>
+          log.warn(
+            { component: "acl", err: err.message },
+            "cannot resolve an ACL token in the primary datacenter",
+          ),
+      })
+    : undefined;
   server = await CairnServer.start({
+    ...(remoteTokens ? { remoteTokens } : {}),
     config,
     dataDir: o.dataDir,
     log,
@@ -89,31 +115,11 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
     clock: now,
   };
-  // A secondary without token replication asks the primary for tokens it does not hold (through `wan`,
-  // created below, before any request arrives).
   const acl = !config.acl.enabled
     ? undefined
-    : config.datacenter === config.primaryDatacenter || config.acl.enableTokenReplication
-      ? new AclEnforcer(aclOptions)
-      : new SecondaryAclEnforcer({
-          ...aclOptions,
-          tokens: new RemoteTokens({
-            resolve: primaryTokenResolve(
-              (request) =>
-                wan.forward(config.primaryDatacenter, request) ??
-                Promise.reject(new Error(`No path to datacenter ${config.primaryDatacenter}`)),
-              config.primaryDatacenter,
-            ),
-            ttlMs: Math.min(config.acl.tokenTtlMs, config.acl.policyTtlMs, config.acl.roleTtlMs),
-            downPolicy: config.acl.downPolicy,
-            clock: now,
-            onError: (err) =>
-              log.warn(
-                { component: "acl", err: err.message },
-                "cannot resolve an ACL token in the primary datacenter",
-              ),
-          }),
-        });
+    : remoteTokens
+      ? new SecondaryAclEnforcer({ ...aclOptions, tokens: remoteTokens })
+      : new AclEnforcer(aclOptions);
   local = startLocalAgent({
     config,
     self: server.self,
@@ -142,14 +148,15 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     log.child({ component: "replication" }),
   );
   ctx.onStop(() => replicationStatus.close());
-  const wan = new WanForwarder({
+  const forwarder = new WanForwarder({
     datacenter: config.datacenter,
     servers: (dc) => gossip.membership.datacenterServers(dc),
     defaultToken,
     tls: (dc) => ctx.tls.outgoingTo(dc),
     log: log.child({ component: "wan" }),
   });
-  ctx.onStop(() => wan.close());
+  wan = forwarder;
+  ctx.onStop(() => forwarder.close());
   const app = createApi({
     backend: local.backend,
     nodeName: config.nodeName,
@@ -165,7 +172,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     events: gossip.events,
     datacenters: () => gossip.membership.datacenters(),
     coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
-    forwardDatacenter: wan.forward,
+    forwardDatacenter: forwarder.forward,
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
     replication: (stale) => replicationStatus.status(stale),
@@ -184,7 +191,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
           return app.fetch(request, env);
         }
       : app.fetch;
-  const routed = wan.wrap(prepared);
+  const routed = forwarder.wrap(prepared);
   fetch = routed;
   // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.
   const cache = new AgentCache({ upstream: routed, log: log.child({ component: "cache" }), defaultToken });

@@ -1,7 +1,7 @@
 // A secondary datacenter without token replication (Consul's default): a global token created in the
 // primary is resolved there through `?dc=` forwarding, cached for acl.token_ttl, and kept under
-// `extend-cache` while the primary is cut off; its policy comes from the replicated ones. One server per
-// datacenter; nothing here sleeps.
+// `extend-cache` while the primary is cut off; its policy comes from the replicated ones. One server and one
+// client agent per datacenter; nothing here sleeps.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -40,7 +40,8 @@ beforeAll(async () => {
   fed = await startFederation(scratch.root, {
     datacenters: ["dc1", "dc2"],
     servers: 1,
-    clients: false,
+    // dc2's client agent resolves tokens through dc2's server, which asks dc1 for global ones.
+    clients: true,
     flags: () => ["-hcl", acl],
     token: ROOT,
   });
@@ -62,7 +63,7 @@ describe("global tokens in a secondary without token replication", { timeout: 18
       primary(),
       "/v1/acl/policy",
       "PUT",
-      { Name: "kv-writer", Rules: `key_prefix "" { policy = "write" }` },
+      { Name: "kv-writer", Rules: `key_prefix "" { policy = "write" }\nagent_prefix "" { policy = "read" }` },
       auth,
     );
     const token = await ok<{ SecretID: string; Local: boolean }>(
@@ -88,12 +89,19 @@ describe("global tokens in a secondary without token replication", { timeout: 18
     expect(res.status, res.text).toBe(200);
     expect((await call(secondary(), "/v1/kv/remote/one?raw", "GET", undefined, auth)).text).toBe("v");
 
-    // Unknown in the primary too: refused as Consul does.
-    const unknown = await call(secondary(), "/v1/kv/remote/two", "PUT", "v", {
-      "X-Consul-Token": "00000000-0000-4000-8000-00000000dead",
-    });
+    // A client agent of dc2 resolves it through dc2's server.
+    const client = fed.dc("dc2").client!;
+    const self = await call(client, "/v1/agent/self", "GET", undefined, bearer);
+    expect(self.status, self.text).toBe(200);
+
+    // Unknown in the primary too: refused as Consul does, by the server and the client agent.
+    const stranger = { "X-Consul-Token": "00000000-0000-4000-8000-00000000dead" };
+    const unknown = await call(secondary(), "/v1/kv/remote/two", "PUT", "v", stranger);
     expect(unknown.status).toBe(403);
     expect(unknown.text).toContain("ACL not found");
+    const unknownOnClient = await call(client, "/v1/agent/self", "GET", undefined, stranger);
+    expect(unknownOnClient.status).toBe(403);
+    expect(unknownOnClient.text).toContain("ACL not found");
 
     // The primary stops answering: once the TTL is past, dc2 asks again, gets nothing and keeps the cached
     // answer (the warning in its log says it asked and failed).
