@@ -4,7 +4,10 @@ import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
 import { AgentCache } from "../cache/agent-cache.js";
+import { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
+import { primaryTokenResolve } from "../federation/primary-token-resolve.js";
+import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import { WanForwarder } from "../federation/wan-forwarder.js";
 import { type LocalAgentRuntime, startLocalAgent } from "../local/start.js";
 import type { Fetch } from "../metrics/instrument.js";
@@ -14,6 +17,7 @@ import { JOIN_PATH } from "../server/join/protocol.js";
 import { resolveNodeId } from "../server/node-identity.js";
 import { ReplicationStatusSource } from "../server/replication-status.js";
 import { CairnServer } from "../server/server.js";
+import { requestToken } from "../tunnel/request-token.js";
 import { serverSelfView } from "./self-view.js";
 
 /** Consul's file name: an operator writes the reset index there to allow one more ACL bootstrap. */
@@ -58,7 +62,33 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     shutdown: ctx.shutdown,
   });
   ctx.onStop((signal) => gossip.stop(signal));
+  let wan: WanForwarder | undefined;
+  // A secondary without token replication asks the primary for tokens it does not hold, for its HTTP API
+  // and its client agents alike (one cache).
+  const secondaryTokens =
+    config.acl.enabled &&
+    config.datacenter !== config.primaryDatacenter &&
+    !config.acl.enableTokenReplication;
+  const remoteTokens = secondaryTokens
+    ? new RemoteTokens({
+        resolve: primaryTokenResolve(
+          (request) =>
+            wan?.forward(config.primaryDatacenter, request) ??
+            Promise.reject(new Error(`No path to datacenter ${config.primaryDatacenter}`)),
+          config.primaryDatacenter,
+        ),
+        ttlMs: Math.min(config.acl.tokenTtlMs, config.acl.policyTtlMs, config.acl.roleTtlMs),
+        downPolicy: config.acl.downPolicy,
+        clock: now,
+        onError: (err) =>
+          log.warn(
+            { component: "acl", err: err.message },
+            "cannot resolve an ACL token in the primary datacenter",
+          ),
+      })
+    : undefined;
   server = await CairnServer.start({
+    ...(remoteTokens ? { remoteTokens } : {}),
     config,
     dataDir: o.dataDir,
     log,
@@ -77,16 +107,19 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   const started = server;
   ctx.onStop(() => started.stop());
   const fatal = new Promise<Error>((resolve) => started.once("fatal", resolve));
-  const acl = config.acl.enabled
-    ? new AclEnforcer({
-        store: server.backend.store,
-        datacenter: config.datacenter,
-        primaryDatacenter: config.primaryDatacenter,
-        defaultPolicy: config.acl.defaultPolicy,
-        defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
-        clock: now,
-      })
-    : undefined;
+  const aclOptions = {
+    store: server.backend.store,
+    datacenter: config.datacenter,
+    primaryDatacenter: config.primaryDatacenter,
+    defaultPolicy: config.acl.defaultPolicy,
+    defaultToken: () => local?.tokens.get("default") || config.acl.tokens.default || "",
+    clock: now,
+  };
+  const acl = !config.acl.enabled
+    ? undefined
+    : remoteTokens
+      ? new SecondaryAclEnforcer({ ...aclOptions, tokens: remoteTokens })
+      : new AclEnforcer(aclOptions);
   local = startLocalAgent({
     config,
     self: server.self,
@@ -115,14 +148,15 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     log.child({ component: "replication" }),
   );
   ctx.onStop(() => replicationStatus.close());
-  const wan = new WanForwarder({
+  const forwarder = new WanForwarder({
     datacenter: config.datacenter,
     servers: (dc) => gossip.membership.datacenterServers(dc),
     defaultToken,
     tls: (dc) => ctx.tls.outgoingTo(dc),
     log: log.child({ component: "wan" }),
   });
-  ctx.onStop(() => wan.close());
+  wan = forwarder;
+  ctx.onStop(() => forwarder.close());
   const app = createApi({
     backend: local.backend,
     nodeName: config.nodeName,
@@ -138,7 +172,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     events: gossip.events,
     datacenters: () => gossip.membership.datacenters(),
     coordinateDatacenters: () => gossip.membership.datacenterCoordinates(),
-    forwardDatacenter: wan.forward,
+    forwardDatacenter: forwarder.forward,
     // Relative in dev mode, as Consul's (whose dev agent has no data directory): the current directory.
     aclBootstrapResetFile: o.ephemeral ? ACL_BOOTSTRAP_RESET : join(o.dataDir, ACL_BOOTSTRAP_RESET),
     replication: (stale) => replicationStatus.status(stale),
@@ -150,7 +184,14 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   app.route("/v1/agent", gossip.routes(acl));
   // Requests naming another datacenter go there before the app sees them: from this agent's HTTP clients,
   // its DNS and its client agents alike.
-  const routed = wan.wrap(app.fetch);
+  const prepared: Fetch =
+    acl instanceof SecondaryAclEnforcer
+      ? async (request, env) => {
+          await acl.prepare(requestToken(request.url, request.headers));
+          return app.fetch(request, env);
+        }
+      : app.fetch;
+  const routed = forwarder.wrap(prepared);
   fetch = routed;
   // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.
   const cache = new AgentCache({ upstream: routed, log: log.child({ component: "cache" }), defaultToken });

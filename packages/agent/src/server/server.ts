@@ -6,6 +6,7 @@ import { type PrimaryFetch, ReplicationStatus } from "@cairn/api";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
 import { RaftNode, type TransportTls } from "@cairn/raft";
 import type { Logger } from "pino";
+import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
 import { storeCatalog } from "../local/catalog.js";
 import { agentNodeMeta } from "../local/node-meta.js";
@@ -85,6 +86,8 @@ export interface ServerOptions {
    * datacenter replicates ACLs and config entries while it leads.
    */
   primary?: PrimaryFetch;
+  /** A secondary without token replication: tokens it does not hold, resolved in the primary. */
+  remoteTokens?: RemoteTokens;
 }
 
 /** The gossip pool as a server uses it: members to reconcile, its own LAN address, and joining servers found. */
@@ -446,6 +449,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         store: this.fsm.store,
         config,
         now: this.now,
+        ...(this.options.remoteTokens ? { remoteTokens: this.options.remoteTokens } : {}),
       }),
     });
   }

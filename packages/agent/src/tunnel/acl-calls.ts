@@ -7,6 +7,7 @@ import {
 } from "@cairn/acl";
 import { storeAclLookups } from "@cairn/api";
 import type { StateStore } from "@cairn/fsm";
+import type { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
 
@@ -17,6 +18,8 @@ export interface AclCallsOptions {
   datacenter: string;
   defaultPolicy: DefaultPolicy;
   now: () => number;
+  /** A secondary without token replication: tokens not held here are resolved in the primary. */
+  secondary?: SecondaryAclEnforcer;
 }
 
 /**
@@ -30,6 +33,8 @@ export function aclCalls(o: AclCallsOptions): TunnelCalls {
   return {
     [RESOLVE]: async (secret) => {
       if (typeof secret !== "string" || secret === "") throw new Error("token resolution needs a secret");
+      const remote = await o.secondary?.remoteRecords(secret);
+      if (remote !== undefined) return remote;
       try {
         const ctx = { now: o.now(), datacenter: o.datacenter, defaultPolicy: o.defaultPolicy, rules };
         return recordTokenResolution(secret, lookups, ctx).records;

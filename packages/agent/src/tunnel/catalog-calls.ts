@@ -1,6 +1,7 @@
 import { type Authorizer, DEFAULT_NAMESPACE } from "@cairn/acl";
 import { type AclEnforcer, registerPrivileges } from "@cairn/api";
 import { type ApplyResult, type Command, decodeCommand, encodeCommand, type NodeService } from "@cairn/fsm";
+import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import type { AgentCatalog, CatalogRead } from "../local/catalog.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
@@ -24,7 +25,7 @@ export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCa
   return {
     [READ]: async (node, token) => {
       if (typeof node !== "string" || node === "") throw new Error("catalog read needs a node name");
-      if (acl) demand(authorizerOf(acl, token), "node", node, "read");
+      if (acl) demand(await authorizerOf(acl, token), "node", node, "read");
       return catalog.read(node);
     },
     [APPLY]: async (bytes, token) => {
@@ -32,7 +33,7 @@ export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCa
       const command = decodeCommand(bytes);
       if (!CATALOG_WRITES.has(command.type))
         throw new Error(`client agents may only write to the catalog, not ${command.type}`);
-      if (acl) await authorizeWrite(authorizerOf(acl, token), command, catalog);
+      if (acl) await authorizeWrite(await authorizerOf(acl, token), command, catalog);
       return catalog.apply(command, "");
     },
   };
@@ -49,9 +50,11 @@ export function tunnelCatalog(pool: TunnelPool, readToken: () => string = () => 
   };
 }
 
-function authorizerOf(acl: AclEnforcer, token: unknown): Authorizer {
+async function authorizerOf(acl: AclEnforcer, token: unknown): Promise<Authorizer> {
   // No default token of the server's stands in: the client sends its own (resolved to its default) token.
-  return acl.forToken(typeof token === "string" ? token : "");
+  const secret = typeof token === "string" ? token : "";
+  if (acl instanceof SecondaryAclEnforcer) await acl.prepare(secret);
+  return acl.forToken(secret);
 }
 
 type Guarded = "node" | "service";

@@ -1,6 +1,8 @@
 import { AclEnforcer } from "@cairn/api";
 import type { StateStore } from "@cairn/fsm";
+import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
+import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import type { AgentCatalog } from "../local/catalog.js";
 import { aclCalls } from "./acl-calls.js";
 import { catalogCalls } from "./catalog-calls.js";
@@ -13,6 +15,8 @@ export interface ClientCallsOptions {
   store: StateStore;
   config: AgentConfig;
   now: () => number;
+  /** A secondary without token replication: its tokens resolved in the primary (shared with its HTTP API). */
+  remoteTokens?: RemoteTokens;
 }
 
 /**
@@ -25,9 +29,18 @@ export function clientCalls(o: ClientCallsOptions): TunnelCalls {
   const { datacenter, primaryDatacenter, acl: settings } = o.config;
   if (!settings.enabled) return catalogCalls(o.catalog);
   const defaultPolicy = settings.defaultPolicy;
-  const acl = new AclEnforcer({ store: o.store, datacenter, primaryDatacenter, defaultPolicy, clock: o.now });
+  const options = { store: o.store, datacenter, primaryDatacenter, defaultPolicy, clock: o.now };
+  const secondary = o.remoteTokens
+    ? new SecondaryAclEnforcer({ ...options, tokens: o.remoteTokens })
+    : undefined;
   return {
-    ...catalogCalls(o.catalog, acl),
-    ...aclCalls({ store: o.store, datacenter, defaultPolicy, now: o.now }),
+    ...catalogCalls(o.catalog, secondary ?? new AclEnforcer(options)),
+    ...aclCalls({
+      store: o.store,
+      datacenter,
+      defaultPolicy,
+      now: o.now,
+      ...(secondary ? { secondary } : {}),
+    }),
   };
 }

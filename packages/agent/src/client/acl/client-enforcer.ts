@@ -12,7 +12,7 @@ import {
 } from "@cairn/acl";
 import { AclEnforcer, HttpError } from "@cairn/api";
 import { StateStore } from "@cairn/fsm";
-import type { RemoteTokens } from "./remote-tokens.js";
+import { type RemoteTokens, stateAuthorizer } from "./remote-tokens.js";
 
 export interface ClientAclEnforcerOptions {
   tokens: RemoteTokens;
@@ -31,7 +31,6 @@ export interface ClientAclEnforcerOptions {
 }
 
 const DENY_ALL = new Authorizer([], "deny");
-const ALLOW_ALL = new Authorizer([], "allow");
 
 /**
  * A client agent's ACL enforcer: the server's enforcer in shape (the API's request context and routes ask
@@ -68,12 +67,7 @@ export class ClientAclEnforcer extends AclEnforcer {
     if (this.isRecovery(effective)) return this.recovery;
     const state = this.o.tokens.state(effective);
     if (state === undefined) return DENY_ALL;
-    if (state.kind === "not-found") throw new HttpError(403, "ACL not found");
-    if (state.kind === "unresolved") {
-      const decision = state.decision === "default" ? this.o.defaultPolicy : state.decision;
-      return decision === "allow" ? ALLOW_ALL : DENY_ALL;
-    }
-    return this.authorizerOf(effective, state.records);
+    return stateAuthorizer(state, this.o.defaultPolicy, (records) => this.authorizerOf(effective, records));
   }
 
   override tokenNamespace(secret: string): string | undefined {

@@ -1,4 +1,5 @@
-import type { AclTokenRecords } from "@cairn/acl";
+import { type AclTokenRecords, Authorizer, type DefaultPolicy } from "@cairn/acl";
+import { HttpError } from "@cairn/api";
 
 /** `acl.down_policy`: what a client agent does when no server answers a token resolution. */
 export type DownPolicy = "allow" | "deny" | "extend-cache" | "async-cache";
@@ -113,4 +114,23 @@ export class RemoteTokens {
     if (!this.latest.has(secret) && this.latest.size >= this.maxEntries) this.latest.clear();
     this.latest.set(secret, state);
   }
+}
+
+const DENY_ALL = new Authorizer([], "deny");
+const ALLOW_ALL = new Authorizer([], "allow");
+
+/**
+ * The authorizer a known state stands for: a found token's own (`found`), 403 `ACL not found` for one the
+ * server said does not exist, and the down policy's decision (`default`: `defaultPolicy`) for one no server
+ * resolved.
+ */
+export function stateAuthorizer(
+  state: TokenState,
+  defaultPolicy: DefaultPolicy,
+  found: (records: AclTokenRecords) => Authorizer,
+): Authorizer {
+  if (state.kind === "found") return found(state.records);
+  if (state.kind === "not-found") throw new HttpError(403, "ACL not found");
+  const decision = state.decision === "default" ? defaultPolicy : state.decision;
+  return decision === "allow" ? ALLOW_ALL : DENY_ALL;
 }
