@@ -82,6 +82,7 @@ function decoded(query: Buffer): ParsedQuery | undefined {
   const all = p.questions ?? [];
   const opt = (p.additionals ?? []).find((a): a is OptAnswer => a.type === "OPT");
   const question = all[0];
+  if (question !== undefined && !wellFormedName(question.name)) return undefined;
   const subnet = opt?.options?.find((x) => x.code === 8) as { ip?: string } | undefined;
   return {
     question: question as Question,
@@ -90,4 +91,14 @@ function decoded(query: Buffer): ParsedQuery | undefined {
     udpSize: opt?.udpPayloadSize,
     clientSubnet: subnet?.ip || undefined,
   };
+}
+
+/**
+ * dns-packet joins labels with dots, so a label holding a dot byte cannot be told apart from two labels, and
+ * one that is only a dot, or starts or ends with one, would be written back as an empty label (the root)
+ * in the middle of a name: the reply would not decode. Such a question is malformed (FORMERR).
+ */
+function wellFormedName(name: string): boolean {
+  if (name === "." || name === "") return true;
+  return !name.includes("..") && !name.startsWith(".") && !name.endsWith(".");
 }

@@ -78,6 +78,22 @@ describe("DNS decoder fuzz", () => {
     );
   });
 
+  it("answers FORMERR to a question whose label holds a dot (it would come back as an empty label)", async () => {
+    const label = (text: string) => [text.length, ...Buffer.from(text)];
+    const query = Buffer.from([
+      ...[0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0],
+      ...label("web"),
+      ...label("."),
+      ...label("consul"),
+      0,
+      ...[0, 1, 0, 1],
+    ]);
+    const reply = await handleMessage(query, { transport: "udp", source: "127.0.0.1" }, options);
+    expect(reply).toBeDefined();
+    const decoded = packet.decode(reply as Buffer) as packet.DecodedPacket & { rcode: string };
+    expect(decoded.rcode).toBe("FORMERR");
+  });
+
   it("answers odd but decodable questions", async () => {
     const names = fc.array(fc.stringMatching(/^[a-z0-9_-]{1,20}$/), { minLength: 0, maxLength: 6 });
     await fc.assert(
