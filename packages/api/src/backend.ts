@@ -104,6 +104,11 @@ export interface ApiDeps {
    * tokens and config entries are forwarded there.
    */
   primaryDatacenter?: string;
+  /**
+   * A secondary replicating global tokens (`acl.enable_token_replication`) reads them from its own tables;
+   * without it, token reads and lists are answered by the primary, as in Consul. Default false.
+   */
+  tokenReplication?: boolean;
   config?: Partial<ApiConfig>;
   /** Wall clock in ms since the epoch; stamped into commands that need time. */
   now?: () => number;

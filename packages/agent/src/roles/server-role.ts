@@ -162,6 +162,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     nodeName: config.nodeName,
     datacenter: config.datacenter,
     primaryDatacenter: config.primaryDatacenter,
+    tokenReplication: config.acl.enableTokenReplication,
     config: {
       sessionTtlMinMs: config.sessionTtlMinMs,
       kvMaxValueBytes: config.limits.kvMaxValueSize,

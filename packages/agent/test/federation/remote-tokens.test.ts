@@ -89,6 +89,16 @@ describe("global tokens in a secondary without token replication", { timeout: 18
     expect(res.status, res.text).toBe(200);
     expect((await call(secondary(), "/v1/kv/remote/one?raw", "GET", undefined, auth)).text).toBe("v");
 
+    // Token reads are the primary's too, as in Consul: dc2 holds no global tokens to answer them from.
+    const selfRead = await call(secondary(), "/v1/acl/token/self", "GET", undefined, bearer);
+    expect(selfRead.status, selfRead.text).toBe(200);
+    expect((selfRead.json as { SecretID: string }).SecretID).toBe(token.SecretID);
+    const listed = await call(secondary(), "/v1/acl/tokens", "GET", undefined, auth);
+    expect(listed.status, listed.text).toBe(200);
+    expect((listed.json as { AccessorID: string }[]).map((t) => t.AccessorID)).toContain(
+      (selfRead.json as { AccessorID: string }).AccessorID,
+    );
+
     // A client agent of dc2 resolves it through dc2's server.
     const client = fed.dc("dc2").client!;
     const self = await call(client, "/v1/agent/self", "GET", undefined, bearer);

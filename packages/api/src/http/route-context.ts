@@ -21,6 +21,8 @@ export interface RouteContext {
   nodeName: string;
   datacenter: string;
   primaryDatacenter: string;
+  /** See ApiDeps.tokenReplication. */
+  tokenReplication: boolean;
   config: ApiConfig;
   now: () => number;
   random: () => number;
@@ -45,6 +47,7 @@ export function resolveDeps(deps: ApiDeps): RouteContext {
     nodeName: deps.nodeName,
     datacenter: deps.datacenter,
     primaryDatacenter: deps.primaryDatacenter || deps.datacenter,
+    tokenReplication: deps.tokenReplication ?? false,
     config: { ...DEFAULT_API_CONFIG, ...deps.config },
     now: deps.now ?? Date.now,
     random: deps.random ?? Math.random,

@@ -13,7 +13,11 @@ import type { RouteContext } from "../http/route-context.js";
 export function primaryWrites(ctx: RouteContext): MiddlewareHandler<ApiEnv> {
   return async (c, next) => {
     const method = c.req.method;
-    if (ctx.primaryDatacenter === ctx.datacenter || method === "GET" || method === "HEAD") return next();
+    if (ctx.primaryDatacenter === ctx.datacenter) return next();
+    if (method === "GET" || method === "HEAD") {
+      if (!isPrimaryTokenRead(ctx, c.req.path)) return next();
+      return toPrimary(ctx, c.req.raw, method, Buffer.alloc(0));
+    }
     // Read once here (a token's locality is in its body); the route gets the same bytes.
     const body = await readBodyLimited(
       c,
@@ -22,23 +26,43 @@ export function primaryWrites(ctx: RouteContext): MiddlewareHandler<ApiEnv> {
     );
     c.set("body", body);
     if (!isGlobalWrite(ctx, c.req.path, method, body)) return next();
-    const url = new URL(c.req.url);
-    // The primary answers for itself: a `dc` naming this datacenter would send it straight back.
-    url.searchParams.delete("dc");
-    const headers = new Headers(c.req.raw.headers);
-    headers.delete("content-length");
-    const request = new Request(url, {
-      method,
-      headers,
-      ...(body.byteLength > 0 && method !== "DELETE" ? { body: new Uint8Array(body) } : {}),
-      signal: c.req.raw.signal,
-    });
-    const forwarded = ctx.forwardDatacenter(ctx.primaryDatacenter, request);
-    if (forwarded === undefined) {
-      throw new HttpError(500, `No path to datacenter (primary datacenter ${ctx.primaryDatacenter})`);
-    }
-    return forwarded;
+    return toPrimary(ctx, c.req.raw, method, body);
   };
+}
+
+function toPrimary(ctx: RouteContext, raw: Request, method: string, body: Buffer): Promise<Response> {
+  const url = new URL(raw.url);
+  // The primary answers for itself: a `dc` naming this datacenter would send it straight back.
+  url.searchParams.delete("dc");
+  const headers = new Headers(raw.headers);
+  headers.delete("content-length");
+  const request = new Request(url, {
+    method,
+    headers,
+    ...(body.byteLength > 0 && method !== "DELETE" ? { body: new Uint8Array(body) } : {}),
+    signal: raw.signal,
+  });
+  const forwarded = ctx.forwardDatacenter(ctx.primaryDatacenter, request);
+  if (forwarded === undefined) {
+    throw new HttpError(500, `No path to datacenter (primary datacenter ${ctx.primaryDatacenter})`);
+  }
+  return forwarded;
+}
+
+/**
+ * Without token replication a secondary holds only its local tokens, so (as Consul's servers do) token
+ * lists and reads of a token it does not hold — `self` included — are answered by the primary.
+ */
+function isPrimaryTokenRead(ctx: RouteContext, path: string): boolean {
+  if (ctx.tokenReplication) return false;
+  if (path === "/v1/acl/tokens") return true;
+  const m = /^\/v1\/acl\/token\/([^/]+)$/.exec(path);
+  if (m === null) return false;
+  if (m[1] === "self") return true;
+  return !ctx.backend.store
+    .view()
+    .acl()
+    .token(decodeURIComponent(m[1] ?? ""));
 }
 
 const GLOBAL_ACL = [
