@@ -1,5 +1,6 @@
 import type { Counts, Status } from "../lib/health";
 import { normalize } from "../lib/health";
+import { Select } from "./list";
 
 const SYMBOL: Record<Status, string> = { passing: "✓", warning: "!", critical: "✕" };
 
@@ -23,5 +24,22 @@ export function HealthCounts({ counts }: { counts: Counts }) {
         </span>
       ))}
     </span>
+  );
+}
+
+/** The "Health" select of the list views: any, or one status. */
+export function HealthFilter({ value, onChange }: { value: string; onChange(status: string): void }) {
+  return (
+    <Select
+      label="Health"
+      value={value}
+      onChange={onChange}
+      options={[
+        ["", "Any"],
+        ["passing", "Passing"],
+        ["warning", "Warning"],
+        ["critical", "Critical"],
+      ]}
+    />
   );
 }

@@ -2,8 +2,8 @@ import { useMemo, useState } from "preact/hooks";
 import { useBlocking } from "../api/hooks";
 import { href, v1 } from "../api/paths";
 import { AclNotice, ErrorBanner } from "../components/error-banner";
-import { HealthBadge } from "../components/health";
-import { Loading, PagedList, SearchBox, Select } from "../components/list";
+import { HealthBadge, HealthFilter } from "../components/health";
+import { Loading, PagedList, SearchBox } from "../components/list";
 import { matches } from "../lib/filter";
 import { type Check, type Status, statusByNode } from "../lib/health";
 
@@ -32,17 +32,7 @@ export default function Nodes() {
       <AclNotice filtered={nodes.filtered || checks.filtered} />
       <div class="toolbar">
         <SearchBox label="Search nodes by name or address" value={search} onInput={setSearch} />
-        <Select
-          label="Health"
-          value={health}
-          onChange={setHealth}
-          options={[
-            ["", "Any"],
-            ["passing", "Passing"],
-            ["warning", "Warning"],
-            ["critical", "Critical"],
-          ]}
-        />
+        <HealthFilter value={health} onChange={setHealth} />
       </div>
       {nodes.data === undefined ? (
         nodes.error ? null : (

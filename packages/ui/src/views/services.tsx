@@ -2,8 +2,8 @@ import { useMemo, useState } from "preact/hooks";
 import { useBlocking } from "../api/hooks";
 import { href, v1 } from "../api/paths";
 import { AclNotice, ErrorBanner } from "../components/error-banner";
-import { HealthCounts } from "../components/health";
-import { Loading, PagedList, SearchBox, Select } from "../components/list";
+import { HealthCounts, HealthFilter } from "../components/health";
+import { Loading, PagedList, SearchBox } from "../components/list";
 import { matches } from "../lib/filter";
 import { type Check, type Counts, countsByService, worstOf } from "../lib/health";
 
@@ -39,17 +39,7 @@ export default function Services() {
       <AclNotice filtered={services.filtered || checks.filtered} />
       <div class="toolbar">
         <SearchBox label="Search services by name or tag" value={search} onInput={setSearch} />
-        <Select
-          label="Health"
-          value={health}
-          onChange={setHealth}
-          options={[
-            ["", "Any"],
-            ["passing", "Passing"],
-            ["warning", "Warning"],
-            ["critical", "Critical"],
-          ]}
-        />
+        <HealthFilter value={health} onChange={setHealth} />
       </div>
       {services.data === undefined ? (
         services.error ? null : (
