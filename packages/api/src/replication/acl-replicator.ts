@@ -14,6 +14,7 @@ import { HIDDEN_SECRET } from "../acl/shapes.js";
 import { decodeList, policyStubs, remotePolicy, remoteRoles, remoteTokens } from "./acl-schemas.js";
 import type { ApplyLimiter } from "./limiter.js";
 import type { PrimaryFetch } from "./primary.js";
+import { ReplicationWrites } from "./writes.js";
 
 export interface AclReplicationOptions {
   readonly store: StateStore;
@@ -83,24 +84,8 @@ function tokenKey(t: AclTokenSpec) {
  * anything that fails to apply; the rest goes on. The secondary's `Local` tokens are never touched.
  */
 export async function replicateAcl(o: AclReplicationOptions): Promise<AclReplicationOutcome> {
-  const skipped: string[] = [];
-  let updates = 0;
-  const apply = async (command: Command, what: string): Promise<boolean> => {
-    await o.limiter.take();
-    try {
-      const result = await o.apply(command);
-      // The state machine refuses by answering, not by throwing: nothing of the object was stored.
-      if (typeof result === "object" && result !== null && "error" in result) {
-        skipped.push(`${what}: ${String(result.error)}`);
-        return false;
-      }
-      updates++;
-      return true;
-    } catch (err) {
-      skipped.push(`${what}: ${(err as Error).message}`);
-      return false;
-    }
-  };
+  const writes = new ReplicationWrites(o.limiter, o.apply);
+  const { apply, skipped } = writes;
 
   // Policies: the list carries hashes; a policy is read in full only when it is new or changed.
   const policyList = await o.primary("/v1/acl/policies");
@@ -241,5 +226,11 @@ export async function replicateAcl(o: AclReplicationOptions): Promise<AclReplica
   for (const p of acl().readPolicies("*").value as AclPolicy[]) {
     if (!wantedPolicies.has(p.ID)) await apply({ v, type: "acl.policy.delete", id: p.ID }, `policy ${p.ID}`);
   }
-  return { policyIndex: policyList.index, roleIndex: roleList.index, tokenIndex, updates, skipped };
+  return {
+    policyIndex: policyList.index,
+    roleIndex: roleList.index,
+    tokenIndex,
+    updates: writes.updates,
+    skipped,
+  };
 }

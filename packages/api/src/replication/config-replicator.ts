@@ -5,6 +5,7 @@ import { type ConfigEntryBody, parseConfigEntry } from "../config-entries/parse.
 import { HttpError } from "../http/errors.js";
 import type { ApplyLimiter } from "./limiter.js";
 import type { PrimaryFetch } from "./primary.js";
+import { ReplicationWrites } from "./writes.js";
 
 export interface ConfigReplicationOptions {
   readonly store: StateStore;
@@ -52,25 +53,9 @@ const entryKey = (kind: string, ns: string, name: string) => `${kind}\u0000${ns}
  * primary's. An entry that does not validate here is left out and reported; each entry is one command.
  */
 export async function replicateConfigEntries(o: ConfigReplicationOptions): Promise<ConfigReplicationOutcome> {
-  const skipped: string[] = [];
-  let updates = 0;
+  const writes = new ReplicationWrites(o.limiter, o.apply);
+  const { apply, skipped } = writes;
   let index = 0;
-  const apply = async (command: Command, what: string): Promise<boolean> => {
-    await o.limiter.take();
-    try {
-      const result = await o.apply(command);
-      // The state machine refuses by answering, not by throwing: nothing of the object was stored.
-      if (typeof result === "object" && result !== null && "error" in result) {
-        skipped.push(`${what}: ${String(result.error)}`);
-        return false;
-      }
-      updates++;
-    } catch (err) {
-      skipped.push(`${what}: ${(err as Error).message}`);
-      return false;
-    }
-    return true;
-  };
   const wanted = new Set<string>();
   for (const kind of ORDER) {
     const list = await o.primary(`/v1/config/${kind}?ns=*`);
@@ -115,5 +100,5 @@ export async function replicateConfigEntries(o: ConfigReplicationOptions): Promi
       );
     }
   }
-  return { index, updates, skipped };
+  return { index, updates: writes.updates, skipped };
 }
