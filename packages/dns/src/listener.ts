@@ -17,6 +17,9 @@ export interface DnsListenerOptions {
  * DNS on UDP and TCP at one address: each message goes to `handleMessage`, the UDP answer back to its
  * sender, TCP answers framed with their two-byte length, in order, on the connection they came on.
  */
+/** How many free UDP ports to try, with port 0, before giving up on finding the same TCP port free. */
+const PORT_ATTEMPTS = 20;
+
 export class DnsListener {
   private readonly connections = new Set<Socket>();
 
@@ -26,6 +29,18 @@ export class DnsListener {
   ) {}
 
   static async start(o: DnsListenerOptions): Promise<DnsListener> {
+    // With port 0 the UDP socket picks a free port, but the same TCP port may be taken: pick again.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await DnsListener.bindBoth(o);
+      } catch (err) {
+        const taken = (err as NodeJS.ErrnoException).code === "EADDRINUSE";
+        if (o.port !== 0 || !taken || attempt >= PORT_ATTEMPTS) throw err;
+      }
+    }
+  }
+
+  private static async bindBoth(o: DnsListenerOptions): Promise<DnsListener> {
     const udp = dgram.createSocket({ type: isIP(o.host) === 6 ? "udp6" : "udp4", reuseAddr: false });
     udp.on("message", (message, peer) => {
       void handleMessage(message, { transport: "udp", source: peer.address }, o.handler).then(
