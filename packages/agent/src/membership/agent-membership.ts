@@ -395,6 +395,7 @@ export class AgentMembership implements MembershipView {
       if (pool !== "lan") return;
       const record = this.record(member);
       for (const listener of this.changeListeners) listener(record);
+      if (verb === "joined" || verb === "updated") this.floodJoin(member);
     };
     node.on("member-join", changed("joined"));
     node.on("member-update", changed("updated"));
@@ -408,6 +409,27 @@ export class AgentMembership implements MembershipView {
         for (const listener of this.userListeners) listener(payload);
       });
     }
+  }
+
+  /**
+   * Consul's flood join: a server joins the WAN pool of each server of its datacenter it meets on the LAN
+   * (tag `wan_join_port`), so every server of a datacenter is in the WAN pool whichever of them another
+   * datacenter happened to join (one that joined before the others had started would otherwise leave them
+   * out of the WAN for good).
+   */
+  private floodJoin(member: Member): void {
+    const wan = this.wan;
+    const port = member.tags.wan_join_port;
+    if (!wan || this.stopped || this.leaving || port === undefined) return;
+    const { datacenter } = this.options.config;
+    if (member.tags.dc !== datacenter || member.name === this.lan.localMember().name) return;
+    const wanName = `${member.name}.${datacenter}`;
+    if (wan.members().some((m) => m.name === wanName)) return;
+    const host = splitAddress(member.address).host;
+    const target = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    this.join([target], { wan: true }).catch((err: Error) =>
+      this.options.log.debug({ member: member.name, err: err.message }, "flood join of the WAN pool failed"),
+    );
   }
 
   private record(member: Member, pool: GossipNode = this.lan): AgentMember {
