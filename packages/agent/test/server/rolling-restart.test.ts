@@ -77,12 +77,17 @@ it("restarting every server in turn under a write load fails no write and loses 
   let running = true;
   let seq = 0;
   let turn = 0;
+  // Writes on their way to each slot: a server is stopped only once none is, since a request whose
+  // connection is still being opened when the server closes its listener is refused, not drained.
+  const inFlight = slots.map(() => 0);
   const writer = async () => {
     while (running) {
       const choices = [...inRotation];
-      const target = slots[choices[turn++ % choices.length]!]!;
+      const slot = choices[turn++ % choices.length]!;
+      const target = slots[slot]!;
       const key = `rolling/${++seq}`;
       const started = performance.now();
+      inFlight[slot]!++;
       try {
         const r = await http(`${target.url}/v1/kv/${key}`, "PUT", key, { timeoutMs: 30_000 });
         if (r.status === 200 && r.text.trim() === "true") acknowledged.push(key);
@@ -90,6 +95,8 @@ it("restarting every server in turn under a write load fails no write and loses 
       } catch (err) {
         const cause = (err as Error).cause as Error | undefined;
         failures.push(`${key} via ${target.name}: ${(err as Error).message} ${cause?.message ?? ""}`);
+      } finally {
+        inFlight[slot]!--;
       }
       longestMs = Math.max(longestMs, performance.now() - started);
     }
@@ -106,6 +113,12 @@ it("restarting every server in turn under a write load fails no write and loses 
       const old = slots[i]!;
       const wasLeader = (await leaderAddress(old.url)) === old.rpcAddress;
       inRotation.delete(i);
+      await waitFor(
+        `writes on their way to ${old.name} to answer`,
+        async () => inFlight[i] === 0 || undefined,
+        30_000,
+        5,
+      );
       signal(old.process, "SIGTERM");
       const code = await old.process.exited;
       expect(code, `${old.name} exit code`).toBe(0);
