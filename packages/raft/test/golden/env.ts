@@ -226,20 +226,25 @@ export class Env {
     const n = this.node(cmd, 0);
     for (const data of cmd.args.slice(1)) {
       const r = n.core.propose(encoder.encode(data));
-      out.push("error" in r ? `rejected ${r.error} leader=${r.leader ?? "none"}` : `${data} at ${r.index}@${r.term}`);
+      out.push(
+        "error" in r ? `rejected ${r.error} leader=${r.leader ?? "none"}` : `${data} at ${r.index}@${r.term}`,
+      );
     }
   }
 
   private proposeConfChange(cmd: Command, out: string[]): void {
     const op = this.arg(cmd, 1) as ConfChangeOp;
     if (!["add-learner", "promote", "remove"].includes(op)) throw new ScenarioError(`bad conf change ${op}`);
-    const r = this.node(cmd, 0).core.proposeConfChange({ op, node: this.id(cmd, 2) });
+    const r = this.node(cmd, 0).core.proposeConfChange({ op, node: this.arg(cmd, 2) });
     out.push("error" in r ? `rejected ${r.error} leader=${r.leader ?? "none"}` : `at ${r.index}@${r.term}`);
   }
 
   private compact(cmd: Command, out: string[]): void {
     const n = this.node(cmd, 0);
     const index = Number(this.arg(cmd, 1));
+    // A driver compacts right after snapshotting its state machine, so the snapshot's contents are the
+    // state machine's now; below the applied index they would be unknown here.
+    if (index < n.core.status(false).applied) throw new ScenarioError("compact only at the applied index");
     let meta: SnapshotMeta;
     try {
       meta = n.core.compact(index);
@@ -247,9 +252,6 @@ export class Env {
       out.push(`error: ${(e as Error).message}`);
       return;
     }
-    // The state machine is applied exactly through `index` here only if nothing later was applied; scenarios
-    // compact at the applied index, as a driver does after taking a snapshot of its state machine.
-    if (n.core.status(false).applied !== index) throw new ScenarioError("compact only at the applied index");
     this.snapshots.set(`${meta.index}@${meta.term}`, [...n.applied]);
     n.disk.snapshot = meta;
     n.disk.entries = n.disk.entries.filter((e) => e.index > meta.index);
@@ -377,7 +379,8 @@ export class Env {
     const parts: string[] = [];
     if (before.role !== after.role) parts.push(`role ${before.role}->${after.role}`);
     if (before.term !== after.term) parts.push(`term ${before.term}->${after.term}`);
-    if (before.leader !== after.leader) parts.push(`leader ${before.leader ?? "none"}->${after.leader ?? "none"}`);
+    if (before.leader !== after.leader)
+      parts.push(`leader ${before.leader ?? "none"}->${after.leader ?? "none"}`);
     if (parts.length > 0) out.push(`${indent}~ ${after.id} ${parts.join(", ")}`);
   }
 

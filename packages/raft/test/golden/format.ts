@@ -72,7 +72,8 @@ export function formatMessage(m: Message): string {
       return `${head} prev=${m.prevIndex}@${m.prevTerm} commit=${m.commit}${entries}${sent(m.sent)}`;
     }
     case "append-resp":
-      if (m.reject) return `${head} rejected index=${m.index} hint=${m.hintIndex}@${m.hintTerm}${sent(m.sent)}`;
+      if (m.reject)
+        return `${head} rejected index=${m.index} hint=${m.hintIndex}@${m.hintTerm}${sent(m.sent)}`;
       return `${head} index=${m.index}${sent(m.sent)}`;
     case "heartbeat":
       return `${head} commit=${m.commit}${sent(m.sent)}${m.read > 0 ? ` read=${m.read}` : ""}`;

@@ -34,6 +34,17 @@ describe("golden traces of the Raft core", () => {
   });
 
   for (const file of files) {
+    it(`${file} is in canonical form (a rewrite changes outputs only)`, () => {
+      const text = readFileSync(join(dir, file), "utf8");
+      const blocks = parseScript(text, file);
+      expect(
+        renderScript(
+          blocks,
+          blocks.map((b) => b.expected),
+        ),
+      ).toBe(text);
+    });
+
     it(file, () => {
       const { expected, actual } = replay(file);
       if (update) writeFileSync(join(dir, file), actual);

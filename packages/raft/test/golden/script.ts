@@ -37,7 +37,8 @@ export function parseScript(text: string, file: string): Block[] {
       continue;
     }
     const line = i + 1;
-    if (lines[i + 1] !== SEPARATOR) throw new Error(`${file}:${line}: "${l}" is not followed by ${SEPARATOR}`);
+    if (lines[i + 1] !== SEPARATOR)
+      throw new Error(`${file}:${line}: "${l}" is not followed by ${SEPARATOR}`);
     i += 2;
     const expected: string[] = [];
     while (i < lines.length && lines[i]!.trim() !== "") expected.push(lines[i++]!);
