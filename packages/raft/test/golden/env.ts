@@ -49,6 +49,27 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 const STABILIZE_ROUNDS = 1000;
 
+/** The key=value options each command accepts (a misspelt one fails the scenario instead of being ignored). */
+const OPTIONS: Record<string, readonly string[]> = {
+  "add-nodes": [
+    "voters",
+    "learners",
+    "prevote",
+    "checkquorum",
+    "random",
+    "election",
+    "heartbeat",
+    "jitter",
+    "retry",
+    "max-inflight",
+    "lease-drift",
+    "async-writes",
+  ],
+  tick: ["n"],
+  "read-index": ["lease"],
+  "deliver-msgs": ["drop"],
+};
+
 /**
  * Drives RaftCore instances the way a real driver would (Readys carried out, writes made durable, messages
  * handed to a network), but one explicit step at a time, printing what each step did. Everything is
@@ -62,6 +83,10 @@ export class Env {
   private readonly snapshots = new Map<string, string[]>();
 
   run(cmd: Command): string[] {
+    const known = OPTIONS[cmd.name] ?? [];
+    for (const key of cmd.opts.keys()) {
+      if (!known.includes(key)) throw new ScenarioError(`${cmd.name} takes no option ${key}`);
+    }
     const out: string[] = [];
     switch (cmd.name) {
       case "add-nodes":
@@ -71,7 +96,7 @@ export class Env {
         this.campaign(this.id(cmd, 0), out);
         break;
       case "tick":
-        this.tick(cmd, () => Number(cmd.opts.get("n") ?? "1"), out);
+        this.tick(cmd, () => this.num(cmd, "n", cmd.opts.get("n") ?? "1"), out);
         break;
       case "tick-election":
         this.tick(cmd, (n) => n.cfg.electionTicks, out);
@@ -103,13 +128,13 @@ export class Env {
         this.node(cmd, 0).core.reportUnreachable(this.id(cmd, 1));
         break;
       case "process-ready":
-        for (const id of this.ids(cmd)) this.processReady(id, out, "");
+        for (const id of this.ids(cmd)) this.processReady(id, out);
         break;
       case "persist":
-        for (const id of this.ids(cmd)) this.finishWrite(id, out, "");
+        for (const id of this.ids(cmd)) this.finishWrite(id, out);
         break;
       case "deliver-msgs":
-        for (const id of this.ids(cmd)) this.deliver(id, out, "", cmd.opts.get("drop") === "true");
+        for (const id of this.ids(cmd)) this.deliver(id, out, cmd.opts.get("drop") === "true");
         break;
       case "stabilize":
         this.stabilize(cmd.args.length > 0 ? this.ids(cmd) : this.allIds(), out);
@@ -147,12 +172,13 @@ export class Env {
    * that learn everything from a leader, unless `voters` is given.
    */
   private addNodes(cmd: Command): void {
-    const n = Number(this.arg(cmd, 0));
+    const n = this.num(cmd, "count", this.arg(cmd, 0));
     const first = this.nodes.size + 1;
     const ids = Array.from({ length: n }, (_, k) => String(first + k));
     const voters = this.listOpt(cmd, "voters") ?? (this.nodes.size === 0 ? ids : undefined);
     const bootstrap = voters ? { voters, learners: this.listOpt(cmd, "learners") ?? [] } : undefined;
-    const random = Number(cmd.opts.get("random") ?? "0");
+    const random = this.num(cmd, "random", cmd.opts.get("random") ?? "0");
+    if (random >= 1) throw new ScenarioError("random must be in [0, 1)");
     const over: Partial<RaftConfig> = {
       preVote: cmd.opts.get("prevote") === "true",
       checkQuorum: cmd.opts.get("checkquorum") === "true",
@@ -168,7 +194,7 @@ export class Env {
     ];
     for (const [opt, key] of numbers) {
       const v = cmd.opts.get(opt);
-      if (typeof v === "string") (over as Record<string, number>)[key] = Number(v);
+      if (v !== undefined) (over as Record<string, number>)[key] = this.num(cmd, opt, v);
     }
     for (const id of ids) {
       const cfg = config(id, over);
@@ -241,7 +267,7 @@ export class Env {
 
   private compact(cmd: Command, out: string[]): void {
     const n = this.node(cmd, 0);
-    const index = Number(this.arg(cmd, 1));
+    const index = this.num(cmd, "index", this.arg(cmd, 1));
     // A driver compacts right after snapshotting its state machine, so the snapshot's contents are the
     // state machine's now; below the applied index they would be unknown here.
     if (index < n.core.status(false).applied) throw new ScenarioError("compact only at the applied index");
@@ -260,16 +286,16 @@ export class Env {
 
   // ---------------------------------------------------------------- the driver loop
 
-  private processReady(id: NodeId, out: string[], indent: string): boolean {
+  private processReady(id: NodeId, out: string[]): boolean {
     const n = this.get(id);
     if (!n.core.hasReady()) {
-      out.push(`${indent}${id}: no Ready`);
+      out.push(`${id}: no Ready`);
       return false;
     }
     const before = n.core.status(false);
     const r = n.core.ready();
-    out.push(`${indent}> ${id} handling Ready${r.persist ? " with a write" : ""}`);
-    for (const l of formatReady(r)) out.push(`${indent}  ${l}`);
+    out.push(`> ${id} handling Ready${r.persist ? " with a write" : ""}`);
+    for (const l of formatReady(r)) out.push(`  ${l}`);
     this.send(r.messages);
     this.apply(id, r);
     n.core.advance(r);
@@ -277,22 +303,22 @@ export class Env {
       if (n.manualWrites) n.pendingWrite = r;
       else this.completeWrite(id, r);
     }
-    this.transition(before, n.core.status(false), out, `${indent}  `);
+    this.transition(before, n.core.status(false), out, "  ");
     return true;
   }
 
-  private finishWrite(id: NodeId, out: string[], indent: string): boolean {
+  private finishWrite(id: NodeId, out: string[]): boolean {
     const n = this.get(id);
     const r = n.pendingWrite;
     if (!r) {
-      out.push(`${indent}${id}: no write in flight`);
+      out.push(`${id}: no write in flight`);
       return false;
     }
     n.pendingWrite = null;
-    out.push(`${indent}> ${id} write durable`);
+    out.push(`> ${id} write durable`);
     const before = n.core.status(false);
     this.completeWrite(id, r);
-    this.transition(before, n.core.status(false), out, `${indent}  `);
+    this.transition(before, n.core.status(false), out, "  ");
     return true;
   }
 
@@ -329,21 +355,21 @@ export class Env {
     for (const m of ms) this.nodes.get(m.to)?.inbox.push(m);
   }
 
-  private deliver(id: NodeId, out: string[], indent: string, drop: boolean): boolean {
+  private deliver(id: NodeId, out: string[], drop: boolean): boolean {
     const n = this.get(id);
     if (n.inbox.length === 0) return false;
     const batch = n.inbox;
     n.inbox = [];
-    out.push(`${indent}> ${id} receiving messages`);
+    out.push(`> ${id} receiving messages`);
     for (const m of batch) {
       if (drop || this.cut.has(m.from) !== this.cut.has(m.to)) {
-        out.push(`${indent}  ${formatMessage(m)} (dropped)`);
+        out.push(`  ${formatMessage(m)} (dropped)`);
         continue;
       }
-      out.push(`${indent}  ${formatMessage(m)}`);
+      out.push(`  ${formatMessage(m)}`);
       const before = n.core.status(false);
       n.core.step(m);
-      this.transition(before, n.core.status(false), out, `${indent}    `);
+      this.transition(before, n.core.status(false), out, "    ");
     }
     return true;
   }
@@ -353,11 +379,11 @@ export class Env {
     for (let round = 0; round < STABILIZE_ROUNDS; round++) {
       let busy = false;
       for (const id of ids) {
-        while (this.get(id).core.hasReady()) busy = this.processReady(id, out, "") || busy;
-        if (this.get(id).pendingWrite) busy = this.finishWrite(id, out, "") || busy;
-        while (this.get(id).core.hasReady()) busy = this.processReady(id, out, "") || busy;
+        while (this.get(id).core.hasReady()) busy = this.processReady(id, out) || busy;
+        if (this.get(id).pendingWrite) busy = this.finishWrite(id, out) || busy;
+        while (this.get(id).core.hasReady()) busy = this.processReady(id, out) || busy;
       }
-      for (const id of ids) busy = this.deliver(id, out, "", false) || busy;
+      for (const id of ids) busy = this.deliver(id, out, false) || busy;
       if (!busy) return;
     }
     throw new ScenarioError(`not stable after ${STABILIZE_ROUNDS} rounds`);
@@ -416,6 +442,14 @@ export class Env {
     const a = cmd.args[k];
     if (a === undefined) throw new ScenarioError(`${cmd.name}: argument ${k + 1} missing`);
     return a;
+  }
+
+  /** A non-negative number (an option's value or an argument), else a usage error. */
+  private num(cmd: Command, what: string, v: string | string[]): number {
+    const x = typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN;
+    if (!Number.isFinite(x) || x < 0)
+      throw new ScenarioError(`${cmd.name}: ${what} must be a number, not ${v}`);
+    return x;
   }
 
   private id(cmd: Command, k: number): NodeId {

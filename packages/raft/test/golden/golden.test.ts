@@ -33,6 +33,16 @@ describe("golden traces of the Raft core", () => {
     expect(files.length).toBeGreaterThan(0);
   });
 
+  it("fails a scenario on a usage mistake instead of recording it as output", () => {
+    const env = new Env();
+    expect(() => env.run(parseCommand("add-nodes 3 checkqorum=true"))).toThrow(/no option checkqorum/);
+    expect(() => env.run(parseCommand("add-nodes x"))).toThrow(/must be a number/);
+    env.run(parseCommand("add-nodes 3"));
+    expect(() => env.run(parseCommand("campaign 9"))).toThrow(/no node 9/);
+    expect(() => env.run(parseCommand("frobnicate 1"))).toThrow(/unknown command/);
+    expect(() => parseScript("status 1\nok\n", "f.txt")).toThrow(/f.txt:1: .* is not followed by ----/);
+  });
+
   for (const file of files) {
     it(`${file} is in canonical form (a rewrite changes outputs only)`, () => {
       const text = readFileSync(join(dir, file), "utf8");
