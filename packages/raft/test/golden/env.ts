@@ -223,6 +223,9 @@ export class Env {
   /** Tick until the node stops being a follower (its election timeout ran out). */
   private campaign(id: NodeId, out: string[]): void {
     const n = this.get(id);
+    const role = n.core.status(false).role;
+    if (role !== "follower")
+      throw new ScenarioError(`campaign ${id}: it is a ${role}, not a follower (use tick)`);
     const limit = 4 * n.cfg.electionTicks + (n.cfg.electionJitterTicks ?? n.cfg.electionTicks);
     for (let k = 1; k <= limit; k++) {
       const before = n.core.status(false);
