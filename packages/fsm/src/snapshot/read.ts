@@ -12,6 +12,16 @@ import { KV_CELLS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SnapshotFormatError, snapsh
 
 type Cells = readonly unknown[];
 
+export interface SnapshotReaderOptions {
+  /**
+   * Receives the frames after the end frame (what the state machine appends to a Raft snapshot; see
+   * entries/machine.ts). Without it, data after the end is refused.
+   */
+  readonly trailer?: (frame: unknown[]) => void;
+  /** Checks the framing, header, tables and row count without building the tables (finish() has none). */
+  readonly checkOnly?: boolean;
+}
+
 /**
  * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
  * writeSnapshot wrote (the stream is ours); the framing, header, tables and row count are checked.
@@ -23,6 +33,11 @@ export class SnapshotReader {
   #index: number | undefined;
   #rows = 0;
   #ended = false;
+  readonly #options: SnapshotReaderOptions;
+
+  constructor(options: SnapshotReaderOptions = {}) {
+    this.#options = options;
+  }
 
   push(chunk: Uint8Array): void {
     this.#pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -33,7 +48,13 @@ export class SnapshotReader {
       if (this.#pendingBytes < 4 + length) return;
       const framed = this.#contiguous(4 + length);
       this.#consume(4 + length);
-      this.#frame(snapshotPackr.unpack(framed.subarray(4, 4 + length)));
+      let value: unknown;
+      try {
+        value = snapshotPackr.unpack(framed.subarray(4, 4 + length));
+      } catch (err) {
+        throw new SnapshotFormatError(`snapshot frame is not valid msgpack: ${(err as Error).message}`);
+      }
+      this.#frame(value);
     }
   }
 
@@ -41,7 +62,7 @@ export class SnapshotReader {
     if (!this.#ended || this.#pendingBytes !== 0 || this.#index === undefined) {
       throw new SnapshotFormatError("snapshot stream is truncated");
     }
-    rebuildDerived(this.#tables);
+    if (!this.#options.checkOnly) rebuildDerived(this.#tables);
     return { tables: this.#tables, index: this.#index };
   }
 
@@ -59,7 +80,11 @@ export class SnapshotReader {
 
   #frame(value: unknown): void {
     if (!Array.isArray(value)) throw new SnapshotFormatError("snapshot frame is not an array");
-    if (this.#ended) throw new SnapshotFormatError("data after the end of the snapshot");
+    if (this.#ended) {
+      if (!this.#options.trailer) throw new SnapshotFormatError("data after the end of the snapshot");
+      this.#options.trailer(value);
+      return;
+    }
     if (this.#index === undefined) {
       const [magic, version, index, indexes] = value;
       if (magic !== SNAPSHOT_MAGIC || version !== SNAPSHOT_VERSION || typeof index !== "number") {
@@ -84,6 +109,7 @@ export class SnapshotReader {
       throw new SnapshotFormatError(`malformed snapshot frame for table "${String(table)}"`);
     }
     this.#rows += count;
+    if (this.#options.checkOnly) return;
     if (table === "kv") {
       this.#kvRows(cells);
       return;
