@@ -194,7 +194,7 @@ describe("streamRestore", () => {
     expect(m.store.view().kvKeys("restored/").value).toHaveLength(300);
   });
 
-  it("a bad archive is a SnapshotFormatError before its commit; the staging is aborted and nothing changed", async () => {
+  it("a bad archive is refused by its commit: a SnapshotFormatError, the staging dropped, nothing changed", async () => {
     const m = new LogMachine();
     m.apply(1, encodeCommandEntry(set("keep", "1")));
     const state = stateOf(m);
@@ -202,15 +202,26 @@ describe("streamRestore", () => {
     const truncated = archive.subarray(0, archive.byteLength - 3);
     const p = proposer(m);
     await expect(streamRestore([truncated], p.propose, { chunkBytes: 1024 })).rejects.toThrow(
-      SnapshotFormatError,
+      /snapshot stream is truncated/,
     );
+    expect(p.proposed.length).toBeGreaterThan(3);
     expect(m.stagingId).toBeUndefined();
     expect(m.store.view().kvKeys("").value).toEqual(["keep"]);
     expect(stateOf(m).equals(state)).toBe(true);
-    // Nothing reaches the log for an upload that fails before its first byte.
-    const empty = proposer(m);
-    await expect(streamRestore([], empty.propose)).rejects.toThrow(SnapshotFormatError);
-    expect(empty.proposed).toEqual([]);
+  });
+
+  it("nothing reaches the log for an upload whose header is no snapshot's", async () => {
+    const m = new LogMachine();
+    for (const body of [
+      [],
+      [bytes("not a snapshot")],
+      [bytes("{}\n"), bytes("more")],
+      [archiveOf(1).subarray(0, 10)],
+    ]) {
+      const p = proposer(m);
+      await expect(streamRestore(body, p.propose)).rejects.toThrow(SnapshotFormatError);
+      expect(p.proposed).toEqual([]);
+    }
   });
 
   it("a restore superseded while it streams fails, and leaves the other restore staged", async () => {

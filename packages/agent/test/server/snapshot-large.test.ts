@@ -39,13 +39,13 @@ function start(i: number): AgentProcess {
 }
 
 /** Value `i`: distinct bytes in every key, so a chunk out of place would show. */
-const valueOf = (i: number): Buffer => Buffer.alloc(VALUE_BYTES, `value ${i} `);
+const bigValue = (i: number): Buffer => Buffer.alloc(VALUE_BYTES, `value ${i} `);
 
 /** An archive as GET /v1/snapshot serves it, built by the fsm itself: KEYS values of VALUE_BYTES. */
 function bigArchive(): Buffer {
   const store = new StateStore();
   for (let i = 0; i < KEYS; i++) {
-    const command: Command = { v: 1, type: "kv.set", key: `big/${i}`, value: valueOf(i), flags: BigInt(i) };
+    const command: Command = { v: 1, type: "kv.set", key: `big/${i}`, value: bigValue(i), flags: BigInt(i) };
     store.applyCommand(i + 1, command);
   }
   return Buffer.concat([...store.snapshot()]);
@@ -67,7 +67,7 @@ async function restoredOn(agent: AgentProcess): Promise<void> {
   for (const i of [0, 17, KEYS - 1]) {
     const r = await fetch(`${agent.url}/v1/kv/big/${i}?raw&stale`);
     expect(r.status).toBe(200);
-    expect(Buffer.from(await r.arrayBuffer()).equals(valueOf(i))).toBe(true);
+    expect(Buffer.from(await r.arrayBuffer()).equals(bigValue(i))).toBe(true);
   }
   const meta = JSON.parse((await http(`${agent.url}/v1/kv/big/5?stale`)).text) as [{ Flags: number }];
   expect(meta[0].Flags).toBe(5);
@@ -101,7 +101,10 @@ describe("a snapshot restore larger than one Raft entry", () => {
     const [agent] = scratch.agents;
     const archive = bigArchive();
     // Cut out bytes in the middle of the KV frame: the framing fails only at the end of the stream.
-    const bad = Buffer.concat([archive.subarray(0, 10 * 1024 * 1024), archive.subarray(10 * 1024 * 1024 + 7)]);
+    const bad = Buffer.concat([
+      archive.subarray(0, 10 * 1024 * 1024),
+      archive.subarray(10 * 1024 * 1024 + 7),
+    ]);
     const put = await fetch(`${agent!.url}/v1/snapshot`, { method: "PUT", body: bad });
     expect(put.status).toBe(400);
     expect(await put.text()).toMatch(/Invalid snapshot/);

@@ -19,8 +19,9 @@ export interface StreamRestoreOptions {
 /**
  * Streams an archive into the log through `propose` (which commits an entry and returns what the state
  * machine answered): restore-begin, chunk entries in order, and restore-commit, each waiting for the
- * previous one. The archive is checked as it streams, so a bad one stops before its commit with a
- * SnapshotFormatError; on any failure an abort entry drops what was staged (best effort: if it cannot
+ * previous one. Its header is checked before anything is proposed; the rest is checked by the commit, on
+ * every server alike, which refuses a bad archive (a SnapshotFormatError here) and changes nothing. On
+ * any failure an abort entry drops what was staged (best effort: if it cannot
  * commit either, the staging stays until the next restore's begin replaces it, and never shows).
  * Memory: one chunk here; the staged archive once in each server's state machine.
  */
@@ -50,7 +51,9 @@ async function* restoreEntries(
   id: string,
   chunkBytes: number,
 ): AsyncGenerator<Uint8Array> {
-  const check = new SnapshotReader({ checkOnly: true });
+  // Only the header is checked here, at once: the commit checks the rest on every server, from the staged
+  // bytes, so the archive is never parsed or buffered twice on its way in.
+  const header = new SnapshotReader();
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let seq = 0;
@@ -66,17 +69,20 @@ async function* restoreEntries(
     return encodeRestoreEntry({ kind: "restore-chunk", id, seq: seq++, data: joined.subarray(0, length) });
   };
   for await (const piece of archive) {
-    check.push(piece);
-    // Begun once bytes arrive and their frames parse so far: an empty or oversized upload never reaches the log.
+    pending.push(piece);
+    pendingBytes += piece.byteLength;
+    if (!header.started) {
+      header.push(piece);
+      // Begun once the header is a snapshot's: an empty, oversized or foreign upload never reaches the log.
+      if (!header.started) continue;
+    }
     if (!begun) {
       begun = true;
       yield encodeRestoreEntry({ kind: "restore-begin", id });
     }
-    pending.push(piece);
-    pendingBytes += piece.byteLength;
     while (pendingBytes >= chunkBytes) yield chunk(chunkBytes);
   }
-  check.finish();
+  if (!header.started) throw new SnapshotFormatError("snapshot stream is truncated");
   if (pendingBytes > 0) yield chunk(pendingBytes);
   yield encodeRestoreEntry({ kind: "restore-commit", id, chunks: seq, bytes });
 }

@@ -18,9 +18,10 @@ export interface SnapshotReaderOptions {
    * entries/machine.ts). Without it, data after the end is refused.
    */
   readonly trailer?: (frame: unknown[]) => void;
-  /** Checks the framing, header, tables and row count without building the tables (finish() has none). */
-  readonly checkOnly?: boolean;
 }
+
+/** Far above any real header (magic, version, index and the tables' indexes): more is not a snapshot. */
+const MAX_HEADER_BYTES = 64 * 1024;
 
 /**
  * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
@@ -45,6 +46,7 @@ export class SnapshotReader {
     for (;;) {
       if (this.#pendingBytes < 4) return;
       const length = this.#contiguous(4).readUInt32BE(0);
+      if (this.#index === undefined && length > MAX_HEADER_BYTES) throw this.#notSnapshot();
       if (this.#pendingBytes < 4 + length) return;
       const framed = this.#contiguous(4 + length);
       this.#consume(4 + length);
@@ -58,12 +60,21 @@ export class SnapshotReader {
     }
   }
 
+  /** The header was read and is a snapshot's. */
+  get started(): boolean {
+    return this.#index !== undefined;
+  }
+
   finish(): { tables: Tables; index: number } {
     if (!this.#ended || this.#pendingBytes !== 0 || this.#index === undefined) {
       throw new SnapshotFormatError("snapshot stream is truncated");
     }
-    if (!this.#options.checkOnly) rebuildDerived(this.#tables);
+    rebuildDerived(this.#tables);
     return { tables: this.#tables, index: this.#index };
+  }
+
+  #notSnapshot(): SnapshotFormatError {
+    return new SnapshotFormatError(`not a version ${SNAPSHOT_VERSION} Cairn state snapshot`);
   }
 
   #contiguous(n: number): Buffer {
@@ -88,7 +99,7 @@ export class SnapshotReader {
     if (this.#index === undefined) {
       const [magic, version, index, indexes] = value;
       if (magic !== SNAPSHOT_MAGIC || version !== SNAPSHOT_VERSION || typeof index !== "number") {
-        throw new SnapshotFormatError(`not a version ${SNAPSHOT_VERSION} Cairn state snapshot`);
+        throw this.#notSnapshot();
       }
       this.#index = index;
       Object.assign(this.#tables.indexes, indexes as TableIndexes);
@@ -109,7 +120,6 @@ export class SnapshotReader {
       throw new SnapshotFormatError(`malformed snapshot frame for table "${String(table)}"`);
     }
     this.#rows += count;
-    if (this.#options.checkOnly) return;
     if (table === "kv") {
       this.#kvRows(cells);
       return;
