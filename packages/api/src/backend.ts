@@ -42,7 +42,11 @@ export interface ClusterBackend {
   /** Server RPC addresses of the voting peers. */
   peers(): Promise<string[]>;
   snapshotSave(): Promise<SnapshotArchive>;
-  snapshotRestore(data: Uint8Array): Promise<void>;
+  /**
+   * Replaces the whole state with the archive, streamed (chunks of any size) and applied atomically;
+   * a bad archive throws SnapshotFormatError and changes nothing.
+   */
+  snapshotRestore(archive: AsyncIterable<Uint8Array>): Promise<void>;
   /** The local replica of the state machine: reads and blocking-query watches. */
   readonly store: StateStore;
 }

@@ -46,8 +46,8 @@ export class LocalBackend implements ClusterBackend {
     return { index: view.index, data: toAsync(view.snapshot()) };
   }
 
-  async snapshotRestore(data: Uint8Array): Promise<void> {
-    await this.store.restore([data]);
+  async snapshotRestore(archive: AsyncIterable<Uint8Array>): Promise<void> {
+    await this.store.restore(archive);
     // Later writes must land above whatever index the snapshot carried.
     this.#nextIndex = Math.max(this.#nextIndex, this.store.index + 1);
   }

@@ -1,8 +1,11 @@
 /**
  * @cairn/fsm: the replicated state machine and its state store.
  *
- * Writes: build a `Command` (stamping `now` and any IDs on the leader), `encodeCommand` it, replicate it,
- * and on every server `store.apply(index, bytes)` in log order; the `ApplyResult` goes back to the caller.
+ * Writes: build a `Command` (any IDs on the leader), `encodeCommandEntry` it (the leader stamps its time with
+ * `stampLeaderTime`), replicate it, and on every server `LogMachine.apply(index, bytes)` in log order; the
+ * `ApplyResult` goes back to the caller. Every log-entry kind and its encoding is in entries/: commands and
+ * the streamed snapshot restore (`streamRestore` proposes it). `store.apply(index, commandBytes)` applies
+ * a bare command.
  * Reads: `store.view()` is an O(1) consistent snapshot whose query methods return `{ value, index, watch }`;
  * send `index` as X-Service-Index, and for a blocking query `await store.watches.wait(watch, signal)` in the
  * same tick as the read. Snapshots: `store.snapshot()` yields frames; `store.restore(chunks)` installs them.
@@ -115,6 +118,17 @@ export {
   type TxnOp,
   type TxnServiceOp,
 } from "./commands/types.js";
+export {
+  decodeEntry,
+  encodeCommandEntry,
+  encodeRestoreEntry,
+  type LogEntry,
+  type RestoreEntry,
+  stampLeaderTime,
+  type TimedCommand,
+} from "./entries/envelope.js";
+export { type Applied, LogMachine } from "./entries/machine.js";
+export { RESTORE_CHUNK_BYTES, type StreamRestoreOptions, streamRestore } from "./entries/restore-stream.js";
 export { SnapshotFormatError } from "./snapshot/format.js";
 export {
   DEFAULT_LOCK_DELAY_NS,

@@ -1,7 +1,6 @@
 import { createReadStream } from "node:fs";
-import { type ApplyResult, type Command, decodeCommand, StateStore } from "@cairn/fsm";
+import { type ApplyResult, type Command, LogMachine, type StateStore } from "@cairn/fsm";
 import type { SnapshotOutput, StateMachine } from "@cairn/raft";
-import { archiveAtIndex, isRestoreEntry } from "./restore-entry.js";
 
 /** What the leader's duties learn from each applied entry (on every server; only the leader acts). */
 export interface AppliedListener {
@@ -12,16 +11,19 @@ export interface AppliedListener {
 }
 
 /**
- * The Raft state machine over the fsm's StateStore: normal entries are commands (decoded once here so
- * listeners see them without a second decode), restore entries replace the state, and Raft snapshots are
- * the store's snapshot frames written straight into the snapshot file.
+ * The Raft state machine over the fsm's LogMachine (which knows every kind of entry and the snapshot
+ * layout): tells the listener what each entry did, and writes Raft snapshots straight into the file.
  */
 export class FsmStateMachine implements StateMachine<ApplyResult> {
-  readonly store: StateStore;
+  readonly machine: LogMachine;
   private listener: AppliedListener | undefined;
 
-  constructor(store = new StateStore()) {
-    this.store = store;
+  constructor(store?: StateStore) {
+    this.machine = new LogMachine(store);
+  }
+
+  get store(): StateStore {
+    return this.machine.store;
   }
 
   listen(listener: AppliedListener | undefined): void {
@@ -29,27 +31,20 @@ export class FsmStateMachine implements StateMachine<ApplyResult> {
   }
 
   apply(index: number, data: Uint8Array): ApplyResult {
-    if (isRestoreEntry(data)) {
-      // restoreSync builds the new tables completely before installing them: a bad archive throws here
-      // and leaves the state as it was.
-      this.store.restoreSync(archiveAtIndex(data, index));
-      this.listener?.restored();
-      return true;
-    }
-    const command = decodeCommand(data);
-    const result = this.store.applyCommand(index, command);
-    this.listener?.applied(command, result);
-    return result;
+    const applied = this.machine.apply(index, data);
+    if (applied.kind === "command") this.listener?.applied(applied.command, applied.result);
+    else if (applied.kind === "restored") this.listener?.restored();
+    return applied.result;
   }
 
   async snapshot(out: SnapshotOutput): Promise<void> {
-    // The view is taken now, synchronously; entries applied while the frames are written do not touch it.
-    const frames = this.store.view().snapshot();
+    // The frames are taken now, synchronously; entries applied while they are written do not touch them.
+    const frames = this.machine.snapshot();
     for (const frame of frames) await out.write(Uint8Array.prototype.slice.call(frame));
   }
 
   async restore(file: string): Promise<void> {
-    await this.store.restore(createReadStream(file));
+    await this.machine.restore(createReadStream(file));
     this.listener?.restored();
   }
 }

@@ -1,24 +1,25 @@
 import type { ClusterBackend, LeaderContact as ContactHeaders, ReadMode, SnapshotArchive } from "@cairn/api";
 import { HttpError, NoClusterLeaderError } from "@cairn/api";
-import { type ApplyResult, type Command, encodeCommand, type Session, StateStore } from "@cairn/fsm";
+import {
+  type ApplyResult,
+  type Command,
+  encodeCommandEntry,
+  type Session,
+  type StateStore,
+  stampLeaderTime,
+  streamRestore,
+} from "@cairn/fsm";
 import { NotLeaderError, type RaftNode, RpcError } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
 import { type Attempt, DEFAULT_HOLD_MS, holdForLeader } from "./leader-hold.js";
-import { stampForwardedEntry, stampLeaderTime } from "./leader-time.js";
-import { encodeRestoreEntry } from "./restore-entry.js";
 import { packValue, RPC, unpackValue } from "./rpc-codec.js";
 
 /** A forwarded write waits a little longer than the leader's own proposal timeout, so the leader's answer wins. */
 const FORWARD_TIMEOUT_MS = 35_000;
 const QUICK_RPC_TIMEOUT_MS = 3_000;
-/**
- * A restore travels as one Raft entry, and a Raft message larger than a peer connection's send buffer (16 MiB)
- * would never get through; until restores stream in chunks, archives above this are refused.
- */
-export const MAX_REPLICATED_RESTORE_BYTES = 8 * 1024 * 1024;
 
 export interface RaftBackendDeps {
   fsm: FsmStateMachine;
@@ -71,8 +72,8 @@ export class RaftBackend implements ClusterBackend {
     });
     node.transport.handle(RPC.apply, (payload) =>
       this.serveForwarded(node, async () => {
-        if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded command bytes");
-        return packValue(await node.propose(stampForwardedEntry(payload, this.now())));
+        if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded entry bytes");
+        return packValue(await node.propose(stampLeaderTime(payload, this.now())));
       }),
     );
     node.transport.handle(RPC.renewSession, (payload) =>
@@ -123,8 +124,8 @@ export class RaftBackend implements ClusterBackend {
   /** Stamped with the leader's clock where it is proposed (the leader re-stamps what a follower forwards). */
   apply(command: Command): Promise<ApplyResult> {
     return this.proposeVia(
-      () => encodeCommand(stampLeaderTime(command, this.now())),
-      () => encodeCommand(command),
+      () => encodeCommandEntry(command, this.now()),
+      () => encodeCommandEntry(command),
     );
   }
 
@@ -135,13 +136,13 @@ export class RaftBackend implements ClusterBackend {
   async applyAsLeader(command: Command): Promise<ApplyResult> {
     const node = this.node;
     if (!node?.isLeader()) throw new NotLeaderError("not-leader", node?.leaderId() ?? null, null);
-    return node.propose(encodeCommand(command));
+    return node.propose(encodeCommandEntry(command));
   }
 
   /** Proposes encoded entry bytes through the leader and returns the state machine's result. */
   applyEncoded(entry: Uint8Array): Promise<ApplyResult> {
     return this.proposeVia(
-      () => stampForwardedEntry(entry, this.now()),
+      () => stampLeaderTime(entry, this.now()),
       () => entry,
     );
   }
@@ -225,17 +226,12 @@ export class RaftBackend implements ClusterBackend {
   }
 
   /**
-   * The archive is checked here first (a bad one is a 400 and never reaches the log), then replicated as a
-   * restore entry that every server applies at the same index.
+   * Streamed through the log in chunk entries (each through the leader, as any write) that every server
+   * stages and swaps in whole at the same index; the archive is checked as it streams, so a bad one is a
+   * SnapshotFormatError and changes nothing.
    */
-  async snapshotRestore(data: Uint8Array): Promise<void> {
-    if (data.byteLength > MAX_REPLICATED_RESTORE_BYTES) {
-      throw new Error(
-        `snapshot of ${data.byteLength} bytes is larger than the ${MAX_REPLICATED_RESTORE_BYTES} bytes a restore can replicate`,
-      );
-    }
-    new StateStore().restoreSync([data]);
-    await this.applyEncoded(encodeRestoreEntry(data));
+  snapshotRestore(archive: AsyncIterable<Uint8Array>): Promise<void> {
+    return streamRestore(archive, (entry) => this.applyEncoded(entry));
   }
 
   contactHeaders(): ContactHeaders {

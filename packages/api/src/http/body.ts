@@ -4,50 +4,74 @@ import { tooLarge } from "./errors.js";
 
 /**
  * Reads the request body, refusing (413) more than `limit` bytes: first by Content-Length, then while
- * streaming, so a chunked upload cannot grow memory past the limit either. Under @hono/node-server the
- * Node request stream is read directly, which skips building a WHATWG Request for every write.
+ * streaming, so a chunked upload cannot grow memory past the limit either.
  */
 export async function readBodyLimited(
   c: Context,
   limit: number,
   describe: (size: number) => string,
 ): Promise<Buffer> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of streamBodyLimited(c, limit, describe)) {
+    chunks.push(chunk);
+    size += chunk.byteLength;
+  }
+  // Already read by a middleware: those bytes as they are (as before); otherwise one fresh buffer.
+  const read = (c.var as { body?: Buffer }).body;
+  return read ?? Buffer.concat(chunks, size);
+}
+
+/**
+ * The request body as it arrives, under the same limit (the 413 is thrown by the iteration that would
+ * pass it). Under @hono/node-server the Node request stream is read directly, which skips building a
+ * WHATWG Request for every write.
+ */
+export async function* streamBodyLimited(
+  c: Context,
+  limit: number,
+  describe: (size: number) => string,
+): AsyncGenerator<Uint8Array> {
   // Read already (the request is looked at before its route): the stream is spent, the bytes are here.
   const read = (c.var as { body?: Buffer }).body;
   if (read !== undefined) {
     if (read.byteLength > limit) throw tooLarge(describe(read.byteLength));
-    return read;
+    yield read;
+    return;
   }
   const declared = Number(c.req.header("content-length") ?? "0");
   if (declared > limit) throw tooLarge(describe(declared));
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  const chunks: Uint8Array[] = [];
   let size = 0;
-  const take = (chunk: Uint8Array): boolean => {
-    size += chunk.byteLength;
-    if (size > limit) return false;
-    chunks.push(chunk);
-    return true;
-  };
+  let whole = false;
   if (incoming !== undefined) {
-    for await (const chunk of incoming as AsyncIterable<Buffer>) {
-      if (!take(chunk)) {
-        incoming.resume(); // drain the rest so the connection stays usable for the error response
-        throw tooLarge(describe(size));
+    try {
+      // Not the stream's plain iterator: leaving it early (too large, or a consumer that stopped) would
+      // destroy the request and with it the socket the error response must go out on.
+      for await (const chunk of incoming.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
+        size += chunk.byteLength;
+        if (size > limit) throw tooLarge(describe(size));
+        yield chunk;
       }
+      whole = true;
+    } finally {
+      if (!whole) incoming.resume(); // drain the rest so the connection stays usable for the error response
     }
   } else if (c.req.raw.body !== null) {
     const reader = c.req.raw.body.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      if (!take(value)) {
-        await reader.cancel();
-        throw tooLarge(describe(size));
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) throw tooLarge(describe(size));
+        yield value;
       }
+      whole = true;
+    } finally {
+      if (!whole) await reader.cancel();
     }
   }
-  return Buffer.concat(chunks, size);
 }
 
 /** The body as UTF-8 text, under the same limit. */

@@ -2,7 +2,7 @@ import { SnapshotFormatError } from "@cairn/fsm";
 import { Hono } from "hono";
 import { stream } from "hono/streaming";
 import { requireManagement } from "../acl/request.js";
-import { readBodyLimited } from "../http/body.js";
+import { streamBodyLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
@@ -32,7 +32,8 @@ export function snapshotRoutes(ctx: RouteContext): Hono<ApiEnv> {
     },
     PUT: async (c) => {
       requireManagement(ctx, c);
-      const body = await readBodyLimited(
+      // Streamed: the archive is never held whole here (a restore streams through the log in chunks).
+      const body = streamBodyLimited(
         c,
         ctx.config.maxSnapshotBytes,
         (size) => `Snapshot too large (${size} > ${ctx.config.maxSnapshotBytes} bytes)`,

@@ -12,6 +12,17 @@ import { KV_CELLS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SnapshotFormatError, snapsh
 
 type Cells = readonly unknown[];
 
+export interface SnapshotReaderOptions {
+  /**
+   * Receives the frames after the end frame (what the state machine appends to a Raft snapshot; see
+   * entries/machine.ts). Without it, data after the end is refused.
+   */
+  readonly trailer?: (frame: unknown[]) => void;
+}
+
+/** Far above any real header (magic, version, index and the tables' indexes): more is not a snapshot. */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /**
  * Rebuilds tables from snapshot frames pushed in chunks of any size. Rows are trusted to be what
  * writeSnapshot wrote (the stream is ours); the framing, header, tables and row count are checked.
@@ -23,6 +34,11 @@ export class SnapshotReader {
   #index: number | undefined;
   #rows = 0;
   #ended = false;
+  readonly #options: SnapshotReaderOptions;
+
+  constructor(options: SnapshotReaderOptions = {}) {
+    this.#options = options;
+  }
 
   push(chunk: Uint8Array): void {
     this.#pending.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
@@ -30,11 +46,23 @@ export class SnapshotReader {
     for (;;) {
       if (this.#pendingBytes < 4) return;
       const length = this.#contiguous(4).readUInt32BE(0);
+      if (this.#index === undefined && length > MAX_HEADER_BYTES) throw this.#notSnapshot();
       if (this.#pendingBytes < 4 + length) return;
       const framed = this.#contiguous(4 + length);
       this.#consume(4 + length);
-      this.#frame(snapshotPackr.unpack(framed.subarray(4, 4 + length)));
+      let value: unknown;
+      try {
+        value = snapshotPackr.unpack(framed.subarray(4, 4 + length));
+      } catch (err) {
+        throw new SnapshotFormatError(`snapshot frame is not valid msgpack: ${(err as Error).message}`);
+      }
+      this.#frame(value);
     }
+  }
+
+  /** The header was read and is a snapshot's. */
+  get started(): boolean {
+    return this.#index !== undefined;
   }
 
   finish(): { tables: Tables; index: number } {
@@ -43,6 +71,10 @@ export class SnapshotReader {
     }
     rebuildDerived(this.#tables);
     return { tables: this.#tables, index: this.#index };
+  }
+
+  #notSnapshot(): SnapshotFormatError {
+    return new SnapshotFormatError(`not a version ${SNAPSHOT_VERSION} Cairn state snapshot`);
   }
 
   #contiguous(n: number): Buffer {
@@ -59,11 +91,15 @@ export class SnapshotReader {
 
   #frame(value: unknown): void {
     if (!Array.isArray(value)) throw new SnapshotFormatError("snapshot frame is not an array");
-    if (this.#ended) throw new SnapshotFormatError("data after the end of the snapshot");
+    if (this.#ended) {
+      if (!this.#options.trailer) throw new SnapshotFormatError("data after the end of the snapshot");
+      this.#options.trailer(value);
+      return;
+    }
     if (this.#index === undefined) {
       const [magic, version, index, indexes] = value;
       if (magic !== SNAPSHOT_MAGIC || version !== SNAPSHOT_VERSION || typeof index !== "number") {
-        throw new SnapshotFormatError(`not a version ${SNAPSHOT_VERSION} Cairn state snapshot`);
+        throw this.#notSnapshot();
       }
       this.#index = index;
       Object.assign(this.#tables.indexes, indexes as TableIndexes);

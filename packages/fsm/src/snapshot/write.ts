@@ -1,7 +1,8 @@
 import { type BTree, PRIMARY_TABLES, type PrimaryTable, type Tables } from "../state/tables.js";
 import { ROWS_PER_FRAME, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, snapshotPackr } from "./format.js";
 
-function frame(value: unknown): Uint8Array {
+/** One frame: the 4-byte big-endian length, then the value in msgpack. */
+export function frame(value: unknown): Uint8Array {
   const body = snapshotPackr.pack(value);
   const out = Buffer.allocUnsafe(4 + body.byteLength);
   out.writeUInt32BE(body.byteLength, 0);

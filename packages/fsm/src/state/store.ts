@@ -2,12 +2,16 @@ import { decodeCommand } from "../commands/codec.js";
 import { handlerFor } from "../commands/registry.js";
 import { type ApplyResult, isApplyError } from "../commands/results.js";
 import type { Command } from "../commands/types.js";
-import { SnapshotReader } from "../snapshot/read.js";
+import { SnapshotReader, type SnapshotReaderOptions } from "../snapshot/read.js";
 import { WatchRegistry } from "../watch/registry.js";
 import { namespaceRefusal } from "./namespace-guard.js";
 import { Tables } from "./tables.js";
 import { Tx } from "./tx.js";
 import { StateView } from "./view.js";
+
+export interface RestoreOptions extends Pick<SnapshotReaderOptions, "trailer"> {
+  readonly atIndex?: number;
+}
 
 /**
  * The replicated state machine's state: applies committed commands in index order, serves O(1) read views,
@@ -75,23 +79,29 @@ export class StateStore {
     return this.view().snapshot();
   }
 
-  /** Replace the whole state with a snapshot (chunks of any size), then wake every blocking query. */
-  async restore(chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>): Promise<void> {
-    const reader = new SnapshotReader();
+  /**
+   * Replace the whole state with a snapshot (chunks of any size), then wake every blocking query. The
+   * state sits at `atIndex` when given (a restore applied from the log), else at the snapshot's own index.
+   */
+  async restore(
+    chunks: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
+    options: RestoreOptions = {},
+  ): Promise<void> {
+    const reader = new SnapshotReader(options);
     for await (const chunk of chunks) reader.push(chunk);
-    this.#install(reader);
+    this.#install(reader, options.atIndex);
   }
 
-  restoreSync(chunks: Iterable<Uint8Array>): void {
-    const reader = new SnapshotReader();
+  restoreSync(chunks: Iterable<Uint8Array>, options: RestoreOptions = {}): void {
+    const reader = new SnapshotReader(options);
     for (const chunk of chunks) reader.push(chunk);
-    this.#install(reader);
+    this.#install(reader, options.atIndex);
   }
 
-  #install(reader: SnapshotReader): void {
+  #install(reader: SnapshotReader, atIndex: number | undefined): void {
     const { tables, index } = reader.finish();
     this.#tables = tables;
-    this.#index = index;
+    this.#index = atIndex ?? index;
     this.#view = undefined;
     this.watches.wakeAll();
   }
