@@ -1,20 +1,8 @@
-import type { ApplyError } from "../commands/results.js";
-import { applyError } from "../commands/results.js";
-import type { Command, RegisterSpec } from "../commands/types.js";
-import { DEFAULT_NAMESPACE } from "../types.js";
-import type { Tables } from "./tables.js";
-
-/**
- * Why a write into `ns` cannot be stored, in Consul Enterprise's words, or undefined: the namespace does not
- * exist, or it is marked for deletion (its data is being purged, so anything written now would be lost).
- */
-export function namespaceProblem(t: Tables, ns: string | undefined): string | undefined {
-  if (ns === undefined || ns === "" || ns === DEFAULT_NAMESPACE) return undefined;
-  const n = t.namespaces.get(ns);
-  if (!n) return `Namespace ${JSON.stringify(ns)} does not exist`;
-  if (n.DeletedAt) return `Namespace ${JSON.stringify(ns)} is being deleted`;
-  return undefined;
-}
+import type { RegisterSpec } from "./catalog/commands.js";
+import type { Command } from "./commands/types.js";
+import { namespaceProblem } from "./namespaces/problem.js";
+import { type ApplyError, applyError } from "./store/errors.js";
+import type { Tables } from "./store/tables.js";
 
 function registrationNamespaces(r: RegisterSpec): (string | undefined)[] {
   return [r.Service?.Namespace, r.Check?.Namespace, ...(r.Checks ?? []).map((c) => c.Namespace)];
@@ -22,7 +10,7 @@ function registrationNamespaces(r: RegisterSpec): (string | undefined)[] {
 
 /**
  * The namespaces a command would store records in. Deletes, invalidations and purges store nothing and
- * are left alone; a transaction reports namespaces per operation (state/txn.ts).
+ * are left alone; a transaction reports namespaces per operation (txn/run.ts).
  */
 function writtenNamespaces(c: Command): (string | undefined)[] {
   switch (c.type) {

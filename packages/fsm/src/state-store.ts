@@ -1,12 +1,13 @@
-import { decodeCommand } from "../commands/codec.js";
-import { handlerFor } from "../commands/registry.js";
-import { type ApplyResult, isApplyError } from "../commands/results.js";
-import type { Command } from "../commands/types.js";
-import { SnapshotReader } from "../snapshot/read.js";
-import { WatchRegistry } from "../watch/registry.js";
+import { decodeCommand } from "./commands/codec.js";
+import { handlerFor } from "./commands/registry.js";
+import type { ApplyResult } from "./commands/results.js";
+import type { Command } from "./commands/types.js";
 import { namespaceRefusal } from "./namespace-guard.js";
-import { Tables } from "./tables.js";
-import { Tx } from "./tx.js";
+import { newTables } from "./schema.js";
+import { SnapshotReader } from "./snapshot/read.js";
+import { isApplyError } from "./store/errors.js";
+import { Tx } from "./store/tx.js";
+import { WatchRegistry } from "./store/watch/registry.js";
 import { StateView } from "./view.js";
 
 /**
@@ -14,7 +15,7 @@ import { StateView } from "./view.js";
  * wakes blocking queries, and streams and restores snapshots.
  */
 export class StateStore {
-  #tables = new Tables();
+  #tables = newTables();
   #index = 0;
   #view: StateView | undefined;
   readonly watches = new WatchRegistry(() => this.#index);

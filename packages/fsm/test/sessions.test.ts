@@ -30,7 +30,7 @@ describe("session create", () => {
   it("refuses an unregistered node", () => {
     const h = new Harness();
     const r = h.createSession({ ID: S1, Node: "ghost" });
-    expect(r).toEqual({ error: "Missing node registration", status: 400 });
+    expect(r).toEqual({ error: "Missing node registration", kind: "invalid" });
     expect(h.store.view().sessionList().value).toEqual([]);
   });
 

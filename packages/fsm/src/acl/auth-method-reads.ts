@@ -1,6 +1,6 @@
-import type { Tables } from "../state/tables.js";
-import type { Read } from "../state/view.js";
-import { channelWatch } from "../watch/keys.js";
+import type { Read } from "../store/read.js";
+import type { Tables } from "../store/tables.js";
+import { channelWatch } from "../store/watch/keys.js";
 import {
   type AuthMethod,
   AuthMethodChannels,

@@ -1,11 +1,12 @@
 import { CommandDecodeError } from "../commands/errors.js";
 import { isRaw, obj, optInt, optList, optStr, type Raw, rawItem, str, strItem } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { type ApplyError, applyError } from "../commands/results.js";
-import { COMMAND_VERSION } from "../commands/types.js";
-import { joinKey, type Tables } from "../state/tables.js";
-import type { Tx } from "../state/tx.js";
-import { deleteToken, tokensLinking } from "./acl.js";
+import { COMMAND_VERSION, type Versioned } from "../commands/version.js";
+import { type ApplyError, applyError } from "../store/errors.js";
+import { joinKey } from "../store/keys.js";
+import type { Tables } from "../store/tables.js";
+import type { Tx } from "../store/tx.js";
+import { deleteToken, tokensLinking } from "./writes.js";
 
 /**
  * ACL auth methods and their binding rules (spec 1). The API validates each method's Config for its
@@ -56,28 +57,24 @@ export interface BindingRule extends BindingRuleSpec {
   readonly ModifyIndex: number;
 }
 
-export interface AuthMethodSetCommand {
-  readonly v: typeof COMMAND_VERSION;
+export interface AuthMethodSetCommand extends Versioned {
   readonly type: "acl.auth-method.set";
   readonly method: AuthMethodSpec;
 }
 
-export interface AuthMethodDeleteCommand {
-  readonly v: typeof COMMAND_VERSION;
+export interface AuthMethodDeleteCommand extends Versioned {
   readonly type: "acl.auth-method.delete";
   readonly ns: string;
   readonly name: string;
 }
 
-export interface BindingRuleSetCommand {
-  readonly v: typeof COMMAND_VERSION;
+export interface BindingRuleSetCommand extends Versioned {
   readonly type: "acl.binding-rule.set";
   readonly op: "create" | "update";
   readonly rule: BindingRuleSpec;
 }
 
-export interface BindingRuleDeleteCommand {
-  readonly v: typeof COMMAND_VERSION;
+export interface BindingRuleDeleteCommand extends Versioned {
   readonly type: "acl.binding-rule.delete";
   readonly id: string;
 }
@@ -178,7 +175,7 @@ function putRule(tx: Tx, op: "create" | "update", spec: BindingRuleSpec): true |
   if (spec.ID === "") return applyError("Missing binding rule ID");
   const existing = t.aclBindingRules.get(spec.ID);
   if (op === "create" && existing) return applyError("Invalid Binding Rule: ID is already in use");
-  if (op === "update" && !existing) return applyError(`cannot find binding rule ${spec.ID}`, 404);
+  if (op === "update" && !existing) return applyError(`cannot find binding rule ${spec.ID}`, "not-found");
   if (existing && existing.AuthMethod !== spec.AuthMethod) {
     return applyError("the AuthMethod field of an Binding Rule is immutable");
   }
@@ -227,7 +224,7 @@ function decodeRule(raw: Raw): BindingRuleSpec {
   };
 }
 
-export const authMethodHandlers: HandlerMap<AuthMethodCommand["type"]> = {
+export const authMethodHandlers: HandlerMap<AuthMethodCommand> = {
   "acl.auth-method.set": {
     decode: (r) => ({ v, type: "acl.auth-method.set", method: decodeMethod(obj(r, "method")) }),
     apply: (tx, c) => putMethod(tx, c.method),

@@ -1,14 +1,10 @@
-import { joinKey, type Tables } from "../state/tables.js";
-import type { Read } from "../state/view.js";
-import { channelWatch } from "../watch/keys.js";
-import { AclChannels, bootstrapIndex, tokensLinking } from "./acl.js";
-import type { AclPolicy, AclRole, AclToken } from "./acl-records.js";
-import {
-  BUILTIN_DEFAULT_NAMESPACE,
-  DEFAULT_NAMESPACE_NAME,
-  type Namespace,
-  namespacesChannel,
-} from "./namespaces.js";
+import { joinKey } from "../store/keys.js";
+import type { Read } from "../store/read.js";
+import type { Tables } from "../store/tables.js";
+import { channelWatch } from "../store/watch/keys.js";
+import type { AclPolicy, AclRole, AclToken } from "./records.js";
+import { AclChannels } from "./tables.js";
+import { bootstrapIndex, tokensLinking } from "./writes.js";
 
 export interface AclTokenFilter {
   /** A namespace, or `*` for all. */
@@ -20,14 +16,13 @@ export interface AclTokenFilter {
 }
 
 /**
- * Reads of the ACL and namespace tables at one view. Single-record lookups without blocking-query
- * bookkeeping (`token`, `policy`, ...) serve token resolution on the request path; the `Read` forms serve
- * the HTTP endpoints.
+ * Reads of the ACL tables at one view. Single-record lookups without blocking-query bookkeeping (`token`,
+ * `policy`, ...) serve token resolution on the request path; the `Read` forms serve the HTTP endpoints.
  */
-export class AclStateReads {
+export class AclReads {
   constructor(
-    private readonly t: Tables,
-    private readonly viewIndex: number,
+    protected readonly t: Tables,
+    protected readonly viewIndex: number,
   ) {}
 
   #read<T>(value: T, index: number, channel: string): Read<T> {
@@ -73,13 +68,6 @@ export class AclStateReads {
   roleByName(name: string, ns: string): AclRole | undefined {
     const id = this.t.aclRoleNames.get(joinKey(ns, name.toLowerCase()));
     return id === undefined ? undefined : this.t.aclRoles.get(id);
-  }
-
-  /** A namespace by name; `default` exists even when never written. */
-  namespace(name: string): Namespace | undefined {
-    return (
-      this.t.namespaces.get(name) ?? (name === DEFAULT_NAMESPACE_NAME ? BUILTIN_DEFAULT_NAMESPACE : undefined)
-    );
   }
 
   /** Tokens expired at `nowIso` (RFC 3339 strings in UTC order as time does). */
@@ -149,17 +137,6 @@ export class AclStateReads {
       (r) => (ns === "*" || r.Namespace === ns) && (!policy || r.Policies.some((l) => l.ID === policy)),
     );
     return this.#read(out, this.t.indexes.aclRoles, AclChannels.roles);
-  }
-
-  readNamespace(name: string): Read<Namespace | undefined> {
-    return this.#read(this.namespace(name), this.t.indexes.namespaces, namespacesChannel);
-  }
-
-  /** Every namespace, `default` first, then by name. */
-  readNamespaces(): Read<Namespace[]> {
-    const stored = [...this.t.namespaces.values()].filter((n) => n.Name !== DEFAULT_NAMESPACE_NAME);
-    const def = this.namespace(DEFAULT_NAMESPACE_NAME) ?? BUILTIN_DEFAULT_NAMESPACE;
-    return this.#read([def, ...stored], this.t.indexes.namespaces, namespacesChannel);
   }
 
   *#byAccessor(accessors: readonly string[]): Generator<AclToken> {

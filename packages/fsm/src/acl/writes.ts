@@ -1,9 +1,8 @@
-import { int, list, obj, optInt, optObj, type Raw, str, strItem } from "../commands/fields.js";
-import type { HandlerMap } from "../commands/handler.js";
-import { type ApplyError, applyError } from "../commands/results.js";
-import { COMMAND_VERSION } from "../commands/types.js";
-import { joinKey, prefixEnd, SEP, type Tables } from "../state/tables.js";
-import type { Tx } from "../state/tx.js";
+import { type ApplyError, applyError } from "../store/errors.js";
+import { joinKey, prefixEnd, SEP } from "../store/keys.js";
+import type { Tables } from "../store/tables.js";
+import type { Tx } from "../store/tx.js";
+import { GLOBAL_MANAGEMENT_POLICY_ID } from "./commands.js";
 import {
   type AclLinkRef,
   type AclPolicy,
@@ -12,13 +11,11 @@ import {
   type AclRoleSpec,
   type AclToken,
   type AclTokenSpec,
-  decodePolicySpec,
-  decodeRoleSpec,
-  decodeTokenSpec,
   policyHash,
   roleHash,
   tokenHash,
-} from "./acl-records.js";
+} from "./records.js";
+import { AclChannels, BOOTSTRAP_KEY } from "./tables.js";
 
 /**
  * ACL tokens, policies and roles. The API validates bodies (rules parse, identities, TTLs, immutable
@@ -26,103 +23,6 @@ import {
  * one apply so a refusal stores nothing: unique IDs, secrets and names, links to records that exist, the
  * built-in policy's rules unchanged, bootstrap once. Time (CreateTime) travels in the command.
  */
-
-const v = COMMAND_VERSION;
-
-/** Consul's built-in IDs. */
-export const GLOBAL_MANAGEMENT_POLICY_ID = "00000000-0000-0000-0000-000000000001";
-export const ANONYMOUS_TOKEN_ACCESSOR = "00000000-0000-0000-0000-000000000002";
-export const ANONYMOUS_TOKEN_SECRET = "anonymous";
-
-export interface AclTokenSetCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.token.set";
-  readonly op: "create" | "update";
-  readonly token: AclTokenSpec;
-  /** Leader's clock (ms since the epoch): CreateTime of a new token. */
-  readonly now: number;
-}
-
-/** Deletes tokens by accessor (one from the API; many from the leader's expiry reaper). */
-export interface AclTokenDeleteCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.token.delete";
-  readonly accessors: readonly string[];
-}
-
-export interface AclPolicySetCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.policy.set";
-  readonly op: "create" | "update";
-  readonly policy: AclPolicySpec;
-}
-
-export interface AclPolicyDeleteCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.policy.delete";
-  readonly id: string;
-}
-
-export interface AclRoleSetCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.role.set";
-  readonly op: "create" | "update";
-  readonly role: AclRoleSpec;
-}
-
-export interface AclRoleDeleteCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.role.delete";
-  readonly id: string;
-}
-
-/** PUT /acl/bootstrap: the first management token; refused once the cluster is bootstrapped. */
-export interface AclBootstrapCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.bootstrap";
-  readonly token: AclTokenSpec;
-  /** The built-in global-management policy, created if missing. */
-  readonly policy: AclPolicySpec;
-  readonly now: number;
-  /**
-   * Consul's bootstrap reset: the index an operator wrote to `acl-bootstrap-reset`. It allows one more
-   * bootstrap when it equals the current reset index (the index of the last bootstrap).
-   */
-  readonly resetIndex?: number;
-}
-
-/**
- * Issued by a leader with ACLs on: creates the built-in global-management policy and anonymous token if
- * missing, and the `initial_management` token (which bootstraps the cluster) if configured and absent.
- */
-export interface AclInitCommand {
-  readonly v: typeof COMMAND_VERSION;
-  readonly type: "acl.init";
-  readonly policy: AclPolicySpec;
-  readonly anonymous: AclTokenSpec;
-  readonly initialManagement?: AclTokenSpec;
-  readonly now: number;
-}
-
-export type AclCommand =
-  | AclTokenSetCommand
-  | AclTokenDeleteCommand
-  | AclPolicySetCommand
-  | AclPolicyDeleteCommand
-  | AclRoleSetCommand
-  | AclRoleDeleteCommand
-  | AclBootstrapCommand
-  | AclInitCommand;
-
-/** Blocking-query channels. */
-export const AclChannels = {
-  tokens: "acl-tokens",
-  policies: "acl-policies",
-  roles: "acl-roles",
-} as const;
-
-/** The aclMeta row holding the bootstrap index. */
-export const BOOTSTRAP_KEY = "bootstrap";
 
 const nameKey = (ns: string, name: string) => joinKey(ns, name.toLowerCase());
 
@@ -205,7 +105,7 @@ export function putToken(
   const existing = t.aclTokens.get(spec.AccessorID);
   if (op === "create" && existing) return applyError(`Invalid Token: AccessorID is already in use`);
   if (op === "update" && !existing) {
-    return applyError(`Cannot find token ${JSON.stringify(spec.AccessorID)}`, 404);
+    return applyError(`Cannot find token ${JSON.stringify(spec.AccessorID)}`, "not-found");
   }
   const bySecret = t.aclTokenSecrets.get(spec.SecretID);
   if (bySecret !== undefined && bySecret !== spec.AccessorID) {
@@ -238,12 +138,13 @@ export function deleteToken(tx: Tx, accessor: string): boolean {
   return true;
 }
 
-function putPolicy(tx: Tx, op: "create" | "update", spec: AclPolicySpec): true | ApplyError {
+export function putPolicy(tx: Tx, op: "create" | "update", spec: AclPolicySpec): true | ApplyError {
   const t = tx.tables;
   if (spec.ID === "" || spec.Name === "") return applyError("Missing policy ID or Name");
   const existing = t.aclPolicies.get(spec.ID);
   if (op === "create" && existing) return applyError("Invalid Policy: ID is already in use");
-  if (op === "update" && !existing) return applyError(`Cannot find policy ${JSON.stringify(spec.ID)}`, 404);
+  if (op === "update" && !existing)
+    return applyError(`Cannot find policy ${JSON.stringify(spec.ID)}`, "not-found");
   const owner = t.aclPolicyNames.get(nameKey(spec.Namespace, spec.Name));
   if (owner !== undefined && owner !== spec.ID) {
     return applyError(`Invalid Policy: A Policy with Name ${JSON.stringify(spec.Name)} already exists`);
@@ -277,12 +178,13 @@ export function deletePolicy(tx: Tx, id: string): boolean {
   return true;
 }
 
-function putRole(tx: Tx, op: "create" | "update", spec: AclRoleSpec): true | ApplyError {
+export function putRole(tx: Tx, op: "create" | "update", spec: AclRoleSpec): true | ApplyError {
   const t = tx.tables;
   if (spec.ID === "" || spec.Name === "") return applyError("Missing role ID or Name");
   const existing = t.aclRoles.get(spec.ID);
   if (op === "create" && existing) return applyError("Invalid Role: ID is already in use");
-  if (op === "update" && !existing) return applyError(`Cannot find role ${JSON.stringify(spec.ID)}`, 404);
+  if (op === "update" && !existing)
+    return applyError(`Cannot find role ${JSON.stringify(spec.ID)}`, "not-found");
   const owner = t.aclRoleNames.get(nameKey(spec.Namespace, spec.Name));
   if (owner !== undefined && owner !== spec.ID) {
     return applyError(`Invalid Role: A Role with Name ${JSON.stringify(spec.Name)} already exists`);
@@ -312,7 +214,7 @@ export function deleteRole(tx: Tx, id: string): boolean {
   return true;
 }
 
-function ensureBuiltins(
+export function ensureBuiltins(
   tx: Tx,
   now: number,
   policy: AclPolicySpec,
@@ -332,110 +234,9 @@ export function bootstrapIndex(t: Tables): number | undefined {
   return t.aclMeta.get(BOOTSTRAP_KEY);
 }
 
-function bootstrap(tx: Tx, token: AclTokenSpec, now: number): true | ApplyError {
+export function bootstrap(tx: Tx, token: AclTokenSpec, now: number): true | ApplyError {
   const done = putToken(tx, "create", token, now);
   if (done !== true) return done;
   tx.tables.aclMeta.set(BOOTSTRAP_KEY, tx.index);
   return true;
 }
-
-const optional = <K extends string, T>(key: K, value: T | undefined) =>
-  (value === undefined ? {} : { [key]: value }) as Partial<Record<K, T>>;
-
-const decodeOp = (r: Raw) => (str(r, "op") === "update" ? "update" : "create");
-
-export const aclHandlers: HandlerMap<AclCommand["type"]> = {
-  "acl.token.set": {
-    atomic: true,
-    decode: (r) => ({
-      v,
-      type: "acl.token.set",
-      op: decodeOp(r),
-      token: decodeTokenSpec(obj(r, "token")),
-      now: int(r, "now"),
-    }),
-    apply: (tx, c) => putToken(tx, c.op, c.token, c.now),
-  },
-  "acl.token.delete": {
-    decode: (r) => ({ v, type: "acl.token.delete", accessors: list(r, "accessors", strItem) }),
-    apply(tx, c) {
-      for (const a of c.accessors) deleteToken(tx, a);
-      return true;
-    },
-  },
-  "acl.policy.set": {
-    atomic: true,
-    decode: (r) => ({
-      v,
-      type: "acl.policy.set",
-      op: decodeOp(r),
-      policy: decodePolicySpec(obj(r, "policy")),
-    }),
-    apply: (tx, c) => putPolicy(tx, c.op, c.policy),
-  },
-  "acl.policy.delete": {
-    decode: (r) => ({ v, type: "acl.policy.delete", id: str(r, "id") }),
-    apply(tx, c) {
-      if (c.id === GLOBAL_MANAGEMENT_POLICY_ID) {
-        return applyError("Delete operation not permitted on the builtin global-management policy");
-      }
-      deletePolicy(tx, c.id);
-      return true;
-    },
-  },
-  "acl.role.set": {
-    atomic: true,
-    decode: (r) => ({ v, type: "acl.role.set", op: decodeOp(r), role: decodeRoleSpec(obj(r, "role")) }),
-    apply: (tx, c) => putRole(tx, c.op, c.role),
-  },
-  "acl.role.delete": {
-    decode: (r) => ({ v, type: "acl.role.delete", id: str(r, "id") }),
-    apply(tx, c) {
-      deleteRole(tx, c.id);
-      return true;
-    },
-  },
-  "acl.bootstrap": {
-    atomic: true,
-    decode: (r) => ({
-      v,
-      type: "acl.bootstrap",
-      token: decodeTokenSpec(obj(r, "token")),
-      policy: decodePolicySpec(obj(r, "policy")),
-      now: int(r, "now"),
-      ...optional("resetIndex", optInt(r, "resetIndex")),
-    }),
-    apply(tx, c) {
-      const at = bootstrapIndex(tx.tables);
-      if (at !== undefined && c.resetIndex === undefined)
-        return applyError(`ACL bootstrap no longer allowed (reset index: ${at})`);
-      if (at !== undefined && c.resetIndex !== at)
-        return applyError(`Invalid bootstrap reset index (specified ${c.resetIndex}, reset index: ${at})`);
-      const built = ensureBuiltins(tx, c.now, c.policy);
-      return built === true ? bootstrap(tx, c.token, c.now) : built;
-    },
-  },
-  "acl.init": {
-    atomic: true,
-    decode: (r) => {
-      const initial = optObj(r, "initialManagement");
-      return {
-        v,
-        type: "acl.init",
-        policy: decodePolicySpec(obj(r, "policy")),
-        anonymous: decodeTokenSpec(obj(r, "anonymous")),
-        ...(initial ? { initialManagement: decodeTokenSpec(initial) } : {}),
-        now: int(r, "now"),
-      };
-    },
-    apply(tx, c) {
-      const built = ensureBuiltins(tx, c.now, c.policy, c.anonymous);
-      if (built !== true) return built;
-      const initial = c.initialManagement;
-      if (!initial || tx.tables.aclTokenSecrets.has(initial.SecretID)) return true;
-      // As Consul: the configured management token bootstraps the cluster if nothing did before.
-      if (bootstrapIndex(tx.tables) === undefined) return bootstrap(tx, initial, c.now);
-      return putToken(tx, "create", initial, c.now);
-    },
-  },
-};

@@ -1,7 +1,7 @@
 import { int, obj, optBool, optInt, optStr, type Raw } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { COMMAND_VERSION } from "../commands/types.js";
-import type { Tables } from "../state/tables.js";
+import { COMMAND_VERSION, type Versioned } from "../commands/version.js";
+import type { Tables } from "../store/tables.js";
 
 /**
  * The cluster's autopilot configuration, stored in Raft as Consul stores it: the leader writes the agent's
@@ -29,8 +29,7 @@ export interface AutopilotConfig extends AutopilotConfigSpec {
  * nothing is stored, as in Consul); `onlyIfAbsent` is the leader's initial write, which never overwrites.
  * Applies to true, or false when a condition did not hold.
  */
-export interface AutopilotSetCommand {
-  readonly v: typeof COMMAND_VERSION;
+export interface AutopilotSetCommand extends Versioned {
   readonly type: "autopilot.set";
   readonly config: AutopilotConfigSpec;
   readonly cas?: number;
@@ -56,7 +55,7 @@ function decodeSpec(r: Raw): AutopilotConfigSpec {
   };
 }
 
-export const autopilotHandlers: HandlerMap<"autopilot.set"> = {
+export const autopilotHandlers: HandlerMap<AutopilotSetCommand> = {
   "autopilot.set": {
     decode: (r) => {
       const cas = optInt(r, "cas");

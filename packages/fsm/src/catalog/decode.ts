@@ -14,8 +14,8 @@ import {
   strItem,
   stringMap,
 } from "../commands/fields.js";
-import type { CheckSpec, NodeSpec, RegisterSpec, ServiceSpec } from "../commands/types.js";
-import type { ServiceAddress, ServiceWeights } from "../types.js";
+import type { CheckSpec, NodeSpec, RegisterSpec, ServiceSpec } from "./commands.js";
+import type { ServiceAddress, ServiceWeights } from "./records.js";
 
 /** Decoders for the catalog objects carried by register and txn commands. */
 

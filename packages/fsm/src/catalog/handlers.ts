@@ -1,16 +1,15 @@
-import { int, list, num, obj, optStr, rawItem, str } from "../commands/fields.js";
+import { int, obj, optStr, str } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { applyError } from "../commands/results.js";
-import { COMMAND_VERSION } from "../commands/types.js";
-import { deleteCheck, deleteNode, deleteService, register, updateCoordinate } from "../state/catalog.js";
-import { DEFAULT_NAMESPACE } from "../types.js";
-import { decodeRegisterSpec } from "./catalog-specs.js";
+import { COMMAND_VERSION } from "../commands/version.js";
+import { applyError } from "../store/errors.js";
+import { DEFAULT_NAMESPACE } from "../store/keys.js";
+import type { CatalogCommand } from "./commands.js";
+import { decodeRegisterSpec } from "./decode.js";
+import { deleteCheck, deleteNode, deleteService, register } from "./writes.js";
 
 const v = COMMAND_VERSION;
 
-export const catalogHandlers: HandlerMap<
-  "catalog.register" | "catalog.deregister" | "coordinate.batch-update"
-> = {
+export const catalogHandlers: HandlerMap<CatalogCommand> = {
   "catalog.register": {
     atomic: true,
     decode: (r) => ({
@@ -39,47 +38,6 @@ export const catalogHandlers: HandlerMap<
       if (c.serviceID) deleteService(tx, c.node, c.ns ?? DEFAULT_NAMESPACE, c.serviceID, c.now);
       else if (c.checkID) deleteCheck(tx, c.node, c.ns ?? DEFAULT_NAMESPACE, c.checkID, c.now);
       else deleteNode(tx, c.node, c.now);
-      return true;
-    },
-  },
-  "coordinate.batch-update": {
-    decode: (r) => ({
-      v,
-      type: "coordinate.batch-update",
-      updates: list(r, "updates", (x, at) => {
-        const u = rawItem(x, at);
-        const coord = obj(u, "Coord");
-        return {
-          Node: str(u, "Node"),
-          Segment: optStr(u, "Segment"),
-          Coord: {
-            Vec: list(coord, "Vec", (n, nat) => num({ [nat]: n }, nat)),
-            Error: num(coord, "Error"),
-            Adjustment: num(coord, "Adjustment"),
-            Height: num(coord, "Height"),
-          },
-        };
-      }),
-    }),
-    apply(tx, c) {
-      for (const u of c.updates)
-        updateCoordinate(tx, { Node: u.Node, Segment: u.Segment ?? "", Coord: u.Coord });
-      return true;
-    },
-  },
-};
-
-export const tombstoneHandlers: HandlerMap<"tombstone.reap"> = {
-  "tombstone.reap": {
-    decode: (r) => ({ v, type: "tombstone.reap", index: int(r, "index") }),
-    // Reaping changes no read result, so it moves no index and wakes no watcher.
-    apply(tx, c) {
-      const t = tx.tables;
-      const reaped: string[] = [];
-      t.tombstones.forEach((at, ck) => {
-        if (at <= c.index) reaped.push(ck);
-      });
-      for (const ck of reaped) t.tombstones.delete(ck);
       return true;
     },
   },

@@ -1,16 +1,12 @@
-import type { CheckSpec, NodeSpec, RegisterSpec, ServiceSpec } from "../commands/types.js";
-import {
-  type CatalogNode,
-  type CoordinateEntry,
-  DEFAULT_NAMESPACE,
-  type HealthCheck,
-  type NodeService,
-} from "../types.js";
-import { Channels } from "../watch/keys.js";
-import { sameRecord } from "./equal.js";
-import { sessionIdsForCheck, sessionIdsOnNode, sessionInvalidate } from "./sessions.js";
-import { type BTree, joinKey, prefixEnd, SEP, type Tables } from "./tables.js";
-import type { Tx } from "./tx.js";
+import { deleteNodeCoordinates } from "../coordinates/writes.js";
+import { invalidateCheckSessions, invalidateNodeSessions } from "../sessions/writes.js";
+import { sameRecord } from "../store/equal.js";
+import { DEFAULT_NAMESPACE, joinKey, prefixEnd, SEP } from "../store/keys.js";
+import type { BTree, Tables } from "../store/tables.js";
+import type { Tx } from "../store/tx.js";
+import type { CheckSpec, NodeSpec, RegisterSpec, ServiceSpec } from "./commands.js";
+import type { CatalogNode, HealthCheck, NodeService } from "./records.js";
+import { CatalogChannels as Channels } from "./tables.js";
 
 /**
  * Catalog writes with Consul's state-store rules. Functions return an error string (Consul's text) or
@@ -45,18 +41,24 @@ export function findNode(t: Tables, spec: Pick<NodeSpec, "ID" | "Node">): Catalo
   return t.nodes.get(byId ?? spec.Node);
 }
 
+/** Anything about a service name changed: its instances' readers wake and its index moves. */
+function changedService(tx: Tx, ns: string, name: string): void {
+  tx.tables.serviceIndexes.set(joinKey(ns, name), tx.index);
+  tx.touch(Channels.serviceName(ns, name));
+}
+
 function nodeChanged(tx: Tx, name: string): void {
   tx.tables.indexes.nodes = tx.index;
   tx.touch(Channels.nodes);
   tx.touch(Channels.node(name));
-  for (const s of servicesOnNode(tx.tables, name)) tx.changedService(s.Namespace, s.Service);
+  for (const s of servicesOnNode(tx.tables, name)) changedService(tx, s.Namespace, s.Service);
 }
 
 function servicesChanged(tx: Tx, node: string, s: NodeService): void {
   tx.tables.indexes.services = tx.index;
   tx.touch(Channels.services);
   tx.touch(Channels.node(node));
-  tx.changedService(s.Namespace, s.Service);
+  changedService(tx, s.Namespace, s.Service);
 }
 
 function checksChanged(tx: Tx, c: HealthCheck): void {
@@ -64,8 +66,8 @@ function checksChanged(tx: Tx, c: HealthCheck): void {
   tx.touch(Channels.checks);
   tx.touch(Channels.node(c.Node));
   // A node-level check is part of every service instance's health on that node.
-  if (c.ServiceName) tx.changedService(c.Namespace, c.ServiceName);
-  else for (const s of servicesOnNode(tx.tables, c.Node)) tx.changedService(s.Namespace, s.Service);
+  if (c.ServiceName) changedService(tx, c.Namespace, c.ServiceName);
+  else for (const s of servicesOnNode(tx.tables, c.Node)) changedService(tx, s.Namespace, s.Service);
 }
 
 export function ensureNode(tx: Tx, spec: NodeSpec): string | undefined {
@@ -109,17 +111,12 @@ export function deleteNode(tx: Tx, name: string, now: number): void {
   if (!t.nodes.has(name)) return;
   for (const c of checksOnNode(t, name)) deleteCheck(tx, name, c.Namespace, c.CheckID, now);
   for (const s of servicesOnNode(t, name)) deleteService(tx, name, s.Namespace, s.ID, now);
-  const coordinates = under(t.coordinates, name + SEP);
-  for (const [k] of coordinates) t.coordinates.delete(k);
-  if (coordinates.length > 0) {
-    t.indexes.coordinates = tx.index;
-    tx.touch(Channels.coordinates);
-  }
+  deleteNodeCoordinates(tx, name);
   const node = t.nodes.get(name);
   if (node?.ID) t.nodeIds.delete(node.ID);
   t.nodes.delete(name);
   nodeChanged(tx, name);
-  for (const id of sessionIdsOnNode(t, name)) sessionInvalidate(tx, id, now);
+  invalidateNodeSessions(tx, name, now);
 }
 
 export function deleteNodeCas(tx: Tx, name: string, index: number, now: number): boolean {
@@ -242,7 +239,7 @@ export function ensureCheck(tx: Tx, node: string, spec: CheckSpec, now: number):
   if (existing && existing.ServiceName !== check.ServiceName) checksChanged(tx, existing);
   checksChanged(tx, check);
   if (check.Status === "critical") {
-    for (const sid of sessionIdsForCheck(t, node, ns, id)) sessionInvalidate(tx, sid, now);
+    invalidateCheckSessions(tx, node, ns, id, now);
   }
   return undefined;
 }
@@ -264,7 +261,7 @@ export function deleteCheck(tx: Tx, node: string, ns: string, id: string, now: n
   if (!existing) return;
   t.checks.delete(joinKey(node, ns, id));
   checksChanged(tx, existing);
-  for (const sid of sessionIdsForCheck(t, node, ns, id)) sessionInvalidate(tx, sid, now);
+  invalidateCheckSessions(tx, node, ns, id, now);
 }
 
 export function deleteCheckCas(
@@ -304,12 +301,4 @@ export function register(tx: Tx, reg: RegisterSpec, now: number): string | undef
     if (err) return err;
   }
   return undefined;
-}
-
-export function updateCoordinate(tx: Tx, update: Omit<CoordinateEntry, "ModifyIndex">): void {
-  const t = tx.tables;
-  if (!t.nodes.has(update.Node)) return;
-  t.coordinates.set(joinKey(update.Node, update.Segment), { ...update, ModifyIndex: tx.index });
-  t.indexes.coordinates = tx.index;
-  tx.touch(Channels.coordinates);
 }

@@ -1,19 +1,17 @@
 import { bytes, int, optStr, type Raw, str, u64 } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { applyError } from "../commands/results.js";
-import { COMMAND_VERSION } from "../commands/types.js";
-import { toBinaryString } from "../state/binary.js";
-import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock } from "../state/kv.js";
-import { joinKey } from "../state/tables.js";
-import { DEFAULT_NAMESPACE } from "../types.js";
+import { COMMAND_VERSION } from "../commands/version.js";
+import { toBinaryString } from "../store/binary.js";
+import { applyError } from "../store/errors.js";
+import { DEFAULT_NAMESPACE, joinKey } from "../store/keys.js";
+import type { KvCommand } from "./commands.js";
+import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock } from "./writes.js";
 
 const v = COMMAND_VERSION;
 const ns = (raw: Raw) => optStr(raw, "ns");
 const ck = (namespace: string | undefined, key: string) => joinKey(namespace ?? DEFAULT_NAMESPACE, key);
 
-export const kvHandlers: HandlerMap<
-  "kv.set" | "kv.cas" | "kv.delete" | "kv.delete-tree" | "kv.delete-cas" | "kv.lock" | "kv.unlock"
-> = {
+export const kvHandlers: HandlerMap<KvCommand> = {
   "kv.set": {
     decode: (r) => ({
       v,
@@ -71,7 +69,8 @@ export const kvHandlers: HandlerMap<
     }),
     apply(tx, c) {
       const outcome = kvLock(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags, c.session, c.now);
-      if (outcome === "invalid-session") return applyError(`invalid session "${c.session}"`, 500);
+      if (outcome === "invalid-session")
+        return applyError(`invalid session "${c.session}"`, "invalid-session");
       return outcome === "locked";
     },
   },
@@ -86,5 +85,18 @@ export const kvHandlers: HandlerMap<
       session: str(r, "session"),
     }),
     apply: (tx, c) => kvUnlock(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags, c.session),
+  },
+  "tombstone.reap": {
+    decode: (r) => ({ v, type: "tombstone.reap", index: int(r, "index") }),
+    // Reaping changes no read result, so it moves no index and wakes no watcher.
+    apply(tx, c) {
+      const t = tx.tables;
+      const reaped: string[] = [];
+      t.tombstones.forEach((at, ck) => {
+        if (at <= c.index) reaped.push(ck);
+      });
+      for (const ck of reaped) t.tombstones.delete(ck);
+      return true;
+    },
   },
 };

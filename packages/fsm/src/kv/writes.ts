@@ -1,11 +1,17 @@
-import type { KVEntry } from "../types.js";
-import { fromBinaryString } from "./binary.js";
-import { joinKey, KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
-import type { Tx } from "./tx.js";
+import { joinKey, prefixEnd, SEP } from "../store/keys.js";
+import type { Tables } from "../store/tables.js";
+import type { Tx } from "../store/tx.js";
+import { KvRecord } from "./records.js";
 
 /** KV writes on a Tx, with Consul's state-store semantics. Keys here are composite (`ns \0 key`). */
 
 export const ZERO_FLAGS = 0n;
+
+/** A key changed: its watchers wake and the KV table index moves. */
+function changed(tx: Tx, ck: string): void {
+  tx.changedKv(ck);
+  tx.tables.indexes.kvs = tx.index;
+}
 
 function put(tx: Tx, ck: string, record: KvRecord, previous: KvRecord | undefined): void {
   const t = tx.tables;
@@ -14,7 +20,7 @@ function put(tx: Tx, ck: string, record: KvRecord, previous: KvRecord | undefine
     if (previous?.session) t.kvBySession.delete(joinKey(previous.session, ck));
     if (record.session) t.kvBySession.set(joinKey(record.session, ck), true);
   }
-  tx.changedKv(ck);
+  changed(tx, ck);
 }
 
 /** Plain set: keeps CreateIndex, LockIndex and the holding session of an existing entry. */
@@ -28,7 +34,7 @@ export function kvSet(tx: Tx, ck: string, value: string, flags: bigint): void {
       value: new KvRecord(value, f, existing.createIndex, tx.index, existing.lockIndex, existing.session),
     };
   });
-  if (replaced) tx.changedKv(ck);
+  if (replaced) changed(tx, ck);
   else put(tx, ck, new KvRecord(value, f, tx.index, tx.index, 0, undefined), undefined);
 }
 
@@ -47,7 +53,7 @@ export function kvDelete(tx: Tx, ck: string): void {
   t.kv.delete(ck);
   if (existing.session) t.kvBySession.delete(joinKey(existing.session, ck));
   t.tombstones.set(ck, tx.index);
-  tx.changedKv(ck);
+  changed(tx, ck);
 }
 
 /** A missing key counts as deleted (true); a ModifyIndex mismatch refuses (false). */
@@ -125,6 +131,49 @@ export function kvUnlock(tx: Tx, ck: string, value: string, flags: bigint, sessi
   return true;
 }
 
+/**
+ * A session holding the key ended: the key is released (Behavior release) or deleted (Behavior delete) and
+ * refuses acquires until `delayUntil` when that is later than `now`.
+ */
+export function kvEndSessionLock(
+  tx: Tx,
+  ck: string,
+  session: string,
+  behavior: "release" | "delete",
+  delayUntil: number | undefined,
+): void {
+  const t = tx.tables;
+  t.kvBySession.delete(joinKey(session, ck));
+  if (delayUntil !== undefined) t.lockDelays.set(ck, delayUntil);
+  const existing = t.kv.get(ck);
+  if (!existing) return;
+  if (behavior === "delete") {
+    kvDelete(tx, ck);
+    return;
+  }
+  t.kv.set(
+    ck,
+    new KvRecord(
+      existing.value,
+      existing.flags === 0n ? ZERO_FLAGS : existing.flags,
+      existing.createIndex,
+      tx.index,
+      existing.lockIndex,
+      undefined,
+    ),
+  );
+  changed(tx, ck);
+}
+
+/** Expired lock-delays carry no meaning; dropping them at a command's `now` keeps the table small. */
+export function pruneLockDelays(t: Tables, now: number): void {
+  const expired: string[] = [];
+  t.lockDelays.forEach((until, ck) => {
+    if (until <= now) expired.push(ck);
+  });
+  for (const ck of expired) t.lockDelays.delete(ck);
+}
+
 /** Keys (composite) held by a session. */
 export function keysHeldBy(t: Tables, session: string): string[] {
   const prefix = session + SEP;
@@ -133,23 +182,4 @@ export function keysHeldBy(t: Tables, session: string): string[] {
     out.push(k.slice(prefix.length));
   });
   return out;
-}
-
-export function splitKvKey(ck: string): { ns: string; key: string } {
-  const at = ck.indexOf(SEP);
-  return { ns: ck.slice(0, at), key: ck.slice(at + 1) };
-}
-
-export function toKVEntry(ck: string, r: KvRecord, withValue: boolean): KVEntry {
-  const { ns, key } = splitKvKey(ck);
-  const entry: KVEntry = {
-    Key: key,
-    Value: withValue ? fromBinaryString(r.value) : null,
-    Flags: r.flags,
-    CreateIndex: r.createIndex,
-    ModifyIndex: r.modifyIndex,
-    LockIndex: r.lockIndex,
-    Namespace: ns,
-  };
-  return r.session ? { ...entry, Session: r.session } : entry;
 }

@@ -11,9 +11,10 @@ import {
   strItem,
 } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { applyError } from "../commands/results.js";
-import { COMMAND_VERSION, type SessionSpec } from "../commands/types.js";
-import { sessionCreate, sessionInvalidate } from "../state/sessions.js";
+import { COMMAND_VERSION } from "../commands/version.js";
+import { applyError } from "../store/errors.js";
+import type { SessionCommand, SessionSpec } from "./commands.js";
+import { sessionCreate, sessionInvalidate } from "./writes.js";
 
 const v = COMMAND_VERSION;
 
@@ -35,7 +36,7 @@ function decodeSpec(r: Raw): SessionSpec {
   };
 }
 
-export const sessionHandlers: HandlerMap<"session.create" | "session.destroy" | "session.invalidate"> = {
+export const sessionHandlers: HandlerMap<SessionCommand> = {
   "session.create": {
     decode: (r) => ({
       v,

@@ -1,11 +1,12 @@
 import { DurationError, parseDurationNs } from "@cairn/duration";
-import { deleteSessionQueries } from "../areas/prepared-queries.js";
-import type { SessionSpec } from "../commands/types.js";
-import { DEFAULT_NAMESPACE, type HealthCheck, type Session } from "../types.js";
-import { Channels } from "../watch/keys.js";
-import { keysHeldBy, kvDelete, ZERO_FLAGS } from "./kv.js";
-import { joinKey, KvRecord, prefixEnd, SEP, type Tables } from "./tables.js";
-import type { Tx } from "./tx.js";
+import { keysHeldBy, kvEndSessionLock, pruneLockDelays } from "../kv/writes.js";
+import { deleteSessionQueries } from "../queries/writes.js";
+import { DEFAULT_NAMESPACE, joinKey, prefixEnd, SEP } from "../store/keys.js";
+import type { Tables } from "../store/tables.js";
+import type { Tx } from "../store/tx.js";
+import type { SessionSpec } from "./commands.js";
+import type { Session } from "./records.js";
+import { sessionsChannel } from "./tables.js";
 
 export const SESSION_TTL_MIN_NS = 10e9;
 export const SESSION_TTL_MAX_NS = 86_400e9;
@@ -102,7 +103,7 @@ function checkRefs(s: SessionChecks): CheckRef[] {
  * their service's. A node-level reference found in the session's own namespace wins, else a node-level
  * check of the default namespace.
  */
-function findSessionCheck(t: Tables, node: string, ref: CheckRef): HealthCheck | undefined {
+function findSessionCheck(t: Tables, node: string, ref: CheckRef) {
   const own = t.checks.get(joinKey(node, ref.ns, ref.id));
   if (own || !ref.nodeLevel || ref.ns === DEFAULT_NAMESPACE) return own;
   const nodeCheck = t.checks.get(joinKey(node, DEFAULT_NAMESPACE, ref.id));
@@ -133,7 +134,7 @@ export function indexSession(t: Tables, s: Session): void {
 
 function sessionsChanged(tx: Tx): void {
   tx.tables.indexes.sessions = tx.index;
-  tx.touch(Channels.sessions);
+  tx.touch(sessionsChannel);
 }
 
 /**
@@ -154,37 +155,8 @@ export function sessionInvalidate(tx: Tx, id: string, now: number, ns?: string):
   if (held.length === 0) return;
   pruneLockDelays(t, now);
   const delayMs = session.LockDelay / 1e6;
-  for (const ck of held) {
-    t.kvBySession.delete(joinKey(id, ck));
-    if (delayMs > 0) t.lockDelays.set(ck, now + delayMs);
-    const existing = t.kv.get(ck);
-    if (!existing) continue;
-    if (session.Behavior === "delete") {
-      kvDelete(tx, ck);
-    } else {
-      t.kv.set(
-        ck,
-        new KvRecord(
-          existing.value,
-          existing.flags === 0n ? ZERO_FLAGS : existing.flags,
-          existing.createIndex,
-          tx.index,
-          existing.lockIndex,
-          undefined,
-        ),
-      );
-      tx.changedKv(ck);
-    }
-  }
-}
-
-/** Expired lock-delays carry no meaning; dropping them at a command's `now` keeps the table small. */
-function pruneLockDelays(t: Tables, now: number): void {
-  const expired: string[] = [];
-  t.lockDelays.forEach((until, ck) => {
-    if (until <= now) expired.push(ck);
-  });
-  for (const ck of expired) t.lockDelays.delete(ck);
+  const delayUntil = delayMs > 0 ? now + delayMs : undefined;
+  for (const ck of held) kvEndSessionLock(tx, ck, id, session.Behavior, delayUntil);
 }
 
 function idsUnder(tree: Tables["sessionsByNode"], prefix: string): string[] {
@@ -199,8 +171,21 @@ export function sessionIdsOnNode(t: Tables, node: string): string[] {
   return idsUnder(t.sessionsByNode, node + SEP);
 }
 
-export function sessionIdsForCheck(t: Tables, node: string, ns: string, checkID: string): string[] {
-  return idsUnder(t.sessionsByCheck, joinKey(node, ns, checkID) + SEP);
+/** The catalog's way in: a node went away, so the sessions on it end. */
+export function invalidateNodeSessions(tx: Tx, node: string, now: number): void {
+  for (const id of sessionIdsOnNode(tx.tables, node)) sessionInvalidate(tx, id, now);
+}
+
+/** The catalog's way in: a check went critical or away, so the sessions naming it end. */
+export function invalidateCheckSessions(
+  tx: Tx,
+  node: string,
+  ns: string,
+  checkID: string,
+  now: number,
+): void {
+  const ids = idsUnder(tx.tables.sessionsByCheck, joinKey(node, ns, checkID) + SEP);
+  for (const id of ids) sessionInvalidate(tx, id, now);
 }
 
 /** A session TTL in nanoseconds (a double: exact to the nanosecond up to ~104 days), or undefined. */

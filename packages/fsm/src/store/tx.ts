@@ -1,5 +1,4 @@
-import { Channels } from "../watch/keys.js";
-import { joinKey, type Tables } from "./tables.js";
+import type { Tables } from "./tables.js";
 
 const NONE: readonly string[] = [];
 
@@ -25,20 +24,15 @@ export class Tx {
     return this.#channels ?? NONE;
   }
 
+  /** A KV key (composite `ns \0 key`) changed: its exact and prefix watchers wake. */
   changedKv(compositeKey: string): void {
     this.#kvChanged ??= [];
     this.#kvChanged.push(compositeKey);
-    this.tables.indexes.kvs = this.index;
   }
 
   /** A named watch channel changed (a table, a service name, a node). */
   touch(channel: string): void {
     this.#channels ??= new Set();
     this.#channels.add(channel);
-  }
-
-  changedService(ns: string, name: string): void {
-    this.tables.serviceIndexes.set(joinKey(ns, name), this.index);
-    this.touch(Channels.serviceName(ns, name));
   }
 }

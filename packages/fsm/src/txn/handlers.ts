@@ -1,3 +1,4 @@
+import { decodeCheckSpec, decodeNodeSpec, decodeServiceSpec } from "../catalog/decode.js";
 import { CommandDecodeError } from "../commands/errors.js";
 import {
   bytes,
@@ -13,10 +14,10 @@ import {
   u64,
 } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
-import { applyError } from "../commands/results.js";
-import { CATALOG_VERBS, COMMAND_VERSION, KV_VERBS, type TxnOp } from "../commands/types.js";
-import { runTxn, txnLimitError } from "../state/txn.js";
-import { decodeCheckSpec, decodeNodeSpec, decodeServiceSpec } from "./catalog-specs.js";
+import { COMMAND_VERSION } from "../commands/version.js";
+import { applyError } from "../store/errors.js";
+import { CATALOG_VERBS, KV_VERBS, type TxnCommand, type TxnOp } from "./commands.js";
+import { runTxn, txnLimitError } from "./run.js";
 
 export function decodeTxnOp(r: Raw): TxnOp {
   const keys = Object.keys(r);
@@ -63,7 +64,7 @@ export function decodeTxnOp(r: Raw): TxnOp {
   throw new CommandDecodeError(`unknown transaction operation "${keys[0]}"`);
 }
 
-export const txnHandlers: HandlerMap<"txn"> = {
+export const txnHandlers: HandlerMap<TxnCommand> = {
   txn: {
     atomic: true,
     decode: (r) => ({
@@ -74,7 +75,7 @@ export const txnHandlers: HandlerMap<"txn"> = {
     }),
     apply(tx, c) {
       const limit = txnLimitError(c.ops);
-      return limit ? applyError(limit, 413) : runTxn(tx, c.ops, c.now);
+      return limit ? applyError(limit, "too-large") : runTxn(tx, c.ops, c.now);
     },
   },
 };

@@ -1,7 +1,3 @@
-import type { TxnError, TxnResponse, TxnResult } from "../commands/results.js";
-import type { TxnCheckOp, TxnKVOp, TxnNodeOp, TxnOp, TxnServiceOp } from "../commands/types.js";
-import { DEFAULT_NAMESPACE } from "../types.js";
-import { toBinaryString } from "./binary.js";
 import {
   checkID,
   deleteCheck,
@@ -19,11 +15,15 @@ import {
   findNode,
   getCheck,
   getService,
-} from "./catalog.js";
-import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock, toKVEntry } from "./kv.js";
-import { namespaceProblem } from "./namespace-guard.js";
-import { joinKey, prefixEnd } from "./tables.js";
-import type { Tx } from "./tx.js";
+} from "../catalog/writes.js";
+import { toKVEntry } from "../kv/reads.js";
+import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock } from "../kv/writes.js";
+import { namespaceProblem } from "../namespaces/problem.js";
+import { toBinaryString } from "../store/binary.js";
+import { DEFAULT_NAMESPACE, joinKey, prefixEnd } from "../store/keys.js";
+import type { Tx } from "../store/tx.js";
+import type { TxnCheckOp, TxnKVOp, TxnNodeOp, TxnOp, TxnServiceOp } from "./commands.js";
+import type { TxnError, TxnResponse, TxnResult } from "./results.js";
 
 export const MAX_TXN_OPS = 64;
 export const MAX_TXN_VALUE_BYTES = 512 * 1024;

@@ -14,14 +14,3 @@ export interface WatchSet {
 export const kvKeyWatch = (compositeKey: string): WatchKey => `k${compositeKey}`;
 export const kvPrefixWatch = (compositePrefix: string): WatchKey => `p${compositePrefix}`;
 export const channelWatch = (channel: string): WatchKey => `c${channel}`;
-
-/** Channel names. Catalog reads watch a table, a service name or a node. */
-export const Channels = {
-  nodes: "nodes",
-  services: "services",
-  checks: "checks",
-  sessions: "sessions",
-  coordinates: "coordinates",
-  serviceName: (ns: string, name: string) => `svc\u0000${ns}\u0000${name}`,
-  node: (name: string) => `node\u0000${name}`,
-} as const;
