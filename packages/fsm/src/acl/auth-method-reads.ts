@@ -1,6 +1,5 @@
-import type { Read } from "../store/read.js";
+import { channelRead, type Read } from "../store/read.js";
 import type { Tables } from "../store/tables.js";
-import { channelWatch } from "../store/watch/keys.js";
 import {
   type AuthMethod,
   AuthMethodChannels,
@@ -17,11 +16,7 @@ export class AuthMethodReads {
   ) {}
 
   #read<T>(value: T, index: number, channel: string): Read<T> {
-    return {
-      value,
-      index: Math.max(index, 1),
-      watch: { index: this.viewIndex, keys: [channelWatch(channel)] },
-    };
+    return channelRead({ t: this.t, index: this.viewIndex }, value, index, channel);
   }
 
   method(ns: string, name: string): AuthMethod | undefined {

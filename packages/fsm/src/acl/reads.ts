@@ -1,7 +1,6 @@
 import { joinKey } from "../store/keys.js";
-import type { Read } from "../store/read.js";
+import { channelRead, type Read } from "../store/read.js";
 import type { Tables } from "../store/tables.js";
-import { channelWatch } from "../store/watch/keys.js";
 import type { AclPolicy, AclRole, AclToken } from "./records.js";
 import { AclChannels } from "./tables.js";
 import { bootstrapIndex, tokensLinking } from "./writes.js";
@@ -26,11 +25,7 @@ export class AclReads {
   ) {}
 
   #read<T>(value: T, index: number, channel: string): Read<T> {
-    return {
-      value,
-      index: Math.max(index, 1),
-      watch: { index: this.viewIndex, keys: [channelWatch(channel)] },
-    };
+    return channelRead({ t: this.t, index: this.viewIndex }, value, index, channel);
   }
 
   /** Highest change of anything that can alter a token's resolution. */
