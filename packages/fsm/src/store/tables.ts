@@ -50,8 +50,9 @@ class TableSet {
     const trees = this as unknown as Record<string, BTree<string, unknown>>;
     const from = source as unknown as Record<string, BTree<string, unknown>> | undefined;
     for (const name of schema.tables) trees[name] = from ? from[name]!.clone() : newTree();
-    const zero = Object.fromEntries(schema.indexes.map((name) => [name, 0])) as unknown as TableIndexes;
-    this.indexes = { ...(source?.indexes ?? zero) };
+    this.indexes = source
+      ? { ...source.indexes }
+      : (Object.fromEntries(schema.indexes.map((name) => [name, 0])) as unknown as TableIndexes);
   }
 
   clone(): Tables {
