@@ -1,8 +1,9 @@
 import { indexPolicy, indexRole, indexToken } from "./acl/writes.js";
+import { rebuildCatalogIndexes } from "./catalog/writes.js";
 import { linkConfigEntry } from "./config/writes.js";
+import { rebuildKvIndexes } from "./kv/writes.js";
 import { indexPreparedQuery } from "./queries/writes.js";
 import { indexSession } from "./sessions/writes.js";
-import { joinKey, SEP } from "./store/keys.js";
 import { emptyTables, type TableIndexes, type TableName, type Tables } from "./store/tables.js";
 
 /**
@@ -85,16 +86,9 @@ export function newTables(): Tables {
 
 /** Rebuilds every secondary index from the primary tables (after a snapshot restore). */
 export function rebuildDerived(t: Tables): void {
-  t.kv.forEach((r, ck) => {
-    if (r.session) t.kvBySession.set(joinKey(r.session, ck), true);
-  });
+  rebuildKvIndexes(t);
   t.sessions.forEach((s) => void indexSession(t, s));
-  t.services.forEach((s, key) => {
-    t.servicesByName.set(joinKey(s.Namespace, s.Service, key.slice(0, key.indexOf(SEP)), s.ID), s);
-  });
-  t.nodes.forEach((n) => {
-    if (n.ID) t.nodeIds.set(n.ID, n.Node);
-  });
+  rebuildCatalogIndexes(t);
   t.configEntries.forEach((e) => {
     linkConfigEntry(t, e, true);
   });

@@ -19,6 +19,16 @@ export const ERR_MISSING_SERVICE = "Missing service registration";
 const serviceKey = (node: string, ns: string, id: string) => joinKey(node, ns, id);
 const serviceNameKey = (s: NodeService, node: string) => joinKey(s.Namespace, s.Service, node, s.ID);
 
+/** Rebuilds the catalog's secondary indexes (by service name, by node ID) from its tables. */
+export function rebuildCatalogIndexes(t: Tables): void {
+  t.services.forEach((s, key) => {
+    t.servicesByName.set(serviceNameKey(s, key.slice(0, key.indexOf(SEP))), s);
+  });
+  t.nodes.forEach((n) => {
+    if (n.ID) t.nodeIds.set(n.ID, n.Node);
+  });
+}
+
 function under<V>(tree: BTree<string, V>, prefix: string): [string, V][] {
   const out: [string, V][] = [];
   tree.forRange(prefix, prefixEnd(prefix), false, (k, v) => {

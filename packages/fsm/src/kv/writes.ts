@@ -174,6 +174,13 @@ export function pruneLockDelays(t: Tables, now: number): void {
   for (const ck of expired) t.lockDelays.delete(ck);
 }
 
+/** Rebuilds the index of the keys each session holds from the KV table. */
+export function rebuildKvIndexes(t: Tables): void {
+  t.kv.forEach((r, ck) => {
+    if (r.session) t.kvBySession.set(joinKey(r.session, ck), true);
+  });
+}
+
 /** Keys (composite) held by a session. */
 export function keysHeldBy(t: Tables, session: string): string[] {
   const prefix = session + SEP;
