@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { AutopilotConfigSpec } from "../src/areas/autopilot.js";
+import type { AutopilotConfigSpec } from "../src/autopilot/autopilot.js";
 import { decodeCommand, encodeCommand } from "../src/commands/codec.js";
 import type { Command } from "../src/commands/types.js";
-import { StateStore } from "../src/state/store.js";
+import { StateStore } from "../src/state-store.js";
 
 const spec: AutopilotConfigSpec = {
   CleanupDeadServers: true,

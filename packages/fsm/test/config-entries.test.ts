@@ -89,13 +89,13 @@ describe("config entries: cross-entry validation", () => {
     expect(set(h, s)).toEqual({
       error:
         'discovery chain "web" uses a protocol "tcp" that does not permit advanced routing or splitting behavior',
-      status: 400,
+      kind: "invalid",
     });
     expect(get(h, "service-splitter", "web")).toBeUndefined();
     set(h, { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
     expect(set(h, s)).toBe(true);
     // Removing the protocol the splitter depends on is refused too.
-    expect(set(h, { Kind: "proxy-defaults", Name: "global", Config: {} })).toMatchObject({ status: 400 });
+    expect(set(h, { Kind: "proxy-defaults", Name: "global", Config: {} })).toMatchObject({ kind: "invalid" });
     set(h, defaults("web", "grpc"));
     expect(set(h, { Kind: "proxy-defaults", Name: "global", Config: {} })).toBe(true);
     expect(del(h, "service-defaults", "web")).toMatchObject({ error: expect.stringContaining('"tcp"') });
@@ -109,7 +109,10 @@ describe("config entries: cross-entry validation", () => {
       Name: "web",
       Routes: [{ Match: { HTTP: { PathPrefix: "/" } } }],
     };
-    expect(set(h, router)).toMatchObject({ error: expect.stringContaining("advanced routing"), status: 400 });
+    expect(set(h, router)).toMatchObject({
+      error: expect.stringContaining("advanced routing"),
+      kind: "invalid",
+    });
     set(h, defaults("web", "http2"));
     expect(set(h, router)).toBe(true);
   });
@@ -121,7 +124,7 @@ describe("config entries: cross-entry validation", () => {
       { Weight: 50, ServiceSubset: "v1" },
       { Weight: 50, ServiceSubset: "v2" },
     ]);
-    expect(set(h, s)).toEqual({ error: 'service "web" does not have a subset named "v1"', status: 400 });
+    expect(set(h, s)).toEqual({ error: 'service "web" does not have a subset named "v1"', kind: "invalid" });
     set(h, { Kind: "service-resolver", Name: "web", Subsets: { v1: {}, v2: {} } });
     expect(set(h, s)).toBe(true);
     // The resolver may not drop a subset the splitter uses.
@@ -177,14 +180,14 @@ describe("config entries: cross-entry validation", () => {
     };
     expect(set(h, gateway)).toEqual({
       error: 'service "web" has protocol "tcp", which does not match defined listener protocol "http"',
-      status: 400,
+      kind: "invalid",
     });
     set(h, defaults("web", "http"));
     expect(set(h, gateway)).toBe(true);
     expect(set(h, defaults("web", "grpc"))).toMatchObject({
       error: expect.stringContaining('protocol "grpc"'),
     });
-    expect(del(h, "service-defaults", "web")).toMatchObject({ status: 400 });
+    expect(del(h, "service-defaults", "web")).toMatchObject({ kind: "invalid" });
     expect(set(h, { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } })).toBe(true);
     expect(del(h, "service-defaults", "web")).toBe(true);
   });
@@ -266,7 +269,7 @@ describe("config entries: watches and snapshots", () => {
     } as const;
     expect(copy.applyCommand(10, drop)).toEqual({
       error: 'service "api" does not have a subset named "v1"',
-      status: 400,
+      kind: "invalid",
     });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { bytes, Harness } from "./helpers.js";
 
-const refused = (ns: string, why: string) => ({ error: `Namespace "${ns}" ${why}`, status: 400 });
+const refused = (ns: string, why: string) => ({ error: `Namespace "${ns}" ${why}`, kind: "invalid" });
 
 describe("writes into namespaces that cannot take them", () => {
   it("a namespace that does not exist: refused, nothing stored, the entry still consumes its index", () => {

@@ -61,9 +61,9 @@ describe("prepared queries: create, update, delete", () => {
     const h = new Harness();
     expect(update(h, spec({ ID: ID1 }))).toEqual({
       error: `Cannot modify non-existent prepared query: '${ID1}'`,
-      status: 404,
+      kind: "not-found",
     });
-    expect(h.run("prepared-query.delete", { id: ID1 })).toMatchObject({ status: 404 });
+    expect(h.run("prepared-query.delete", { id: ID1 })).toMatchObject({ kind: "not-found" });
   });
 
   it("names are unique case-insensitively; a name may not alias another query's ID", () => {
@@ -71,11 +71,11 @@ describe("prepared queries: create, update, delete", () => {
     create(h, spec({ ID: ID1, Name: "Redis" }));
     expect(create(h, spec({ ID: ID2, Name: "redis" }))).toEqual({
       error: "name 'redis' aliases an existing query name",
-      status: 400,
+      kind: "invalid",
     });
     expect(create(h, spec({ ID: ID2, Name: ID1 }))).toEqual({
       error: `name '${ID1}' aliases an existing query ID`,
-      status: 400,
+      kind: "invalid",
     });
     // Renaming itself is fine.
     expect(update(h, spec({ ID: ID1, Name: "REDIS" }))).toBe(true);
@@ -86,7 +86,7 @@ describe("prepared queries: create, update, delete", () => {
     expect(create(h, template(ID1, ""))).toBe(true);
     expect(create(h, template(ID2, ""))).toEqual({
       error: "a query template with an empty name already exists",
-      status: 400,
+      kind: "invalid",
     });
     expect(update(h, template(ID1, ""))).toBe(true);
   });
@@ -95,7 +95,7 @@ describe("prepared queries: create, update, delete", () => {
     const h = new Harness();
     expect(create(h, spec({ ID: ID1, Session: SESSION }))).toEqual({
       error: `invalid session "${SESSION}"`,
-      status: 400,
+      kind: "invalid",
     });
   });
 });

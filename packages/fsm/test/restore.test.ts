@@ -78,7 +78,7 @@ describe("a restore streamed through the log", () => {
     expect(m.apply(5, encodeRestoreEntry({ kind: "restore-abort", id: "r1" })).result).toBe(true);
     expect(m.stagingId).toBeUndefined();
     const late = applyAll(m, log.slice(2), 6);
-    for (const result of late) expect(result).toMatchObject({ status: 409 });
+    for (const result of late) expect(result).toMatchObject({ kind: "conflict" });
     expect(stateOf(m).equals(state)).toBe(true);
   });
 
@@ -90,10 +90,10 @@ describe("a restore streamed through the log", () => {
     m.apply(index++, first[0]!);
     m.apply(index++, first[1]!);
     m.apply(index++, second[0]!);
-    expect(m.apply(index++, first[2]!).result).toMatchObject({ status: 409 });
+    expect(m.apply(index++, first[2]!).result).toMatchObject({ kind: "conflict" });
     m.apply(index++, encodeRestoreEntry({ kind: "restore-abort", id: "r1" }));
     for (const entry of second.slice(1)) expect(m.apply(index++, entry).result).toBe(true);
-    expect(m.apply(index++, first[3]!).result).toMatchObject({ status: 409 });
+    expect(m.apply(index++, first[3]!).result).toMatchObject({ kind: "conflict" });
     expect(m.store.view().kvKeys("").value).toEqual(["second/0", "second/1", "second/2", "second/3"]);
   });
 
@@ -102,8 +102,8 @@ describe("a restore streamed through the log", () => {
     const [begin, c0, c1, , commit] = restoreLog("r1", archive, 3);
     applyAll(m, [begin!, c0!]);
     expect(m.apply(3, c1!).result).toBe(true);
-    expect(m.apply(4, c1!).result).toMatchObject({ status: 409 });
-    expect(m.apply(5, commit!).result).toMatchObject({ status: 409 });
+    expect(m.apply(4, c1!).result).toMatchObject({ kind: "conflict" });
+    expect(m.apply(5, commit!).result).toMatchObject({ kind: "conflict" });
     expect(m.store.view().kvKeys("").value).toEqual([]);
   });
 
@@ -113,7 +113,7 @@ describe("a restore streamed through the log", () => {
     const state = stateOf(m);
     const bad = Buffer.concat([archive.subarray(0, 1000), archive.subarray(2000)]);
     const results = applyAll(m, restoreLog("r1", bad, 2), 3);
-    expect(results.at(-1)).toMatchObject({ status: 400 });
+    expect(results.at(-1)).toMatchObject({ kind: "invalid" });
     expect(stateOf(m).equals(state)).toBe(true);
     expect(m.stagingId).toBeUndefined();
   });

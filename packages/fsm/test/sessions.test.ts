@@ -30,7 +30,7 @@ describe("session create", () => {
   it("refuses an unregistered node", () => {
     const h = new Harness();
     const r = h.createSession({ ID: S1, Node: "ghost" });
-    expect(r).toEqual({ error: "Missing node registration", status: 400 });
+    expect(r).toEqual({ error: "Missing node registration", kind: "invalid" });
     expect(h.store.view().sessionList().value).toEqual([]);
   });
 
@@ -107,7 +107,10 @@ describe("locks", () => {
 
   it("acquire with an unknown session is an error", () => {
     const h = withNode();
-    expect(isApplyError(h.lock("l", S1))).toBe(true);
+    const refused = h.lock("l", S1);
+    expect(isApplyError(refused)).toBe(true);
+    // Its own kind: the API answers it with Consul's 500, which clients (Patroni) recognise.
+    expect(refused).toEqual({ error: `invalid session "${S1}"`, kind: "invalid-session" });
     expect(h.store.view().kvGet("l").value).toBeUndefined();
   });
 

@@ -124,9 +124,9 @@ describe("txn", () => {
     const many = Array.from({ length: MAX_TXN_OPS + 1 }, (_, i) =>
       kv({ Verb: "set", Key: `k${i}`, Value: bytes("") }),
     );
-    expect(h.txn(many)).toMatchObject({ status: 413 });
+    expect(h.txn(many)).toMatchObject({ kind: "too-large" });
     const big = kv({ Verb: "set", Key: "big", Value: new Uint8Array(MAX_TXN_VALUE_BYTES + 1) });
-    expect(h.txn([big])).toMatchObject({ status: 413 });
+    expect(h.txn([big])).toMatchObject({ kind: "too-large" });
     const ok = kv({ Verb: "set", Key: "big", Value: new Uint8Array(MAX_TXN_VALUE_BYTES) });
     expect(h.txn([...Array.from({ length: MAX_TXN_OPS - 1 }, () => ok), ok])).toMatchObject({ Errors: null });
     expect(h.store.view().kvKeys("").value).toEqual(["big"]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { kvKeyWatch, kvPrefixWatch } from "../src/watch/keys.js";
-import { WatchRegistry } from "../src/watch/registry.js";
+import { kvKeyWatch, kvPrefixWatch } from "../src/store/watch/keys.js";
+import { WatchRegistry } from "../src/store/watch/registry.js";
 
 /** A registry at index 5 whose deferred deliveries run only when the test says so. */
 function registry(batchSize: number) {

@@ -1,14 +1,13 @@
-import {
-  type AgentBackend,
-  type CheckDefinition,
-  HttpError,
-  type LocalCheck,
-  type LocalService,
-  type MetricsSummary,
-  type MonitorLevel,
-  type ServiceDefinition,
+import type {
+  AgentBackend,
+  CheckDefinition,
+  LocalCheck,
+  LocalService,
+  MetricsSummary,
+  MonitorLevel,
+  ServiceDefinition,
 } from "@cairn/api";
-import type { HealthStatus, StateStore } from "@cairn/fsm";
+import { DomainError, type HealthStatus, type StateStore } from "@cairn/fsm";
 import { sampleGauges } from "../metrics/instrument.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import type { LogHub } from "../monitor/log-hub.js";
@@ -75,7 +74,7 @@ export class AgentEndpoints implements AgentBackend {
     try {
       await this.o.reload();
     } catch (err) {
-      throw new HttpError(500, `Failed to reload configs: ${(err as Error).message}`);
+      throw new DomainError("failed", `Failed to reload configs: ${(err as Error).message}`);
     }
   }
   metrics(): MetricsSummary {

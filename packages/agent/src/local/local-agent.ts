@@ -1,13 +1,12 @@
 import {
   type CheckDefinition,
   DefinitionError,
-  HttpError,
   type LocalCheck,
   type LocalService,
   type ServiceDefinition,
   upgradeCheckDefinition,
 } from "@cairn/api";
-import type { HealthStatus } from "@cairn/fsm";
+import { DomainError, type HealthStatus } from "@cairn/fsm";
 import type { Logger } from "pino";
 import { type CatalogFetch, LocalAliasRunner, RemoteAliasRunner } from "./alias-check.js";
 import { AntiEntropy } from "./anti-entropy.js";
@@ -274,8 +273,8 @@ export class LocalAgent {
 
   async deregisterService(id: string): Promise<void> {
     if (!this.services.has(id)) {
-      throw new HttpError(
-        404,
+      throw new DomainError(
+        "not-found",
         `Unknown service ID "${id}". Ensure that the service ID is passed, not the service name.`,
       );
     }
@@ -286,7 +285,7 @@ export class LocalAgent {
   async registerCheck(def: CheckDefinition, token: string, source: Source = "api"): Promise<void> {
     this.vetCheck(def, source);
     if (def.ServiceID && !this.services.has(def.ServiceID)) {
-      throw new HttpError(400, `ServiceID "${def.ServiceID}" does not exist`);
+      throw new DomainError("invalid", `ServiceID "${def.ServiceID}" does not exist`);
     }
     this.putCheck(def, source, token);
     await this.syncSoon();
@@ -294,8 +293,8 @@ export class LocalAgent {
 
   async deregisterCheck(id: string): Promise<void> {
     if (!this.checks.has(id)) {
-      throw new HttpError(
-        404,
+      throw new DomainError(
+        "not-found",
         `Unknown check ID "${id}". Ensure that the check ID is passed, not the check name.`,
       );
     }
@@ -305,7 +304,8 @@ export class LocalAgent {
 
   async updateTtl(id: string, status: HealthStatus, output: string): Promise<void> {
     const entry = this.checks.get(id);
-    if (entry?.ttl === undefined) throw new HttpError(500, `CheckID "${id}" does not have associated TTL`);
+    if (entry?.ttl === undefined)
+      throw new DomainError("failed", `CheckID "${id}" does not have associated TTL`);
     entry.ttl.reset(output);
     this.setStatus(id, status, output);
     const ttlMs = (entry.def?.TtlNs ?? 0) / 1e6;
@@ -331,7 +331,7 @@ export class LocalAgent {
 
   async serviceMaintenance(id: string, enable: boolean, reason: string): Promise<void> {
     const entry = this.services.get(id);
-    if (entry === undefined) throw new HttpError(404, `Unknown service ID "${id}"`);
+    if (entry === undefined) throw new DomainError("not-found", `Unknown service ID "${id}"`);
     const checkId = `${SERVICE_MAINTENANCE_PREFIX}${id}`;
     if (enable === this.checks.has(checkId)) return;
     if (enable) {
@@ -388,8 +388,8 @@ export class LocalAgent {
     if (def.Kind !== "script" && def.Kind !== "docker") return;
     const allowed = this.o.enableScriptChecks || (source === "config" && this.o.enableLocalScriptChecks);
     if (!allowed) {
-      throw new HttpError(
-        400,
+      throw new DomainError(
+        "invalid",
         "Scripts are disabled on this agent; to enable them, set enable_script_checks (or enable_local_script_checks for checks from configuration files)",
       );
     }

@@ -1,22 +1,16 @@
-import type { ApplyResult, Command } from "@cairn/fsm";
-import { HttpError } from "./errors.js";
+import { type ApplyError, type ApplyResult, type Command, isApplyError } from "@cairn/fsm";
+import { HttpError, statusOf } from "./errors.js";
 import type { RouteContext } from "./route-context.js";
-
-type Refusal = Extract<ApplyResult, { error: string }>;
-
-function isRefusal(result: ApplyResult): result is Refusal {
-  return typeof result === "object" && result !== null && "error" in result;
-}
 
 /**
  * Sends a command down the write path. A refusal by the state machine (nothing changed) becomes an
- * HttpError with the status and one-line message the state machine chose.
+ * HttpError with the status of its kind and the one-line message the state machine chose.
  */
 export async function applyCommand(
   ctx: RouteContext,
   command: Command,
-): Promise<Exclude<ApplyResult, Refusal>> {
+): Promise<Exclude<ApplyResult, ApplyError>> {
   const result = await ctx.backend.apply(command);
-  if (isRefusal(result)) throw new HttpError(result.status, result.error);
+  if (isApplyError(result)) throw new HttpError(statusOf(result.kind), result.error);
   return result;
 }

@@ -1,19 +1,21 @@
+import { DomainError } from "@cairn/fsm";
 import type { Context } from "hono";
 import { NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
 import type { ApiEnv } from "./env.js";
-import { HttpError } from "./errors.js";
+import { HttpError, statusOf } from "./errors.js";
 
 const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
 
 /**
  * Maps anything a route throws to Consul's plain-text one-line error responses. Only faults that are not
- * an HttpError (or a known backend condition) are 500s, and those are logged at error level.
+ * an HttpError, a DomainError (mapped by its kind) or a known backend condition are 500s, and those are logged at error level.
  */
 export function handleError(err: unknown, c: Context<ApiEnv>): Response {
   if (err instanceof HttpError) {
     if (err.allow !== undefined) c.header("Allow", err.allow.join(","));
     return c.body(oneLine(err.message), err.status, TEXT);
   }
+  if (err instanceof DomainError) return c.body(oneLine(err.message), statusOf(err.kind), TEXT);
   if (err instanceof PermissionDeniedError) return c.body("Permission denied", 403, TEXT);
   if (err instanceof NoClusterLeaderError) {
     c.var.log?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");

@@ -1,10 +1,9 @@
-import type { Tx } from "../state/tx.js";
+import type { Tx } from "../store/tx.js";
 import type { Raw } from "./fields.js";
 import type { ApplyResult } from "./results.js";
-import type { Command, CommandType } from "./types.js";
 
-/** How one command type is decoded and applied. Each area (kv, session, catalog, ...) provides its own. */
-export interface CommandHandler<C extends Command> {
+/** How one command type is decoded and applied. Each area (kv, sessions, catalog, ...) provides its own. */
+export interface CommandHandler<C> {
   /** Validate the decoded msgpack map into a typed command; throws CommandDecodeError. */
   decode(raw: Raw): C;
   apply(tx: Tx, command: C): ApplyResult;
@@ -15,6 +14,7 @@ export interface CommandHandler<C extends Command> {
   readonly atomic?: boolean;
 }
 
-export type HandlerMap<T extends CommandType> = {
-  readonly [K in T]: CommandHandler<Extract<Command, { type: K }>>;
+/** The handlers of an area's commands, one per command type. */
+export type HandlerMap<C extends { readonly type: string }> = {
+  readonly [K in C["type"]]: CommandHandler<Extract<C, { type: K }>>;
 };

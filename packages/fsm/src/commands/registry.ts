@@ -1,23 +1,24 @@
-import { aclHandlers } from "../areas/acl.js";
-import { authMethodHandlers } from "../areas/auth-methods.js";
-import { autopilotHandlers } from "../areas/autopilot.js";
-import { catalogHandlers, tombstoneHandlers } from "../areas/catalog.js";
-import { configEntryHandlers } from "../areas/config-entries.js";
-import { kvHandlers } from "../areas/kv.js";
-import { namespaceHandlers } from "../areas/namespaces.js";
-import { preparedQueryHandlers } from "../areas/prepared-queries.js";
-import { sessionHandlers } from "../areas/session.js";
-import { txnHandlers } from "../areas/txn.js";
+import { authMethodHandlers } from "../acl/auth-methods.js";
+import { aclHandlers } from "../acl/handlers.js";
+import { autopilotHandlers } from "../autopilot/autopilot.js";
+import { catalogHandlers } from "../catalog/handlers.js";
+import { configEntryHandlers } from "../config/handlers.js";
+import { coordinateHandlers } from "../coordinates/handlers.js";
+import { kvHandlers } from "../kv/handlers.js";
+import { namespaceHandlers } from "../namespaces/handlers.js";
+import { preparedQueryHandlers } from "../queries/handlers.js";
+import { sessionHandlers } from "../sessions/handlers.js";
+import { txnHandlers } from "../txn/handlers.js";
 import type { CommandHandler, HandlerMap } from "./handler.js";
-import type { Command, CommandType } from "./types.js";
+import type { Command } from "./types.js";
 
-/** Every command type and its handler. A new area adds its file under areas/ and one line here. */
-export const handlers: HandlerMap<CommandType> = {
+/** Every command type and its handler. A new area adds its handlers here. */
+export const handlers: HandlerMap<Command> = {
   ...kvHandlers,
   ...sessionHandlers,
   ...txnHandlers,
   ...catalogHandlers,
-  ...tombstoneHandlers,
+  ...coordinateHandlers,
   ...configEntryHandlers,
   ...preparedQueryHandlers,
   ...aclHandlers,

@@ -1,34 +1,6 @@
-import type { CatalogNode, HealthCheck, KVEntry, NodeService } from "../types.js";
-
-/**
- * A command the state machine refused as a whole. Nothing changed. `status` is the HTTP status the API
- * should answer with; `error` is Consul's one-line message.
- */
-export interface ApplyError {
-  readonly error: string;
-  readonly status: 400 | 404 | 409 | 413 | 500;
-}
-
-export type TxnResult =
-  | { readonly KV: KVEntry }
-  | { readonly Node: CatalogNode }
-  | { readonly Service: NodeService }
-  | { readonly Check: HealthCheck };
-
-export interface TxnError {
-  readonly OpIndex: number;
-  readonly What: string;
-}
-
-/** Errors non-null means rolled back (HTTP 409) and Results is null. */
-export interface TxnResponse {
-  readonly Results: readonly TxnResult[] | null;
-  readonly Errors: readonly TxnError[] | null;
-}
-
-export interface SessionCreated {
-  readonly ID: string;
-}
+import type { SessionCreated } from "../sessions/commands.js";
+import type { ApplyError } from "../store/errors.js";
+import type { TxnResponse } from "../txn/results.js";
 
 /**
  * What `StateStore.apply` returns, by command type:
@@ -37,11 +9,3 @@ export interface SessionCreated {
  * catalog.* -> true or ApplyError; coordinate.batch-update, tombstone.reap -> true.
  */
 export type ApplyResult = boolean | SessionCreated | TxnResponse | ApplyError;
-
-export function applyError(error: string, status: ApplyError["status"] = 400): ApplyError {
-  return { error, status };
-}
-
-export function isApplyError(result: ApplyResult): result is ApplyError {
-  return typeof result === "object" && "error" in result;
-}

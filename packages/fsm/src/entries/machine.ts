@@ -1,6 +1,7 @@
-import { type ApplyResult, applyError } from "../commands/results.js";
+import type { ApplyResult } from "../commands/results.js";
 import type { Command } from "../commands/types.js";
-import { StateStore } from "../state/store.js";
+import { StateStore } from "../state-store.js";
+import { applyError } from "../store/errors.js";
 import { decodeEntry, type RestoreEntry } from "./envelope.js";
 import { addChunk, openStaging, type Staging, StagingReader, stagingFrames } from "./staging.js";
 
@@ -86,7 +87,7 @@ export class LogMachine {
       this.store.restoreSync(staging.chunks, { atIndex: index });
     } catch (err) {
       // The same bytes fail the same way on every server, and nothing was installed.
-      return { kind: "staged", result: applyError((err as Error).message, 400) };
+      return { kind: "staged", result: applyError((err as Error).message, "invalid") };
     }
     return RESTORED;
   }
@@ -113,5 +114,5 @@ export class LogMachine {
 }
 
 function refused(reason: string): Applied {
-  return { kind: "staged", result: applyError(reason, 409) };
+  return { kind: "staged", result: applyError(reason, "conflict") };
 }

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
-import { type ApplyResult, isApplyError } from "../commands/results.js";
+import type { ApplyResult } from "../commands/results.js";
 import { SnapshotFormatError } from "../snapshot/format.js";
 import { SnapshotReader } from "../snapshot/read.js";
+import { isApplyError } from "../store/errors.js";
 import { encodeRestoreEntry } from "./envelope.js";
 
 /**
@@ -37,7 +38,7 @@ export async function streamRestore(
       proposed = true;
       const result = await propose(entry);
       if (!isApplyError(result)) continue;
-      if (result.status === 400) throw new SnapshotFormatError(result.error);
+      if (result.kind === "invalid") throw new SnapshotFormatError(result.error);
       throw new Error(result.error);
     }
   } catch (err) {

@@ -2,7 +2,7 @@ import { Packr } from "msgpackr";
 
 /**
  * Snapshot stream: a sequence of frames, each a 4-byte big-endian length and a msgpack array. The first
- * frame is the header, then for each primary table (tables.ts) frames of at most ROWS_PER_FRAME rows, then
+ * frame is the header, then for each primary table (schema.ts) frames of at most ROWS_PER_FRAME rows, then
  * the end frame with the row count. Secondary indexes are not written; restore rebuilds them.
  * Frames are independent msgpack values (no shared records) so the bytes depend only on the state.
  */

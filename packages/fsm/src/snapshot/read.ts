@@ -1,13 +1,7 @@
-import { rebuildDerived } from "../state/derived.js";
-import { ZERO_FLAGS } from "../state/kv.js";
-import {
-  type BTree,
-  KvRecord,
-  PRIMARY_TABLES,
-  type PrimaryTable,
-  type TableIndexes,
-  Tables,
-} from "../state/tables.js";
+import { KvRecord } from "../kv/records.js";
+import { ZERO_FLAGS } from "../kv/writes.js";
+import { newTables, PRIMARY_TABLES, type PrimaryTable, rebuildDerived } from "../schema.js";
+import type { BTree, TableIndexes, Tables } from "../store/tables.js";
 import { KV_CELLS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SnapshotFormatError, snapshotPackr } from "./format.js";
 
 type Cells = readonly unknown[];
@@ -30,7 +24,7 @@ const MAX_HEADER_BYTES = 64 * 1024;
 export class SnapshotReader {
   #pending: Buffer[] = [];
   #pendingBytes = 0;
-  #tables = new Tables();
+  #tables = newTables();
   #index: number | undefined;
   #rows = 0;
   #ended = false;

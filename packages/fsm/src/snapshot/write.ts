@@ -1,4 +1,5 @@
-import { type BTree, PRIMARY_TABLES, type PrimaryTable, type Tables } from "../state/tables.js";
+import { PRIMARY_TABLES, type PrimaryTable } from "../schema.js";
+import type { BTree, Tables } from "../store/tables.js";
 import { ROWS_PER_FRAME, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, snapshotPackr } from "./format.js";
 
 /** One frame: the 4-byte big-endian length, then the value in msgpack. */
