@@ -1,6 +1,6 @@
 import type { ApplyResult, Command } from "@cairn/fsm";
+import type { ClusterBackend } from "../backend.js";
 import { HttpError } from "./errors.js";
-import type { RouteContext } from "./route-context.js";
 
 type Refusal = Extract<ApplyResult, { error: string }>;
 
@@ -13,7 +13,7 @@ function isRefusal(result: ApplyResult): result is Refusal {
  * HttpError with the status and one-line message the state machine chose.
  */
 export async function applyCommand(
-  ctx: RouteContext,
+  ctx: { readonly backend: Pick<ClusterBackend, "apply"> },
   command: Command,
 ): Promise<Exclude<ApplyResult, Refusal>> {
   const result = await ctx.backend.apply(command);
