@@ -210,7 +210,8 @@ function sameCheck(l: LocalCheck, c: HealthCheck): boolean {
 
 /**
  * Proxy and Connect as the catalog endpoint stores them: a member set to null is left out (and no object
- * at all is an empty one), so a local definition's `"Config": null` compares equal to what its sync wrote.
+ * at all is an empty one). Definitions are kept that way since they are parsed; a service persisted by an
+ * earlier release may still hold `"Config": null`, and must compare equal to what its sync wrote.
  */
 function asStored(obj: Readonly<Record<string, unknown>> | null | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};

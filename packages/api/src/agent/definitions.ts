@@ -138,10 +138,16 @@ function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
     Weights: { Passing: passing, Warning: warning },
     Namespace: body.Namespace || "default",
   };
-  // The catalog endpoint must take what anti-entropy will register there; Proxy and Connect are kept as it
-  // stores them (its field names, no null members), so the synced entry compares equal.
+  // The catalog endpoint must take what anti-entropy will register there; Proxy, Connect and Weights are
+  // kept as it stores them (its field names, no null members, weights it ignores as the default), so the
+  // synced entry compares equal.
   const stored = asCatalogStores(given);
-  const service = { ...given, Proxy: stored.Proxy ?? null, Connect: stored.Connect ?? null };
+  const service = {
+    ...given,
+    Proxy: stored.Proxy ?? null,
+    Connect: stored.Connect ?? null,
+    Weights: stored.Weights ?? { Passing: 1, Warning: 1 },
+  };
   // As Consul, a `Check` with nothing in it is no check at all.
   const bodies = [...(body.Check && !isEmpty(body.Check) ? [body.Check] : []), ...(body.Checks ?? [])];
   const checks = bodies.map((check, i) => {

@@ -90,6 +90,11 @@ describe("service definitions", () => {
       Upstreams: [{ DestinationName: "db", LocalBindPort: 9191, Config: { connect_timeout_ms: 500 } }],
     });
     expect(def.Connect).toBeNull();
+    // Weights the catalog ignores (beyond a DNS SRV weight) are the default there, and so here.
+    expect(parseServiceDefinition({ Name: "w", Weights: { Passing: 70000, Warning: 1 } }).Weights).toEqual({
+      Passing: 1,
+      Warning: 1,
+    });
   });
 });
 
