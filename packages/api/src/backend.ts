@@ -1,10 +1,11 @@
-import type { ApplyResult, Command, Session, StateStore } from "@cairn/fsm";
+import type { ApplyResult, Command, Session } from "@cairn/fsm";
 import type { Logger } from "pino";
 import type { AclEnforcer } from "./acl/enforcer.js";
 import type { AuthMethodIO } from "./auth-methods/io.js";
 import type { Authorizer } from "./authorizer.js";
 import type { EventBackend } from "./events.js";
 import type { ReplicationStatusJson } from "./replication/status.js";
+import type { StateReader } from "./state-reader.js";
 
 /**
  * The seam between the HTTP layer and the cluster. The server implements it with Raft (forwarding writes
@@ -47,8 +48,8 @@ export interface ClusterBackend {
    * a bad archive throws SnapshotFormatError and changes nothing.
    */
   snapshotRestore(archive: AsyncIterable<Uint8Array>): Promise<void>;
-  /** The local replica of the state machine: reads and blocking-query watches. */
-  readonly store: StateStore;
+  /** The local replica of the state machine, read-only: reads and blocking-query watches. */
+  readonly store: StateReader;
 }
 
 /** Thrown by the backend when no leader could be reached within its hold time; the API answers 500. */

@@ -53,7 +53,8 @@ export {
   type ReadMode,
   type SnapshotArchive,
 } from "./backend.js";
-export { registerPrivileges, type StoredNode } from "./catalog/register-acl.js";
+export { type CatalogRpc, catalogRpc, isCatalogRpc } from "./catalog/rpc.js";
+export type { CatalogWriteContext } from "./catalog/writes.js";
 export {
   type EventBackend,
   eventIndex,
@@ -88,3 +89,4 @@ export {
   type KeyringPoolAnswer,
   keyringRoutes,
 } from "./routes/operator-keyring.js";
+export { type StateReader, type StateWatches, stateReader } from "./state-reader.js";

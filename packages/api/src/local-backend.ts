@@ -1,5 +1,6 @@
 import { type ApplyResult, type Command, encodeCommand, type Session, StateStore } from "@cairn/fsm";
 import type { ClusterBackend, LeaderContact, SnapshotArchive } from "./backend.js";
+import { type StateReader, stateReader } from "./state-reader.js";
 
 const LEADER: LeaderContact = { knownLeader: true, lastContactMs: 0 };
 
@@ -9,20 +10,22 @@ const LEADER: LeaderContact = { knownLeader: true, lastContactMs: 0 };
  * served at once. Session TTL timers are left to whoever runs the node (renew only confirms the session).
  */
 export class LocalBackend implements ClusterBackend {
-  readonly store: StateStore;
+  readonly store: StateReader;
+  readonly #store: StateStore;
   #nextIndex: number;
 
   constructor(
     private readonly address = "127.0.0.1:8300",
     store = new StateStore(),
   ) {
-    this.store = store;
+    this.#store = store;
+    this.store = stateReader(store);
     this.#nextIndex = store.index + 1;
   }
 
   async apply(command: Command): Promise<ApplyResult> {
     const index = this.#nextIndex++;
-    return this.store.apply(index, encodeCommand(command));
+    return this.#store.apply(index, encodeCommand(command));
   }
 
   async readBarrier(): Promise<LeaderContact> {
@@ -47,9 +50,9 @@ export class LocalBackend implements ClusterBackend {
   }
 
   async snapshotRestore(archive: AsyncIterable<Uint8Array>): Promise<void> {
-    await this.store.restore(archive);
+    await this.#store.restore(archive);
     // Later writes must land above whatever index the snapshot carried.
-    this.#nextIndex = Math.max(this.#nextIndex, this.store.index + 1);
+    this.#nextIndex = Math.max(this.#nextIndex, this.#store.index + 1);
   }
 }
 

@@ -8,8 +8,13 @@ import {
   recordTokenResolution,
   resolveSecret,
 } from "@cairn/acl";
-import { AclEnforcer, type AclEnforcerOptions, HttpError, storeAclLookups } from "@cairn/api";
-import type { StateStore } from "@cairn/fsm";
+import {
+  AclEnforcer,
+  type AclEnforcerOptions,
+  HttpError,
+  type StateReader,
+  storeAclLookups,
+} from "@cairn/api";
 import { type RemoteTokens, stateAuthorizer } from "../client/acl/remote-tokens.js";
 
 export interface SecondaryAclEnforcerOptions extends AclEnforcerOptions {
@@ -33,7 +38,7 @@ interface Resolved {
  * secret before its route runs: authorization itself stays synchronous.
  */
 export class SecondaryAclEnforcer extends AclEnforcer {
-  private readonly store: StateStore;
+  private readonly store: StateReader;
   private readonly lookups;
   private readonly rules = new RulesCache();
   private readonly resolved = new WeakMap<AclTokenRecords, Resolved>();

@@ -6,8 +6,9 @@ import type {
   MetricsSummary,
   MonitorLevel,
   ServiceDefinition,
+  StateReader,
 } from "@cairn/api";
-import { DomainError, type HealthStatus, type StateStore } from "@cairn/fsm";
+import { DomainError, type HealthStatus } from "@cairn/fsm";
 import { sampleGauges } from "../metrics/instrument.js";
 import type { MetricsRegistry } from "../metrics/registry.js";
 import type { LogHub } from "../monitor/log-hub.js";
@@ -17,8 +18,8 @@ import type { AgentTokenName, AgentTokens } from "./tokens.js";
 export interface AgentEndpointsOptions {
   local: LocalAgent;
   metrics: MetricsRegistry;
-  /** A server's state store, for its gauges (blocked queries, sessions); a client agent has none. */
-  store?: StateStore;
+  /** A server's state replica, for its gauges (blocked queries, sessions); a client agent has none. */
+  store?: StateReader;
   logs: LogHub;
   tokens: AgentTokens;
   /** `/v1/agent/self`, built fresh on each call. */

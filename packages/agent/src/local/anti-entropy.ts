@@ -1,6 +1,5 @@
-import { COMMAND_VERSION, type Command, isApplyError } from "@cairn/fsm";
 import type { Logger } from "pino";
-import type { AgentCatalog } from "./catalog.js";
+import type { AgentCatalog, CatalogWrite } from "./catalog.js";
 import type { Clock } from "./clock.js";
 import { type CatalogSnapshot, type LocalSnapshot, planSync, type SyncOp } from "./sync-plan.js";
 
@@ -99,33 +98,12 @@ export class AntiEntropy {
    */
   private async applyUnlessDenied(op: SyncOp, node: string): Promise<void> {
     try {
-      await this.apply(op, node);
+      await this.o.catalog.write(catalogWrite(op, node), op.token);
     } catch (err) {
       const reason = (err as Error).message;
       if (!ACL_REFUSAL.test(reason)) throw err;
       this.o.log.warn({ write: describe(op), reason }, "anti-entropy write blocked by ACLs");
     }
-  }
-
-  private async apply(op: SyncOp, node: string): Promise<void> {
-    const now = this.o.clock.now();
-    let command: Command;
-    if (op.kind === "register") {
-      command = { v: COMMAND_VERSION, type: "catalog.register", registration: op.registration, now };
-    } else if (op.kind === "deregister-service") {
-      command = {
-        v: COMMAND_VERSION,
-        type: "catalog.deregister",
-        ns: op.ns,
-        node,
-        serviceID: op.serviceID,
-        now,
-      };
-    } else {
-      command = { v: COMMAND_VERSION, type: "catalog.deregister", ns: op.ns, node, checkID: op.checkID, now };
-    }
-    const result = await this.o.catalog.apply(command, op.token);
-    if (isApplyError(result)) throw new Error(`catalog refused the ${op.kind}: ${result.error}`);
   }
 
   /** Consul's scaling: the interval grows with log2 of the node count beyond 128, plus up to 1/16 jitter. */
@@ -140,6 +118,13 @@ export class AntiEntropy {
     this.o.clock.clearTimeout(this.timer);
     this.timer = this.o.clock.setTimeout(() => void this.trigger(), ms);
   }
+}
+
+/** The request Consul's agent sends for `op`: Catalog.Register with the registration, or Catalog.Deregister. */
+function catalogWrite(op: SyncOp, node: string): CatalogWrite {
+  if (op.kind === "register") return { rpc: "Catalog.Register", body: op.registration };
+  const target = op.kind === "deregister-service" ? { ServiceID: op.serviceID } : { CheckID: op.checkID };
+  return { rpc: "Catalog.Deregister", body: { Node: node, ...target, Namespace: op.ns } };
 }
 
 /** How a server says a token may not make a write (its reason crosses the tunnel as text). */

@@ -1,5 +1,5 @@
-import type { AgentMemberJson, LocalCheck } from "@cairn/api";
-import type { Coord, StateStore } from "@cairn/fsm";
+import type { AgentMemberJson, LocalCheck, StateReader } from "@cairn/api";
+import type { Coord } from "@cairn/fsm";
 import type { AgentConfig } from "../config/index.js";
 import { consulMember } from "../membership/member-record.js";
 import { agentTags } from "../membership/tags.js";
@@ -97,6 +97,6 @@ function gossipedMember(config: AgentConfig, node: NodeIdentity): AgentMemberJso
 }
 
 /** A server's network coordinate as its catalog replica holds it (a client's comes from gossip). */
-export function storeCoordinate(store: StateStore, node: string): Coord | undefined {
+export function storeCoordinate(store: StateReader, node: string): Coord | undefined {
   return store.view().coordinates(node).value[0]?.Coord;
 }

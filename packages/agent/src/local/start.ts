@@ -1,6 +1,12 @@
 import type { ApiEnv } from "@cairn/api";
-import { type AgentBackend, type Authorizer, agentRoutes, type ClusterBackend } from "@cairn/api";
-import type { Coord, StateStore } from "@cairn/fsm";
+import {
+  type AgentBackend,
+  type Authorizer,
+  agentRoutes,
+  type ClusterBackend,
+  type StateReader,
+} from "@cairn/api";
+import type { Coord } from "@cairn/fsm";
 import type { Hono } from "hono";
 import type { AgentConfig } from "../config/index.js";
 import { type Fetch, meterBackend, meterFetch } from "../metrics/instrument.js";
@@ -81,7 +87,8 @@ export function startLocalAgent(s: LocalAgentStart): LocalAgentRuntime {
     if (isLeader) metrics.incrCounter("consul.raft.state.leader");
   });
   const coordinate = () => storeCoordinate(store, s.self.name);
-  return { backend, ...startAgent(s, metrics, storeCatalog(backend), coordinate, store) };
+  const catalog = storeCatalog({ backend, datacenter: s.config.datacenter, now: s.now });
+  return { backend, ...startAgent(s, metrics, catalog, coordinate, store) };
 }
 
 /** The local agent of a client agent: its catalog and coordinate come from elsewhere. */
@@ -98,7 +105,7 @@ function startAgent(
   metrics: MetricsRegistry,
   catalog: AgentCatalog,
   coordinate: () => Coord | undefined,
-  store: StateStore | undefined,
+  store: StateReader | undefined,
 ): ClientLocalAgentRuntime {
   const { config } = s;
   const node: NodeIdentity = {

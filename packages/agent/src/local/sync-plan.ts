@@ -191,8 +191,8 @@ function sameService(s: LocalService, c: NodeService): boolean {
     sameJson(s.Meta, c.Meta) &&
     sameJson(s.TaggedAddresses, c.TaggedAddresses) &&
     sameJson(s.Weights, c.Weights) &&
-    sameJson(s.Proxy ?? {}, c.Proxy ?? {}) &&
-    sameJson(s.Connect ?? {}, c.Connect ?? {})
+    sameJson(asStored(s.Proxy), asStored(c.Proxy)) &&
+    sameJson(asStored(s.Connect), asStored(c.Connect))
   );
 }
 
@@ -206,6 +206,17 @@ function sameCheck(l: LocalCheck, c: HealthCheck): boolean {
     l.Type === c.Type &&
     sameJson(l.Definition, c.Definition)
   );
+}
+
+/**
+ * Proxy and Connect as the catalog endpoint stores them: a member set to null is left out (and no object
+ * at all is an empty one). Definitions are kept that way since they are parsed; a service persisted by an
+ * earlier release may still hold `"Config": null`, and must compare equal to what its sync wrote.
+ */
+function asStored(obj: Readonly<Record<string, unknown>> | null | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(obj ?? {})) if (v !== null && v !== undefined) out[k] = v;
+  return out;
 }
 
 /** Structural equality of JSON-like values, object keys in any order. */

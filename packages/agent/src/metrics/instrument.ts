@@ -1,5 +1,5 @@
-import type { ClusterBackend } from "@cairn/api";
-import type { Command, StateStore } from "@cairn/fsm";
+import type { ClusterBackend, StateReader } from "@cairn/api";
+import type { Command } from "@cairn/fsm";
 import { eventLoopDelay } from "./event-loop-delay.js";
 import type { Labels, Metrics } from "./registry.js";
 
@@ -98,7 +98,7 @@ export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performan
 }
 
 /** Gauges read when metrics are read: heap, and on a server blocked queries waiting and sessions. */
-export function sampleGauges(metrics: Metrics, store: StateStore | undefined): void {
+export function sampleGauges(metrics: Metrics, store: StateReader | undefined): void {
   const memory = process.memoryUsage();
   metrics.setGauge("consul.runtime.alloc_bytes", memory.heapUsed);
   metrics.setGauge("consul.runtime.sys_bytes", memory.rss);

@@ -1,11 +1,16 @@
-import type { ClusterBackend, LeaderContact as ContactHeaders, ReadMode, SnapshotArchive } from "@cairn/api";
-import { HttpError, NoClusterLeaderError } from "@cairn/api";
+import type {
+  ClusterBackend,
+  LeaderContact as ContactHeaders,
+  ReadMode,
+  SnapshotArchive,
+  StateReader,
+} from "@cairn/api";
+import { HttpError, NoClusterLeaderError, stateReader } from "@cairn/api";
 import {
   type ApplyResult,
   type Command,
   encodeCommandEntry,
   type Session,
-  type StateStore,
   stampLeaderTime,
   streamRestore,
 } from "@cairn/fsm";
@@ -53,13 +58,13 @@ export class RaftBackend implements ClusterBackend {
   /** When the last forwarded request arrived (a stop waits until they stop coming). */
   private lastForwardAt = Number.NEGATIVE_INFINITY;
 
+  /** The replica, read-only: the state machine alone writes it, as Raft commits. */
+  readonly store: StateReader;
+
   constructor(private readonly deps: RaftBackendDeps) {
     this.holdMs = deps.holdMs ?? DEFAULT_HOLD_MS;
     this.now = deps.now ?? Date.now;
-  }
-
-  get store(): StateStore {
-    return this.deps.fsm.store;
+    this.store = stateReader(deps.fsm.store);
   }
 
   /** Raft is running: serve through it, and answer the requests other servers forward here. */

@@ -8,7 +8,6 @@ import { RaftNode, type TransportTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
-import { storeCatalog } from "../local/catalog.js";
 import { agentNodeMeta } from "../local/node-meta.js";
 import type { AgentMember, MembershipView } from "../membership/types.js";
 import { clientCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
@@ -445,8 +444,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     return tunnelRoute(fetch, {
       log: log.child({ component: "client.rpc" }),
       calls: clientCalls({
-        catalog: storeCatalog(this.backend),
-        store: this.fsm.store,
+        backend: this.backend,
         config,
         now: this.now,
         ...(this.options.remoteTokens ? { remoteTokens: this.options.remoteTokens } : {}),

@@ -5,8 +5,7 @@ import {
   RulesCache,
   recordTokenResolution,
 } from "@cairn/acl";
-import { storeAclLookups } from "@cairn/api";
-import type { StateStore } from "@cairn/fsm";
+import { type StateReader, storeAclLookups } from "@cairn/api";
 import type { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
@@ -14,7 +13,7 @@ import type { TunnelCalls } from "./server-route.js";
 const RESOLVE = "acl.resolve";
 
 export interface AclCallsOptions {
-  store: StateStore;
+  store: StateReader;
   datacenter: string;
   defaultPolicy: DefaultPolicy;
   now: () => number;

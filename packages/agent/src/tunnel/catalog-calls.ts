@@ -1,40 +1,69 @@
-import { type Authorizer, DEFAULT_NAMESPACE } from "@cairn/acl";
-import { type AclEnforcer, registerPrivileges } from "@cairn/api";
-import { type ApplyResult, type Command, decodeCommand, encodeCommand, type NodeService } from "@cairn/fsm";
+import { DEFAULT_NAMESPACE } from "@cairn/acl";
+import {
+  type AclEnforcer,
+  allowAll,
+  type CatalogWriteContext,
+  type ClusterBackend,
+  catalogRpc,
+  isCatalogRpc,
+} from "@cairn/api";
 import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
-import type { AgentCatalog, CatalogRead } from "../local/catalog.js";
+import { type AgentCatalog, type CatalogRead, readCatalog } from "../local/catalog.js";
 import type { TunnelPool } from "./pool.js";
 import type { TunnelCalls } from "./server-route.js";
 
 const READ = "agent.catalog.read";
-const APPLY = "agent.catalog.apply";
+/** A catalog write: Consul's RPC name (Catalog.Register or Catalog.Deregister), its JSON body, the token. */
+const WRITE = "agent.catalog.write";
+/**
+ * Client agents of earlier releases sent their writes here as raw state-machine commands; they are told
+ * why they are refused rather than that the call is unknown.
+ */
+const RETIRED_APPLY = "agent.catalog.apply";
 
-/** The only writes a client agent's anti-entropy makes. */
-const CATALOG_WRITES = new Set(["catalog.register", "catalog.deregister"]);
+export interface CatalogCallsOptions {
+  /** The server's write path and replica. */
+  backend: Pick<ClusterBackend, "apply" | "store">;
+  datacenter: string;
+  now: () => number;
+  /** ACLs on: each call is authorized with the token it carries ("" is the anonymous token). */
+  acl?: AclEnforcer;
+}
 
 /**
  * A server's answers to its client agents' anti-entropy: their node's catalog entries, and their catalog
- * writes as fsm commands, so a client compares and writes exactly what a server's own local agent would.
- * With ACLs on (`acl`), each call carries the token of what it writes (a service's, a check's, the agent
- * token for node info and removals; the agent token for reads) and is authorized as Consul's catalog
- * endpoint vets it: node:read to read the node; node:write to change the node entry or write a node check;
- * service:write on a registered service (and on one it replaces by ID) and on another service a check
- * belongs to; node:write, or else service:write on what goes, to deregister.
+ * writes, which run the catalog endpoint's own code (validation, authorization, the write) exactly as
+ * PUT /v1/catalog/register and /deregister do. With ACLs on, each call carries the token of what it
+ * writes (a service's, a check's, the agent token for node info and removals; the agent token for reads),
+ * and a read takes node:read on the node.
  */
-export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCalls {
+export function catalogCalls(o: CatalogCallsOptions): TunnelCalls {
+  const acl = o.acl;
+  const ctx: CatalogWriteContext = {
+    backend: o.backend,
+    authorizer: acl ?? allowAll,
+    datacenter: o.datacenter,
+    now: o.now,
+  };
   return {
     [READ]: async (node, token) => {
       if (typeof node !== "string" || node === "") throw new Error("catalog read needs a node name");
-      if (acl) demand(await authorizerOf(acl, token), "node", node, "read");
-      return catalog.read(node);
+      if (
+        acl &&
+        acl.authorize(await prepared(acl, token), DEFAULT_NAMESPACE, "node", node, "read") !== "allow"
+      )
+        throw new Error(`Permission denied: the token lacks node:read on "${node}"`);
+      return readCatalog(o.backend.store, node);
     },
-    [APPLY]: async (bytes, token) => {
-      if (!(bytes instanceof Uint8Array)) throw new Error("catalog write needs an encoded command");
-      const command = decodeCommand(bytes);
-      if (!CATALOG_WRITES.has(command.type))
-        throw new Error(`client agents may only write to the catalog, not ${command.type}`);
-      if (acl) await authorizeWrite(await authorizerOf(acl, token), command, catalog);
-      return catalog.apply(command, "");
+    [WRITE]: async (rpc, body, token) => {
+      if (!isCatalogRpc(rpc))
+        throw new Error(`client agents may only write to the catalog, not ${String(rpc)}`);
+      if (typeof body !== "string") throw new Error(`${rpc} needs a JSON body`);
+      await catalogRpc(ctx, rpc, body, acl ? await prepared(acl, token) : "");
+      return true;
+    },
+    [RETIRED_APPLY]: async () => {
+      throw new Error(`${RETIRED_APPLY} is retired: this client agent is older than its servers; upgrade it`);
     },
   };
 }
@@ -46,59 +75,16 @@ export function catalogCalls(catalog: AgentCatalog, acl?: AclEnforcer): TunnelCa
 export function tunnelCatalog(pool: TunnelPool, readToken: () => string = () => ""): AgentCatalog {
   return {
     read: async (node) => (await pool.call(READ, [node, readToken()])) as CatalogRead,
-    apply: async (command, token) => (await pool.call(APPLY, [encodeCommand(command), token])) as ApplyResult,
+    write: async (write, token) => {
+      await pool.call(WRITE, [write.rpc, JSON.stringify(write.body), token]);
+    },
   };
 }
 
-async function authorizerOf(acl: AclEnforcer, token: unknown): Promise<Authorizer> {
+/** The secret a call acts with, resolved (a secondary may ask the primary) so authorization stays synchronous. */
+async function prepared(acl: AclEnforcer, token: unknown): Promise<string> {
   // No default token of the server's stands in: the client sends its own (resolved to its default) token.
   const secret = typeof token === "string" ? token : "";
   if (acl instanceof SecondaryAclEnforcer) await acl.prepare(secret);
-  return acl.forToken(secret);
-}
-
-type Guarded = "node" | "service";
-
-function demand(authz: Authorizer, type: Guarded, name: string, access: "read" | "write", ns?: string): void {
-  if (authz.authorize(ns || DEFAULT_NAMESPACE, type, name, access) === "allow") return;
-  throw new Error(`Permission denied: the token lacks ${type}:${access} on "${name}"`);
-}
-
-async function authorizeWrite(authz: Authorizer, command: Command, catalog: AgentCatalog): Promise<void> {
-  if (command.type === "catalog.register") {
-    // As the HTTP endpoint vets a registration, with the single Check folded into Checks.
-    const r = command.registration;
-    const stored = (await catalog.read(r.Node)).catalog;
-    const spec = { ...r, Checks: [...(r.Check ? [r.Check] : []), ...(r.Checks ?? [])] };
-    const before = stored.node ? { node: stored.node, services: stored.services } : undefined;
-    for (const need of registerPrivileges(spec, before))
-      demand(authz, need.type, need.name, "write", r.Service?.Namespace);
-    return;
-  }
-  if (command.type !== "catalog.deregister") return;
-  // node:write on the node removes anything on it: an agent token may clean up after a token since deleted.
-  if (authz.authorize(command.ns || DEFAULT_NAMESPACE, "node", command.node, "write") === "allow") return;
-  const stored = (await catalog.read(command.node)).catalog;
-  let serviceID = command.serviceID;
-  if (serviceID === undefined && command.checkID !== undefined) {
-    const check = stored.checks.find((c) => c.CheckID === command.checkID && sameNs(c.Namespace, command.ns));
-    if (!check) throw new Error(`Unknown check ID '${command.checkID}'`);
-    serviceID = check.ServiceID || undefined;
-  }
-  const service = serviceID === undefined ? undefined : findService(stored.services, serviceID, command.ns);
-  if (serviceID !== undefined && !service) throw new Error(`Unknown service ID '${serviceID}'`);
-  if (service) demand(authz, "service", service.Service, "write", command.ns);
-  else demand(authz, "node", command.node, "write");
-}
-
-function findService(
-  services: readonly NodeService[],
-  id: string | undefined,
-  ns: string | undefined,
-): NodeService | undefined {
-  return services.find((s) => s.ID === id && sameNs(s.Namespace, ns));
-}
-
-function sameNs(a: string | undefined, b: string | undefined): boolean {
-  return (a || DEFAULT_NAMESPACE) === (b || DEFAULT_NAMESPACE);
+  return secret;
 }

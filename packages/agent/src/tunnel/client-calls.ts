@@ -1,18 +1,14 @@
-import { AclEnforcer } from "@cairn/api";
-import type { StateStore } from "@cairn/fsm";
+import { AclEnforcer, type ClusterBackend } from "@cairn/api";
 import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
 import { SecondaryAclEnforcer } from "../federation/secondary-acl-enforcer.js";
-import type { AgentCatalog } from "../local/catalog.js";
 import { aclCalls } from "./acl-calls.js";
 import { catalogCalls } from "./catalog-calls.js";
 import type { TunnelCalls } from "./server-route.js";
 
 export interface ClientCallsOptions {
-  /** The server's catalog (its replica, written through Raft). */
-  catalog: AgentCatalog;
-  /** The server's state store, for the ACL tables. */
-  store: StateStore;
+  /** The server's write path and its replica (the catalog, and the ACL tables). */
+  backend: Pick<ClusterBackend, "apply" | "store">;
   config: AgentConfig;
   now: () => number;
   /** A secondary without token replication: its tokens resolved in the primary (shared with its HTTP API). */
@@ -27,16 +23,18 @@ export interface ClientCallsOptions {
  */
 export function clientCalls(o: ClientCallsOptions): TunnelCalls {
   const { datacenter, primaryDatacenter, acl: settings } = o.config;
-  if (!settings.enabled) return catalogCalls(o.catalog);
+  const catalog = { backend: o.backend, datacenter, now: o.now };
+  if (!settings.enabled) return catalogCalls(catalog);
+  const store = o.backend.store;
   const defaultPolicy = settings.defaultPolicy;
-  const options = { store: o.store, datacenter, primaryDatacenter, defaultPolicy, clock: o.now };
+  const options = { store, datacenter, primaryDatacenter, defaultPolicy, clock: o.now };
   const secondary = o.remoteTokens
     ? new SecondaryAclEnforcer({ ...options, tokens: o.remoteTokens })
     : undefined;
   return {
-    ...catalogCalls(o.catalog, secondary ?? new AclEnforcer(options)),
+    ...catalogCalls({ ...catalog, acl: secondary ?? new AclEnforcer(options) }),
     ...aclCalls({
-      store: o.store,
+      store,
       datacenter,
       defaultPolicy,
       now: o.now,

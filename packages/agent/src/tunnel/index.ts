@@ -1,5 +1,5 @@
 export { type AclCallsOptions, aclCalls, tunnelAclResolve } from "./acl-calls.js";
-export { catalogCalls, tunnelCatalog } from "./catalog-calls.js";
+export { type CatalogCallsOptions, catalogCalls, tunnelCatalog } from "./catalog-calls.js";
 export { type ClientCallsOptions, clientCalls } from "./client-calls.js";
 export { type ServerRef, TunnelConnection } from "./connection.js";
 export { NO_SERVERS, TunnelPool, type TunnelPoolOptions } from "./pool.js";

@@ -160,6 +160,19 @@ describe("a client agent with ACLs on", () => {
     expect(Object.keys(services.Services)).toEqual([]);
     const log = readFileSync(scratch.path("c1.log"), "utf8");
     expect(log).toMatch(/register service quiet.*blocked by ACLs|blocked by ACLs.*register service quiet/);
+    // One path: the server refused it with the very words its HTTP endpoint answers the same registration
+    // with (the agent's default token, here none: anonymous).
+    const line = log.split("\n").find((l) => l.includes("blocked by ACLs") && l.includes("service quiet"));
+    const quoted = /reason=("(?:[^"\\]|\\.)*"|\S+)/.exec(line ?? "")?.[1] ?? "";
+    const reason = quoted.startsWith('"') ? (JSON.parse(quoted) as string) : quoted;
+    const overHttp = await call(server, "PUT", "/v1/catalog/register", undefined, {
+      Node: "c1",
+      Address: "127.0.0.1",
+      SkipNodeUpdate: true,
+      Service: { Service: "quiet", Port: 81 },
+    });
+    expect(overHttp.status).toBe(403);
+    expect(reason).toBe(overHttp.text);
   });
 
   it("fires a user event only for a token with event:write", async () => {

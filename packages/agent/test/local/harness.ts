@@ -53,7 +53,9 @@ export async function startTestAgent(
   let appFetch: ((request: Request) => Response | Promise<Response>) | undefined;
   const local = new LocalAgent({
     node: NODE,
-    catalog: (options.wrapCatalog ?? ((c) => c))(storeCatalog(metered)),
+    catalog: (options.wrapCatalog ?? ((c) => c))(
+      storeCatalog({ backend: metered, datacenter: NODE.datacenter, now: Date.now }),
+    ),
     log: logs.logger.child({ component: "agent" }),
     dataDir: options.dataDir,
     enableScriptChecks: false,

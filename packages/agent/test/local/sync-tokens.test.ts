@@ -6,9 +6,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { LocalCheck, LocalService } from "@cairn/api";
-import type { Command } from "@cairn/fsm";
 import { afterAll, describe, expect, it } from "vitest";
-import type { AgentCatalog } from "../../src/local/catalog.js";
+import type { AgentCatalog, CatalogWrite } from "../../src/local/catalog.js";
 import { planSync } from "../../src/local/sync-plan.js";
 import { eventually, NODE, startTestAgent, type TestAgent } from "./harness.js";
 
@@ -108,17 +107,16 @@ interface Write {
 function recording(writes: Write[]): (catalog: AgentCatalog) => AgentCatalog {
   return (catalog) => ({
     read: (node) => catalog.read(node),
-    apply: (command: Command, token: string) => {
-      writes.push({ what: describeWrite(command), token });
-      return catalog.apply(command, token);
+    write: (write: CatalogWrite, token: string) => {
+      writes.push({ what: describeWrite(write), token });
+      return catalog.write(write, token);
     },
   });
 }
 
-function describeWrite(command: Command): string {
-  if (command.type === "catalog.deregister") return `-${command.serviceID ?? command.checkID ?? "node"}`;
-  if (command.type !== "catalog.register") return command.type;
-  const r = command.registration;
+function describeWrite(write: CatalogWrite): string {
+  if (write.rpc === "Catalog.Deregister") return `-${write.body.ServiceID ?? write.body.CheckID ?? "node"}`;
+  const r = write.body;
   const riding = (r.Checks ?? []).map((c) => `+${c.CheckID}`);
   return [r.Service?.ID ?? r.Check?.CheckID ?? "node", ...riding].join(" ");
 }
@@ -184,9 +182,9 @@ describe("a local agent's anti-entropy tokens", () => {
       const inner = recording(writes)(catalog);
       return {
         read: inner.read,
-        apply: async (command, token) => {
-          if (token === "denied") throw new Error('Permission denied: the token lacks service:write on "no"');
-          return inner.apply(command, token);
+        write: async (write, token) => {
+          if (token === "denied") throw new Error("Permission denied");
+          return inner.write(write, token);
         },
       };
     };

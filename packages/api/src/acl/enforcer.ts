@@ -6,13 +6,14 @@ import {
   type DefaultPolicy,
   TokenAuthorizer,
 } from "@cairn/acl";
-import { type AclToken, ANONYMOUS_TOKEN_SECRET, type StateStore } from "@cairn/fsm";
+import { type AclToken, ANONYMOUS_TOKEN_SECRET } from "@cairn/fsm";
 import type { AclAccess, AclDecision, AclResourceType, Authorizer } from "../authorizer.js";
 import { HttpError } from "../http/errors.js";
+import type { StateReader } from "../state-reader.js";
 import { legacyRulesToModern } from "./legacy-rules.js";
 
 export interface AclEnforcerOptions {
-  readonly store: StateStore;
+  readonly store: StateReader;
   readonly datacenter: string;
   /** `primary_datacenter` (defaults to `datacenter`): the replication status's SourceDatacenter. */
   readonly primaryDatacenter?: string;
@@ -33,7 +34,7 @@ export interface AclEnforcerOptions {
  */
 export class AclEnforcer implements Authorizer {
   readonly #tokens: TokenAuthorizer;
-  readonly #store: StateStore;
+  readonly #store: StateReader;
   readonly #defaultToken: () => string;
   readonly primaryDatacenter: string;
   readonly #namespaces = new Map<string, string | undefined>();
@@ -118,7 +119,7 @@ function embeddedPolicy(token: AclToken | undefined) {
  * tokens' own rules included as an embedded policy: what the enforcer resolves over, and what a server
  * records for a client agent that resolves tokens itself.
  */
-export function storeAclLookups(store: StateStore): AclSecretLookups {
+export function storeAclLookups(store: StateReader): AclSecretLookups {
   return {
     tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
     policy: (id) =>

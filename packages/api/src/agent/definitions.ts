@@ -1,6 +1,8 @@
-import type { HealthStatus, ServiceAddress } from "@cairn/fsm";
+import type { HealthStatus, ServiceAddress, ServiceSpec } from "@cairn/fsm";
 import type { JsonValue } from "@cairn/json";
 import type { z } from "zod";
+import { catalogService } from "../catalog/registration.js";
+import { HttpError } from "../http/errors.js";
 import { goBody } from "../json/canonical-keys.js";
 import { type CheckKind, CheckKindError, checkKind } from "./check-kind.js";
 import {
@@ -116,20 +118,7 @@ function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
   if (weights !== undefined && (passing < 1 || warning < 0)) {
     throw new DefinitionError("Invalid Weights: Passing must be at least 1 and Warning at least 0");
   }
-  // As Consul, a `Check` with nothing in it is no check at all.
-  const bodies = [...(body.Check && !isEmpty(body.Check) ? [body.Check] : []), ...(body.Checks ?? [])];
-  const checks = bodies.map((check, i) => {
-    if (check.Status && !STATUSES.has(check.Status)) {
-      throw new DefinitionError("Status for checks must 'passing', 'warning', 'critical'");
-    }
-    const defaultId = bodies.length > 1 ? `service:${id}:${i + 1}` : `service:${id}`;
-    return toCheckDefinition(
-      { ...check, Name: check.Name || `Service '${name}' check` },
-      check.CheckID || check.ID || defaultId,
-      id,
-    );
-  });
-  return {
+  const given = {
     ID: id,
     Service: name,
     Tags: body.Tags ?? [],
@@ -148,8 +137,40 @@ function toServiceDefinition(body: ServiceDefinitionBody): ServiceDefinition {
     EnableTagOverride: body.EnableTagOverride ?? false,
     Weights: { Passing: passing, Warning: warning },
     Namespace: body.Namespace || "default",
-    Checks: checks,
   };
+  // The catalog endpoint must take what anti-entropy will register there; Proxy, Connect and Weights are
+  // kept as it stores them (its field names, no null members, weights it ignores as the default), so the
+  // synced entry compares equal.
+  const stored = asCatalogStores(given);
+  const service = {
+    ...given,
+    Proxy: stored.Proxy ?? null,
+    Connect: stored.Connect ?? null,
+    Weights: stored.Weights ?? { Passing: 1, Warning: 1 },
+  };
+  // As Consul, a `Check` with nothing in it is no check at all.
+  const bodies = [...(body.Check && !isEmpty(body.Check) ? [body.Check] : []), ...(body.Checks ?? [])];
+  const checks = bodies.map((check, i) => {
+    if (check.Status && !STATUSES.has(check.Status)) {
+      throw new DefinitionError("Status for checks must 'passing', 'warning', 'critical'");
+    }
+    const defaultId = bodies.length > 1 ? `service:${id}:${i + 1}` : `service:${id}`;
+    return toCheckDefinition(
+      { ...check, Name: check.Name || `Service '${name}' check` },
+      check.CheckID || check.ID || defaultId,
+      id,
+    );
+  });
+  return { ...service, Checks: checks };
+}
+
+function asCatalogStores(service: Readonly<Record<string, unknown>>): ServiceSpec {
+  try {
+    return catalogService(service);
+  } catch (err) {
+    if (err instanceof HttpError) throw new DefinitionError(`Validation failed: ${err.message}`);
+    throw err;
+  }
 }
 
 function toCheckDefinition(body: CheckDefinitionBody, checkId: string, serviceId: string): CheckDefinition {

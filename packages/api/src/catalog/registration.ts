@@ -1,8 +1,10 @@
 import type { CheckSpec, HealthStatus, RegisterSpec, ServiceSpec } from "@cairn/fsm";
+import { writeJson } from "@cairn/json";
 import { badRequest } from "../http/errors.js";
 import { printable } from "../http/query.js";
+import { decodeBody } from "../json/decode-body.js";
 import { singleNamespace } from "../middleware/namespace.js";
-import type { CheckBody, RegisterBody, ServiceBody } from "./register-body.js";
+import { type CheckBody, type RegisterBody, type ServiceBody, serviceBody } from "./register-body.js";
 import { requireNoNul } from "./request.js";
 
 /**
@@ -87,6 +89,16 @@ export function agreedNamespace(
   }
   requireNoNul(agreed, "namespace");
   return singleNamespace(agreed ?? fallback);
+}
+
+/**
+ * `service` (a NodeService as a registration carries it) as the catalog endpoint decodes and stores it, or
+ * an HttpError with the endpoint's refusal. An agent runs it before it accepts a service, since anti-entropy
+ * registers the service through that endpoint (as Consul's agent runs the catalog's validation "so the sync
+ * will work properly"), and keeps what it would store.
+ */
+export function catalogService(service: Readonly<Record<string, unknown>>): ServiceSpec {
+  return toServiceSpec(decodeBody(serviceBody, writeJson(service)), "default");
 }
 
 function toServiceSpec(s: ServiceBody, namespace: string): ServiceSpec {

@@ -1,4 +1,5 @@
-import type { StateStore, StateView, WatchSet } from "@cairn/fsm";
+import type { StateView, WatchSet } from "@cairn/fsm";
+import type { StateReader } from "../state-reader.js";
 import type { ClientGone } from "./client-gone.js";
 import { Deadlines } from "./deadlines.js";
 import type { ReadMeta } from "./read-meta.js";
@@ -33,7 +34,7 @@ const deadlines = new Deadlines();
  */
 export async function blockingRead<T>(
   ctx: RouteContext,
-  store: StateStore,
+  store: StateReader,
   opts: ReadOptions,
   read: ReadFn<StateView, T>,
   onClientGone: ClientGone,
@@ -51,7 +52,7 @@ export async function blockingRead<T>(
   // No AbortController or Node timer per held query: a deadline on the shared queue, one client-gone hook
   // and a watcher handle the registry wakes directly. Thousands of these are held at once.
   let timedOut = false;
-  let watcher: ReturnType<StateStore["watches"]["listen"]>;
+  let watcher: ReturnType<StateReader["watches"]["listen"]>;
   let wakeUp: (() => void) | undefined;
   const expire = () => {
     timedOut = true;

@@ -8,16 +8,16 @@ import {
   type AclTokenSpec,
   COMMAND_VERSION,
   type Command,
-  type StateStore,
 } from "@cairn/fsm";
 import { HIDDEN_SECRET } from "../acl/shapes.js";
+import type { StateReader } from "../state-reader.js";
 import { decodeList, policyStubs, remotePolicy, remoteRoles, remoteTokens } from "./acl-schemas.js";
 import type { ApplyLimiter } from "./limiter.js";
 import type { PrimaryFetch } from "./primary.js";
 import { ReplicationWrites } from "./writes.js";
 
 export interface AclReplicationOptions {
-  readonly store: StateStore;
+  readonly store: StateReader;
   /** Proposes a command through this datacenter's Raft (the secondary's leader). */
   readonly apply: (command: Command) => Promise<unknown>;
   readonly primary: PrimaryFetch;

@@ -1,14 +1,15 @@
-import { COMMAND_VERSION, type Command, type ConfigEntry, type StateStore } from "@cairn/fsm";
+import { COMMAND_VERSION, type Command, type ConfigEntry } from "@cairn/fsm";
 import { type JsonValue, readJson, writeJson } from "@cairn/json";
 import { CONFIG_ENTRY_KINDS } from "../config-entries/kinds.js";
 import { type ConfigEntryBody, parseConfigEntry } from "../config-entries/parse.js";
 import { HttpError } from "../http/errors.js";
+import type { StateReader } from "../state-reader.js";
 import type { ApplyLimiter } from "./limiter.js";
 import type { PrimaryFetch } from "./primary.js";
 import { ReplicationWrites } from "./writes.js";
 
 export interface ConfigReplicationOptions {
-  readonly store: StateStore;
+  readonly store: StateReader;
   readonly apply: (command: Command) => Promise<unknown>;
   readonly primary: PrimaryFetch;
   readonly limiter: ApplyLimiter;

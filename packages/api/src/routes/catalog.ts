@@ -1,15 +1,13 @@
 import { filterSchemas } from "@cairn/discovery";
-import { COMMAND_VERSION, type ServiceInstance, type StateView } from "@cairn/fsm";
+import type { ServiceInstance, StateView } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
 import { serveList } from "../catalog/list-read.js";
 import { metaMatches, parseFilterParam, parseNear, parseNodeMeta, searchParams } from "../catalog/query.js";
 import { servicesByNodeMeta } from "../catalog/reads.js";
-import { registerPrivileges } from "../catalog/register-acl.js";
 import { deregisterBody, registerBody } from "../catalog/register-body.js";
-import { agreedNamespace, toRegistration } from "../catalog/registration.js";
-import { readAccess, requestedNamespace, requireNoNul, requireParam } from "../catalog/request.js";
+import { readAccess, requestedNamespace, requireParam } from "../catalog/request.js";
 import {
   encodeNode,
   encodeServiceNode,
@@ -19,12 +17,12 @@ import {
   nodeServiceJson,
   serviceNodeJson,
 } from "../catalog/shapes.js";
-import { applyCommand } from "../http/apply.js";
+import { type CatalogCaller, deregisterEntry, registerEntry } from "../catalog/writes.js";
 import { blockingRead } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
 import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, permissionDenied } from "../http/errors.js";
+import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
@@ -89,23 +87,7 @@ async function register(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response
   const body = decodeBody(registerBody, text);
   const remote = forwardByBody(ctx, c, body.Datacenter, text);
   if (remote) return remote;
-  const { spec, namespace } = toRegistration(body, {
-    requestNamespace: requestedNamespace(c),
-    fallbackNamespace: c.var.namespace,
-    datacenter: ctx.datacenter,
-  });
-  const may = (type: "node" | "service", name: string) =>
-    ctx.authorizer.authorize(c.var.token, namespace, type, name, "write") === "allow";
-  const stored = ctx.backend.store.view().node(spec.Node, namespace).value;
-  for (const need of registerPrivileges(spec, stored)) {
-    if (!may(need.type, need.name)) throw permissionDenied();
-  }
-  await applyCommand(ctx, {
-    v: COMMAND_VERSION,
-    type: "catalog.register",
-    registration: spec,
-    now: ctx.now(),
-  });
+  await registerEntry(ctx, body, caller(c));
   return jsonResponse(c, true);
 }
 
@@ -114,29 +96,12 @@ async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respon
   const body = decodeBody(deregisterBody, text);
   const remote = forwardByBody(ctx, c, body.Datacenter, text);
   if (remote) return remote;
-  const node = requireParam(body.Node ?? "", "Must provide node");
-  requireNoNul(node, "node name");
-  const ns = agreedNamespace(requestedNamespace(c), [["the body", body.Namespace]], c.var.namespace);
-  const serviceID = body.ServiceID || undefined;
-  const checkID = body.CheckID || undefined;
-  const local = serviceID ? ctx.backend.store.view().node(node, ns).value : undefined;
-  const serviceName = local?.services.find((s) => s.ID === serviceID)?.Service;
-  const resource = serviceName
-    ? { type: "service" as const, name: serviceName }
-    : { type: "node" as const, name: node };
-  if (ctx.authorizer.authorize(c.var.token, ns, resource.type, resource.name, "write") !== "allow") {
-    throw permissionDenied();
-  }
-  await applyCommand(ctx, {
-    v: COMMAND_VERSION,
-    type: "catalog.deregister",
-    ns,
-    node,
-    ...(serviceID ? { serviceID } : {}),
-    ...(checkID ? { checkID } : {}),
-    now: ctx.now(),
-  });
+  await deregisterEntry(ctx, body, caller(c));
   return jsonResponse(c, true);
+}
+
+function caller(c: Context<ApiEnv>): CatalogCaller {
+  return { token: c.var.token, requestNamespace: requestedNamespace(c), fallbackNamespace: c.var.namespace };
 }
 
 function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {

@@ -58,9 +58,43 @@ describe("service definitions", () => {
     [{ Name: "a", Check: { TCP: "x:1" } }, "Invalid check: Interval must be > 0"],
     [{ Name: "a", Check: { TTL: "soon" } }, 'invalid duration "soon"'],
     [{ Name: "a", Port: "eighty" }, "Request decode failed: Port"],
+    // What the catalog endpoint would refuse when anti-entropy registers it there.
+    [
+      { Name: "p", Kind: "connect-proxy", Port: 1 },
+      "Validation failed: Proxy.DestinationServiceName must be non-empty for Connect proxy services",
+    ],
+    [
+      { Name: "p", Kind: "connect-proxy", Proxy: { DestinationServiceName: "web" } },
+      "Validation failed: Port or SocketPath must be set for a Connect proxy",
+    ],
+    [{ Name: "p", Proxy: { Upstreams: "db" } }, "Validation failed: Request decode failed: Proxy.Upstreams"],
   ])("refuses %j", (body, reason) => {
     expect(() => parseServiceDefinition(body)).toThrow(DefinitionError);
     expect(() => parseServiceDefinition(body)).toThrow(reason);
+  });
+
+  it("keeps Proxy and Connect as the catalog stores them: its field names, no null members", () => {
+    const def = parseServiceDefinition({
+      name: "web-sidecar",
+      kind: "connect-proxy",
+      port: 21000,
+      proxy: {
+        destination_service_name: "web",
+        config: null,
+        upstreams: [{ destination_name: "db", local_bind_port: 9191, config: { connect_timeout_ms: 500 } }],
+      },
+      connect: null,
+    });
+    expect(def.Proxy).toEqual({
+      DestinationServiceName: "web",
+      Upstreams: [{ DestinationName: "db", LocalBindPort: 9191, Config: { connect_timeout_ms: 500 } }],
+    });
+    expect(def.Connect).toBeNull();
+    // Weights the catalog ignores (beyond a DNS SRV weight) are the default there, and so here.
+    expect(parseServiceDefinition({ Name: "w", Weights: { Passing: 70000, Warning: 1 } }).Weights).toEqual({
+      Passing: 1,
+      Warning: 1,
+    });
   });
 });
 

@@ -144,3 +144,31 @@ describe("register never answers 500 to any body", () => {
     );
   });
 });
+
+describe("deregistrations are vetted as Consul vets them", () => {
+  it("node:write on the node removes anything; without it, service:write on the service or the check's service", async () => {
+    await register(
+      s,
+      {
+        Node: "hidden",
+        Address: "10.4.0.2",
+        Service: { ID: "extra", Service: "web" },
+        Checks: [{ CheckID: "extra-check", ServiceID: "extra" }, { CheckID: "node-check" }],
+      },
+      "/v1/catalog/register?token=ops",
+    );
+    const deregister = (body: Rec) => s.req("PUT", "/v1/catalog/deregister", JSON.stringify(body));
+    const node = async (name: string) =>
+      (await getJson<{ Services: Rec } | null>(s, `/v1/catalog/node/${name}?token=ops`)).body;
+    // A node check takes node:write; a service's check and the service itself, service:write on it.
+    expect((await deregister({ Node: "hidden", CheckID: "node-check" })).status).toBe(403);
+    expect((await deregister({ Node: "hidden", CheckID: "extra-check" })).status).toBe(200);
+    const unknown = await deregister({ Node: "hidden", ServiceID: "nope" });
+    expect([unknown.status, await unknown.text()]).toEqual([400, "Unknown service ID 'nope'"]);
+    expect((await deregister({ Node: "hidden", ServiceID: "extra" })).status).toBe(200);
+    expect(Object.keys((await node("hidden"))!.Services)).toEqual(["web"]);
+    // node:write on "open" removes even the service its token may not write.
+    expect((await deregister({ Node: "open", ServiceID: "secret" })).status).toBe(200);
+    expect(Object.keys((await node("open"))!.Services)).toEqual(["web"]);
+  });
+});

@@ -1,10 +1,5 @@
-import {
-  type ApplyResult,
-  type AutopilotConfigSpec,
-  COMMAND_VERSION,
-  type Command,
-  type StateStore,
-} from "@cairn/fsm";
+import type { StateReader } from "@cairn/api";
+import { type ApplyResult, type AutopilotConfigSpec, COMMAND_VERSION, type Command } from "@cairn/fsm";
 import type { AutopilotSettings } from "../../config/index.js";
 import type { MembershipView } from "../../membership/types.js";
 import { HealthMonitor, type ObservedRaft } from "./health-monitor.js";
@@ -16,7 +11,7 @@ const HEALTH_SAMPLE_MS = 100;
 const INITIAL_RETRY_MS = 2_000;
 
 export interface AutopilotDeps {
-  store: () => StateStore;
+  store: () => StateReader;
   /** A write through Raft from any server (forwarded to the leader). */
   apply: (command: Command) => Promise<ApplyResult>;
   /** A write proposed here, as the leader. */
