@@ -34,6 +34,8 @@ export class SimLoop {
 
   /** Runs events up to and including `until`; `after` runs after each one (checks) with its owner. */
   async runUntil(until: number, after?: (owner: Owner | null) => void): Promise<void> {
+    // What was started before (servers opening their drivers) gets as far as it can first.
+    await drainMicrotasks();
     for (;;) {
       const ev = this.queue.pop();
       if (!ev) break;
