@@ -15,8 +15,11 @@ interface Scheduled {
   fn: () => void;
 }
 
-/** Lets every promise continuation that is ready run: the microtask queue drains before any macrotask. */
-const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets every promise continuation that is ready run: Node runs the next tick only once the microtask queue
+ * is empty, including what the continuations queue in turn (a macrotask would cost an event-loop turn).
+ */
+const drainMicrotasks = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
 
 /**
  * Simulated time: one queue of events for the whole world (every server's timers, disk completions, message
