@@ -9,5 +9,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: "forks",
+    // Vitest's default on a 2-core machine is one worker, but most of this suite waits (elections, gossip
+    // rounds, child processes starting): it uses under a third of two cores. Four workers keep the cores busy;
+    // CAIRN_TEST_WORKERS overrides (1 runs the files one after another).
+    maxWorkers: Number(process.env.CAIRN_TEST_WORKERS ?? 4),
   },
 });
