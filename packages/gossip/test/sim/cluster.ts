@@ -1,3 +1,4 @@
+import { EventQueue, Prng } from "@cairn/testkit";
 import type { CoreEvent, Message, Output } from "../../src/index.js";
 import {
   CoordinatePingDelegate,
@@ -6,8 +7,6 @@ import {
   Membership,
   VivaldiClient,
 } from "../../src/index.js";
-import { EventQueue } from "./event-queue.js";
-import { seededRandom } from "./prng.js";
 
 export interface SimOptions {
   members: number;
@@ -53,7 +52,7 @@ export class SimCluster {
   readonly events: RecordedEvent[] = [];
   now = 0;
   private readonly queue = new EventQueue<SimEvent>();
-  private readonly random: () => number;
+  private readonly prng: Prng;
   private readonly config: GossipConfig;
   private readonly loss: number;
   private readonly jitter: number;
@@ -62,7 +61,7 @@ export class SimCluster {
   private partition: Map<string, number> | undefined;
 
   constructor(readonly options: SimOptions) {
-    this.random = seededRandom(options.seed);
+    this.prng = new Prng(options.seed);
     this.config = lanConfig(options.config);
     this.loss = options.loss ?? 0;
     this.jitter = options.jitter ?? 0.1;
@@ -75,7 +74,7 @@ export class SimCluster {
   bootstrap(spreadMs = 2000): void {
     for (const member of this.members.values()) {
       if (member.name === nameOf(0)) continue;
-      this.schedule(this.now + Math.floor(this.random() * spreadMs), {
+      this.schedule(this.now + Math.floor(this.prng.next() * spreadMs), {
         kind: "wake",
         name: `join:${member.name}`,
       });
@@ -162,12 +161,16 @@ export class SimCluster {
   }
 
   private add(name: string): void {
-    this.members.set(name, this.create(name, this.random() * this.spreadMs, this.random() * this.spreadMs));
+    this.members.set(
+      name,
+      this.create(name, this.prng.next() * this.spreadMs, this.prng.next() * this.spreadMs),
+    );
   }
 
   private create(name: string, x: number, y: number): SimMember {
     // Each member draws from its own stream, so network randomness (loss, jitter) does not steer its choices.
-    const random = seededRandom(Math.floor(this.random() * 2 ** 32));
+    const stream = this.prng.fork();
+    const random = () => stream.next();
     const coordinates = new CoordinatePingDelegate(new VivaldiClient(random));
     const core = new Membership({
       name,
@@ -216,11 +219,11 @@ export class SimCluster {
       if (this.measure) member.bytesSent += this.measure(member.name, packet);
       // Push-pull rides a stream (TCP in memberlist, one ws connection here): it is not lost, only cut off.
       const isStream = packet[0]?.t === "push-pull";
-      if (!isStream && this.random() < this.loss) continue;
+      if (!isStream && this.prng.next() < this.loss) continue;
       const partition = this.partition;
       if (partition && partition.get(member.name) !== partition.get(to)) continue;
       if (!this.members.has(to)) continue;
-      const latency = this.baseLatency(member.name, to) * (1 + (this.random() * 2 - 1) * this.jitter);
+      const latency = this.baseLatency(member.name, to) * (1 + (this.prng.next() * 2 - 1) * this.jitter);
       this.schedule(this.now + latency, { kind: "deliver", to, from: member.name, packet });
     }
     this.scheduleWake(member);

@@ -1,9 +1,8 @@
+import { EventQueue, Prng } from "@cairn/testkit";
 import { decodeConfEntry } from "../../src/core/conf.js";
 import type { Entry, Message, ReadState, Ready, SnapshotMeta } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
-import { EventQueue } from "./event-queue.js";
 import { ClientHistory } from "./history.js";
-import { Prng } from "./prng.js";
 import { type ServerHooks, SimServer } from "./server.js";
 import { encodeWrite, type SmState } from "./state-machine.js";
 

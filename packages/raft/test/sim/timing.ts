@@ -6,9 +6,8 @@
 // the chaos simulation does not: how long writes stop after a leader crashes or hands over, and whether
 // event-loop stalls (of one server, or of all at once as on a starved host) cause leader changes.
 
+import { EventQueue, Prng } from "@cairn/testkit";
 import type { Entry, ReadState, Ready, SnapshotMeta } from "../../src/core/types.js";
-import { EventQueue } from "./event-queue.js";
-import { Prng } from "./prng.js";
 import { type ServerHooks, SimServer } from "./server.js";
 import { encodeWrite } from "./state-machine.js";
 
