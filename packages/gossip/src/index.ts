@@ -1,12 +1,16 @@
-export { VivaldiClient } from "./coordinate/client.js";
 export {
   type Coordinate,
+  CoordinatePingDelegate,
+  coordinateDistance,
+  coordinateIsValid,
+  coordinatesCompatible,
+  type DatacenterServer,
+  datacentersByDistance,
   defaultVivaldiConfig,
-  distance,
   isCoordinate,
+  VivaldiClient,
   type VivaldiConfig,
-} from "./coordinate/coordinate.js";
-export { CoordinatePingDelegate } from "./coordinate/ping-delegate.js";
+} from "./coordinate/index.js";
 export {
   type GossipConfig,
   lanConfig,

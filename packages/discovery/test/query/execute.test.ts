@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import {
   type Coordinate,
-  datacentersByDistance,
   planFailover,
   type QueryCandidate,
   type ServiceQuery,
@@ -184,18 +183,5 @@ describe("failover plan", () => {
 
   it("a single datacenter plans nothing", () => {
     expect(planFailover({ NearestN: 3, Datacenters: ["dc1"] }, "dc1", ["dc1"])).toEqual([]);
-  });
-
-  it("datacenters by median server round-trip time, then name; unmeasured last", () => {
-    const origin = at(0);
-    expect(
-      datacentersByDistance(origin, [
-        { name: "far", servers: [at(0.5), at(0.6), at(0.7)] },
-        { name: "near", servers: [at(0.1), at(0.9), at(0.05)] },
-        { name: "b-tie", servers: [at(0.2)] },
-        { name: "a-tie", servers: [at(0.2)] },
-        { name: "unknown", servers: [] },
-      ]),
-    ).toEqual(["near", "a-tie", "b-tie", "far", "unknown"]);
   });
 });

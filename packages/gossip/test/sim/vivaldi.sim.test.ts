@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { distance } from "../../src/index.js";
+import { coordinateDistance } from "../../src/index.js";
 import { SimCluster } from "./cluster.js";
 
 function pearson(xs: number[], ys: number[]): number {
@@ -31,7 +31,8 @@ describe("Vivaldi in the simulated cluster", () => {
     for (const a of members) {
       for (const b of members) {
         if (a.name >= b.name) continue;
-        const est = distance(a.coordinates.client.coordinate(), b.coordinates.client.coordinate()) * 1000;
+        const est =
+          coordinateDistance(a.coordinates.client.coordinate(), b.coordinates.client.coordinate()) * 1000;
         const rtt = 2 * sim.baseLatency(a.name, b.name);
         estimated.push(est);
         actual.push(rtt);
