@@ -41,16 +41,6 @@ describe("partition shapes on five servers", () => {
   });
 });
 
-describe("seeded randomness", () => {
-  it("replays from the seed", () => {
-    const a = new Prng(7);
-    const b = new Prng(7);
-    expect(Array.from({ length: 5 }, () => a.int(0, 999))).toEqual(
-      Array.from({ length: 5 }, () => b.int(0, 999)),
-    );
-  });
-});
-
 describe("client agents in a partition", () => {
   it("lose the links of the server they stand next to, and to clients on the other side", () => {
     // Servers 0..2; 0 is isolated. Client 3 stands next to 0, clients 4 and 5 next to 1 and 2.

@@ -1,3 +1,4 @@
+import { Prng } from "@cairn/testkit";
 import { describe, expect, it } from "vitest";
 import {
   type Coordinate,
@@ -35,15 +36,10 @@ const candidate = (
   checks: Object.entries(checks).map(([CheckID, Status]) => ({ CheckID, Status })),
 });
 
-/** A seeded PRNG (mulberry32) so shuffles replay. */
+/** The test kit's seeded PRNG as a `() => number`, so shuffles replay. */
 function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const p = new Prng(seed);
+  return () => p.next();
 }
 
 const coords = new Map<string, Coordinate>();
