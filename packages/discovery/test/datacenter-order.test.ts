@@ -40,8 +40,8 @@ describe("datacenter order (one implementation for every caller)", () => {
     const order = datacentersByDistance("dc1", at(0), table);
     expect(order).toEqual(["dc1", "dc-a", "dc-b", "dc-c"]);
     // Prepared-query failover's NearestN reads the same list.
-    expect(planFailover({ NearestN: 1 }, "dc1", order)).toEqual(["dc-a"]);
-    expect(planFailover({ NearestN: 2 }, "dc1", order)).toEqual(["dc-a", "dc-b"]);
+    expect(planFailover({ NearestN: 1, Datacenters: null }, "dc1", order)).toEqual(["dc-a"]);
+    expect(planFailover({ NearestN: 2, Datacenters: null }, "dc1", order)).toEqual(["dc-a", "dc-b"]);
     // `near` sorting and Vivaldi share the distance function, so both see the tie datacenter order sees.
     expect(coordinateDistance).toBe(gossip.coordinateDistance);
     expect(coordinateDistance(at(0), at(0.0010000000001))).toBe(

@@ -160,6 +160,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     return this.running().memberList();
   }
 
+  /** This node's view of the member called `name`, if it knows one. */
+  member(name: string): Member | undefined {
+    return this.running().member(name);
+  }
+
   localMember(): Member {
     return this.running().localMember();
   }

@@ -6,10 +6,18 @@ export interface WanServer extends DatacenterServer {
   name: string;
 }
 
+/** A coordinate as the response body carries it (a copy, so the pool's own stays untouched). */
+interface CoordinateJson {
+  Vec: number[];
+  Error: number;
+  Adjustment: number;
+  Height: number;
+}
+
 export interface DatacenterCoordinates {
   Datacenter: string;
   AreaID: "WAN";
-  Coordinates: { Node: string; Coord: Coordinate }[];
+  Coordinates: { Node: string; Coord: CoordinateJson }[];
 }
 
 /** The servers' WAN coordinates per datacenter, names without their `.dc` suffix (as Consul strips it). */
@@ -23,9 +31,13 @@ export function datacenterCoordinates(
       .filter((s) => s.datacenter === dc && s.coordinate !== undefined)
       .map((s) => ({
         Node: s.name.endsWith(suffix) ? s.name.slice(0, -suffix.length) : s.name,
-        Coord: s.coordinate as Coordinate,
+        Coord: copy(s.coordinate as Coordinate),
       }))
       .sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0));
     return { Datacenter: dc, AreaID: "WAN" as const, Coordinates: coordinates };
   });
+}
+
+function copy(c: Coordinate): CoordinateJson {
+  return { Vec: [...c.Vec], Error: c.Error, Adjustment: c.Adjustment, Height: c.Height };
 }
