@@ -3,8 +3,14 @@ import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { InboundConnection, type InboundContext } from "./inbound-connection.js";
-import { RpcListener } from "./listener.js";
-import { defaultLimits, SERVER_PATH, type TransportLimits, type TransportOptions } from "./options.js";
+import { RpcListener, refuseUpgrade, upgradePath } from "./listener.js";
+import {
+  defaultLimits,
+  SERVER_PATH,
+  type TransportHandlers,
+  type TransportLimits,
+  type TransportOptions,
+} from "./options.js";
 import { type LinkContext, PeerLink } from "./peer-link.js";
 import { RpcError, type RpcHandler } from "./rpc.js";
 
@@ -15,6 +21,8 @@ import { RpcError, type RpcHandler } from "./rpc.js";
  * and messages that cannot be queued are dropped with `onUnreachable`, which Raft tolerates by design.
  */
 export class ServerTransport<M> {
+  /** Where inbound traffic goes; until `attach` (or `options.handlers`) it is dropped. */
+  private handlers: TransportHandlers<M>;
   private readonly links = new Map<string, PeerLink<M>>();
   private readonly inbound = new Set<InboundConnection<M>>();
   private readonly rpcHandlers = new Map<string, RpcHandler>();
@@ -22,11 +30,20 @@ export class ServerTransport<M> {
 
   private constructor(
     private readonly server: WebSocketServer,
-    private readonly listener: RpcListener,
+    /** Only when this transport listens on a port of its own (see `start`). */
+    private readonly listener: RpcListener | undefined,
     private readonly options: TransportOptions<M>,
     readonly limits: TransportLimits,
     readonly address: string,
   ) {
+    this.handlers = options.handlers ?? detached;
+    const handlers: TransportHandlers<M> = {
+      onMessages: (from, messages) => this.handlers.onMessages(from, messages),
+      onUnreachable: (peer) => this.handlers.onUnreachable(peer),
+      onRefused: (peer) => this.handlers.onRefused?.(peer),
+      onSnapshot: (from, message, size) => this.handlers.onSnapshot(from, message, size),
+      onPeerAddress: (peer, address) => this.handlers.onPeerAddress?.(peer, address),
+    };
     this.linkContext = {
       nodeId: options.nodeId,
       clusterId: options.clusterId,
@@ -35,8 +52,8 @@ export class ServerTransport<M> {
       logger: options.logger,
       limits,
       random: options.random ?? Math.random,
-      onUnreachable: (peer) => options.handlers.onUnreachable(peer),
-      onRefused: (peer) => options.handlers.onRefused?.(peer),
+      onUnreachable: handlers.onUnreachable,
+      onRefused: (peer) => handlers.onRefused?.(peer),
     };
     const inboundContext: InboundContext<M> = {
       nodeId: options.nodeId,
@@ -44,12 +61,10 @@ export class ServerTransport<M> {
       logger: options.logger,
       limits,
       isMessage: options.isMessage,
-      handlers: options.handlers,
+      handlers,
       rpcHandlers: this.rpcHandlers,
     };
     server.on("connection", (ws, req) => {
-      const route = options.routes?.[pathOf(req.url)];
-      if (route !== undefined) return route(ws, req);
       const conn = new InboundConnection<M>(
         ws,
         inboundContext,
@@ -60,46 +75,69 @@ export class ServerTransport<M> {
     });
   }
 
-  /** Starts listening; resolves once the port is bound. */
-  static async start<M>(options: TransportOptions<M>): Promise<ServerTransport<M>> {
-    const limits = { ...defaultLimits, ...options.limits };
-    const server = new WebSocketServer({
-      noServer: true,
-      perMessageDeflate: false,
-      maxPayload: limits.maxFrameBytes,
-    });
-    const paths = new Set([SERVER_PATH, ...Object.keys(options.routes ?? {})]);
-    const log = options.logger;
+  /**
+   * Starts listening on a port of its own that serves only server connections; resolves once it is bound.
+   * A server agent instead owns its RPC port and hands the upgrades on `SERVER_PATH` to `create`'s `upgrade`.
+   */
+  static async start<M>(
+    options: TransportOptions<M> & { host: string; port: number },
+  ): Promise<ServerTransport<M>> {
+    let transport: ServerTransport<M> | undefined;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = pathOf(req.url);
-      const refusal = !paths.has(path)
-        ? { status: 400, reason: undefined }
-        : path === SERVER_PATH
-          ? serverRefusal(options.tls, req)
-          : undefined;
-      if (refusal) {
-        if (refusal.reason !== undefined)
-          log.warn({ remote: remoteOf(req), reason: refusal.reason }, "refused a server connection");
-        socket.end(
-          `HTTP/1.1 ${refusal.status} ${refusal.status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-        );
-        socket.destroy();
-        return;
-      }
-      server.handleUpgrade(req, socket, head, (ws) => server.emit("connection", ws, req));
+      if (upgradePath(req) === SERVER_PATH && transport) transport.upgrade(req, socket, head);
+      else refuseUpgrade(socket, 400);
     };
-    const listener = await RpcListener.start(options.host, options.port, options.tls, onUpgrade, log);
-    return new ServerTransport(
-      server,
+    const listener = await RpcListener.start(
+      options.host,
+      options.port,
+      options.tls,
+      onUpgrade,
+      options.logger,
+    );
+    transport = new ServerTransport(
+      newServer(options),
       listener,
       options,
-      limits,
+      { ...defaultLimits, ...options.limits },
       options.advertiseAddress ?? `${options.host}:${listener.port}`,
+    );
+    return transport;
+  }
+
+  /** A transport without a listener: whoever owns the port hands it the upgrades on `SERVER_PATH`. */
+  static create<M>(options: TransportOptions<M> & { advertiseAddress: string }): ServerTransport<M> {
+    return new ServerTransport(
+      newServer(options),
+      undefined,
+      options,
+      { ...defaultLimits, ...options.limits },
+      options.advertiseAddress,
     );
   }
 
+  /** Sends inbound traffic to `handlers` from now on (the driver attaches itself once it exists). */
+  attach(handlers: TransportHandlers<M>): void {
+    this.handlers = handlers;
+  }
+
+  /** The port of its own listener (see `start`). */
   get port(): number {
+    if (!this.listener) throw new Error("this transport has no listener of its own");
     return this.listener.port;
+  }
+
+  /** Takes a websocket upgrade request on `SERVER_PATH`: a server connecting. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refusal = serverRefusal(this.options.tls, req);
+    if (refusal) {
+      this.options.logger.warn(
+        { remote: remoteOf(req), reason: refusal.reason },
+        "refused a server connection",
+      );
+      refuseUpgrade(socket, 403);
+      return;
+    }
+    this.server.handleUpgrade(req, socket, head, (ws) => this.server.emit("connection", ws, req));
   }
 
   /** Adds a peer or updates its address; a link to it is dialed at once. */
@@ -131,7 +169,7 @@ export class ServerTransport<M> {
   send(peer: string, message: M): void {
     const link = this.links.get(peer);
     if (link) link.send(message);
-    else this.options.handlers.onUnreachable(peer);
+    else this.handlers.onUnreachable(peer);
   }
 
   /** Streams a snapshot file to `peer`; resolves once the peer has it durably. */
@@ -158,23 +196,32 @@ export class ServerTransport<M> {
     for (const link of this.links.values()) link.close();
     this.links.clear();
     for (const conn of this.inbound) conn.close();
-    // Sockets of the other routes too: the listener only finishes closing once every connection has.
+    // A listener only finishes closing once every connection has.
     for (const ws of this.server.clients) ws.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await this.listener.close();
+    await this.listener?.close();
   }
 }
 
-function pathOf(url: string | undefined): string {
-  const query = url?.indexOf("?") ?? -1;
-  return url === undefined ? "" : query < 0 ? url : url.slice(0, query);
+const detached: TransportHandlers<never> = {
+  onMessages: () => {},
+  onUnreachable: () => {},
+  onSnapshot: () => Promise.reject(new Error("not started")),
+};
+
+function newServer(options: TransportOptions<unknown>): WebSocketServer {
+  return new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: options.limits?.maxFrameBytes ?? defaultLimits.maxFrameBytes,
+  });
 }
 
 /** With TLS verification on, only a server's certificate may open the Raft path (CVE-2021-37219 in Consul). */
 function serverRefusal(
   tls: TransportOptions<unknown>["tls"],
   req: IncomingMessage,
-): { status: number; reason: string } | undefined {
+): { status: 403; reason: string } | undefined {
   const socket = req.socket as Partial<TLSSocket>;
   if (!tls?.authorizeServer || !socket.encrypted || !socket.authorized) return undefined;
   const reason = tls.authorizeServer(socket.getPeerCertificate!());

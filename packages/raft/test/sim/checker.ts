@@ -1,6 +1,7 @@
-import type { Entry, Message, NodeId, Ready, SnapshotMeta } from "../../src/core/types.js";
-import type { SimServer } from "./server.js";
-import { hashBytes } from "./state-machine.js";
+import type { Entry, Message, NodeId } from "../../src/core/types.js";
+import type { SimServer } from "./sim-server.js";
+import { durableLast } from "./sim-storage.js";
+import { hashBytes, type SmState } from "./state-machine.js";
 
 export class InvariantViolation extends Error {}
 
@@ -20,11 +21,6 @@ function durablyHolds(s: SimServer, index: number, term: number): boolean {
   const offset = d.snapshot?.meta.index ?? 0;
   if (index <= offset) return true;
   return d.entries[index - offset - 1]?.term === term;
-}
-
-function durableLast(s: SimServer): number {
-  const d = s.durable;
-  return d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
 }
 
 /**
@@ -104,8 +100,8 @@ export class SafetyChecker {
    */
   sent(s: SimServer, m: Message): void {
     const hard = s.durable.hard;
-    if (m.type === "append-resp" && !m.reject && durableLast(s) < m.index) {
-      fail(`${s.id} acknowledged ${m.index} to ${m.to} with only ${durableLast(s)} on disk`);
+    if (m.type === "append-resp" && !m.reject && durableLast(s.durable) < m.index) {
+      fail(`${s.id} acknowledged ${m.index} to ${m.to} with only ${durableLast(s.durable)} on disk`);
     }
     const vote = (m.type === "vote-resp" && !m.reject) || m.type === "vote";
     const votedFor = m.type === "vote" ? m.from : m.to;
@@ -117,9 +113,9 @@ export class SafetyChecker {
   }
 
   /** Log matching, checked on what actually reached the durable log. */
-  persisted(s: SimServer, r: Ready, prevTermOfFirst: number): void {
+  persisted(s: SimServer, entries: readonly Entry[], prevTermOfFirst: number): void {
     let prevTerm = prevTermOfFirst;
-    for (const e of r.entries) {
+    for (const e of entries) {
       const key = `${e.index}:${e.term}`;
       const slot: LogSlot = { prevTerm, kind: e.kind, dataHash: hashBytes(2166136261, e.data) };
       const seen = this.slots.get(key);
@@ -136,25 +132,26 @@ export class SafetyChecker {
   }
 
   /** State machine safety: one entry (and one resulting state) per index across all servers. */
-  applied(s: SimServer, e: Entry): void {
-    const known = this.appliedAt.get(e.index);
+  applied(s: SimServer, index: number, term: number): void {
+    const known = this.appliedAt.get(index);
     if (known) {
-      if (known.term !== e.term || known.hash !== s.sm.hash) {
+      if (known.term !== term || known.hash !== s.sm.hash) {
         fail(
-          `state machine safety: ${s.id} applied index ${e.index} differently (term ${e.term} vs ${known.term})`,
+          `state machine safety: ${s.id} applied index ${index} differently (term ${term} vs ${known.term})`,
         );
       }
       return;
     }
-    this.appliedAt.set(e.index, { term: e.term, hash: s.sm.hash });
-    if (e.index > this.maxApplied) this.maxApplied = e.index;
+    this.appliedAt.set(index, { term, hash: s.sm.hash });
+    if (index > this.maxApplied) this.maxApplied = index;
   }
 
-  snapshotInstalled(s: SimServer, meta: SnapshotMeta): void {
-    const known = this.appliedAt.get(meta.index);
-    if (known && (known.term !== meta.term || known.hash !== s.sm.hash)) {
+  /** A state machine restored from a snapshot must be the state every server had at that index. */
+  restored(s: SimServer, sm: SmState): void {
+    const known = this.appliedAt.get(sm.index);
+    if (sm.index > 0 && known?.hash !== sm.hash) {
       fail(
-        `state machine safety: ${s.id} installed a snapshot at ${meta.index} that disagrees with applied state`,
+        `state machine safety: ${s.id} restored a snapshot at ${sm.index} that disagrees with applied state`,
       );
     }
   }
