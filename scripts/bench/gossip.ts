@@ -40,14 +40,14 @@ const rows: string[][] = [];
 
 for (const n of sizes) {
   const wallStart = Date.now();
-  const sim = new SimCluster({
+  const sim = await SimCluster.start({
     members: n,
     seed,
     measure: (from, packet) => codec.encode(from, packet).length,
   });
   sim.bootstrap(5000);
   const drained = () =>
-    sim.converged() && [...sim.members.values()].every((m) => m.core.queuedBroadcasts() === 0);
+    sim.converged() && [...sim.members.values()].every((m) => m.node.stats().queuedBroadcasts === 0);
   while (!drained() && sim.now < 600_000) sim.runFor(5000);
   sim.events.length = 0;
 
@@ -70,7 +70,7 @@ for (const n of sizes) {
     let everyone = Number.NaN;
     while (sim.now - crashAt < spacing && Number.isNaN(everyone)) {
       sim.runFor(100);
-      const views = sim.live().map((m) => m.core.member(victim)?.state);
+      const views = sim.live().map((m) => m.node.member(victim)?.state);
       if (Number.isNaN(seenSuspect) && views.some((s) => s === "suspect" || s === "dead"))
         seenSuspect = sim.now - crashAt;
       if (Number.isNaN(seenDead) && views.some((s) => s === "dead")) seenDead = sim.now - crashAt;
@@ -116,7 +116,7 @@ const lossSeeds = Number(values["loss-seeds"]);
 let falseDeaths = 0;
 let runsWithFalseDeaths = 0;
 for (let s = 1; s <= lossSeeds; s++) {
-  const sim = new SimCluster({ members: 100, seed: s, loss: 0.1 });
+  const sim = await SimCluster.start({ members: 100, seed: s, loss: 0.1 });
   sim.bootstrap();
   sim.runFor(120_000);
   const deaths = sim.events.filter((e) => e.event.type === "member-failed").length;

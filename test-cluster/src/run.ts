@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Prng } from "@cairn/testkit";
 import { REPO_ROOT } from "../../scripts/lib/agent.js";
 import { httpCall } from "../../scripts/lib/http.js";
 import { writeTestCerts } from "../../scripts/lib/tls-certs.js";
@@ -19,7 +20,6 @@ import { type FaultWindow, type LeaderChange, leaderChanges } from "./leader-cha
 import { NEMESES } from "./nemesis/index.js";
 import type { Nemesis, NemesisContext } from "./nemesis/nemesis.js";
 import { measureRecovery, type RecoveryWindow } from "./recovery.js";
-import { createRng } from "./rng.js";
 import { bankWorkload } from "./workload/bank.js";
 import { lockWorkload } from "./workload/lock.js";
 import { registerWorkload } from "./workload/register.js";
@@ -94,7 +94,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
   const runDir = join(options.runsRoot, runName(options.seed));
   await mkdir(runDir, { recursive: true });
   const dataRoot = mkdtempSync(join(tmpdir(), "cairn-chaos-"));
-  const rng = createRng(options.seed);
+  const rng = new Prng(options.seed);
   const treeRoot =
     options.revision === undefined
       ? undefined
@@ -199,7 +199,7 @@ export async function runChaos(options: ChaosOptions, print: (line: string) => v
     const [quietMin, quietMax] = options.quiet ?? [3, 6];
     const deadline = options.timeSeconds * 1000;
     while (now() < deadline && nemeses.length > 0) {
-      await sleep(rng.between(quietMin, quietMax) * ELECTION_TIMEOUT_MS);
+      await sleep(rng.int(quietMin, quietMax) * ELECTION_TIMEOUT_MS);
       if (!(await cluster.awaitHealthy(30_000))) {
         unhealthyBeforeFault++;
         log("unhealthy", {

@@ -1,7 +1,7 @@
+import { Prng } from "@cairn/testkit";
 import { describe, expect, it } from "vitest";
 import { clientPairs } from "../src/cluster/network.js";
 import { partitionPairs } from "../src/nemesis/partition.js";
-import { createRng } from "../src/rng.js";
 
 /** For each node, the nodes it can still reach. */
 function reachable(size: number, cut: [number, number][]): number[][] {
@@ -12,7 +12,7 @@ function reachable(size: number, cut: [number, number][]): number[][] {
 }
 
 describe("partition shapes on five servers", () => {
-  const rng = createRng(42);
+  const rng = new Prng(42);
 
   it("majority-minority splits 3/2", () => {
     const sides = reachable(5, partitionPairs("majority-minority", 5, rng, undefined)).map((r) => r.length);
@@ -38,16 +38,6 @@ describe("partition shapes on five servers", () => {
     const queue = [0];
     while (queue.length > 0) for (const n of r[queue.pop()!]!) if (!seen.has(n) && seen.add(n)) queue.push(n);
     expect(seen.size).toBe(5);
-  });
-});
-
-describe("seeded randomness", () => {
-  it("replays from the seed", () => {
-    const a = createRng(7);
-    const b = createRng(7);
-    expect(Array.from({ length: 5 }, () => a.int(1000))).toEqual(
-      Array.from({ length: 5 }, () => b.int(1000)),
-    );
   });
 });
 

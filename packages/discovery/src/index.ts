@@ -52,7 +52,7 @@ export {
   shuffled,
   tagsSatisfy,
 } from "./query/execute.js";
-export { type DatacenterCoordinates, datacentersByDistance, planFailover } from "./query/failover.js";
+export { planFailover } from "./query/failover.js";
 export { HilError, parseHil } from "./query/hil.js";
 export { type CompiledTemplate, compileTemplate, renderTemplate, TemplateError } from "./query/template.js";
 export {

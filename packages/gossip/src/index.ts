@@ -1,12 +1,16 @@
-export { VivaldiClient } from "./coordinate/client.js";
 export {
   type Coordinate,
+  CoordinatePingDelegate,
+  coordinateDistance,
+  coordinateIsValid,
+  coordinatesCompatible,
+  type DatacenterServer,
+  datacentersByDistance,
   defaultVivaldiConfig,
-  distance,
   isCoordinate,
+  VivaldiClient,
   type VivaldiConfig,
-} from "./coordinate/coordinate.js";
-export { CoordinatePingDelegate } from "./coordinate/ping-delegate.js";
+} from "./coordinate/index.js";
 export {
   type GossipConfig,
   lanConfig,
@@ -29,12 +33,20 @@ export type {
   Tags,
 } from "./core/types.js";
 export { GossipNode, type GossipNodeEvents, type GossipNodeOptions, type GossipNodeStats } from "./node.js";
+export {
+  emptyTransportStats,
+  type GossipTransport,
+  type Scheduler,
+  systemScheduler,
+  type TransportFactory,
+  type TransportHandlers,
+  type TransportStats,
+} from "./ports.js";
 export { type DecodeFailure, FRAME_VERSION, FrameCodec } from "./transport/frames.js";
 export { Keyring, KeyringError, parseKey } from "./transport/keyring.js";
 export { isMessage } from "./transport/validate.js";
 export {
   type TransportOptions,
-  type TransportStats,
   type WebSocketRoute,
   WsTransport,
 } from "./transport/ws-transport.js";

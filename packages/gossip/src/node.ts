@@ -4,17 +4,26 @@ import type { Coordinate } from "./coordinate/coordinate.js";
 import { CoordinatePingDelegate } from "./coordinate/ping-delegate.js";
 import { type GossipConfig, lanConfig } from "./core/config.js";
 import { Membership } from "./core/membership.js";
-import type { Member, MemberEventType, Output, Tags } from "./core/types.js";
-import { Keyring } from "./transport/keyring.js";
+import type { Member, MemberEventType, Message, Output, Tags } from "./core/types.js";
 import {
   emptyTransportStats,
+  type GossipTransport,
+  type Scheduler,
+  systemScheduler,
+  type TransportFactory,
   type TransportStats,
-  type WebSocketRoute,
-  WsTransport,
-} from "./transport/ws-transport.js";
+} from "./ports.js";
+import { Keyring } from "./transport/keyring.js";
+import { type WebSocketRoute, WsTransport } from "./transport/ws-transport.js";
 
 export interface GossipNodeOptions {
   name: string;
+  /** How packets travel; the ws transport on bindHost/port (with encrypt/keys and routes) when not given. */
+  transport?: TransportFactory;
+  /** Time and timers; the system clock when not given (simulations pass a virtual one). */
+  scheduler?: Scheduler;
+  /** Randomness for probe order, gossip targets and Vivaldi; Math.random when not given. */
+  random?: () => number;
   bindHost?: string;
   /** Gossip port (Consul: LAN 8301, WAN 8302); 0 picks a free one. */
   port?: number;
@@ -50,12 +59,18 @@ export interface GossipNodeEvents {
   "direct-message": [{ from: string; payload: unknown }];
 }
 
-/** Runs the membership core with real timers and the ws transport. */
+/**
+ * Runs the membership core: feeds it packets and timer ticks, sends what it asks to, and turns its events
+ * into node events. Transport, time and randomness are injected (by default the ws transport, the system
+ * clock and Math.random), so a simulation runs this same driver over a simulated network and virtual time.
+ */
 export class GossipNode extends EventEmitter<GossipNodeEvents> {
   private core: Membership | undefined;
-  private transport: WsTransport | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private readonly coordinates = new CoordinatePingDelegate(new VivaldiClient());
+  private transport: GossipTransport | undefined;
+  private cancelTimer: (() => void) | undefined;
+  private readonly scheduler: Scheduler;
+  private readonly random: () => number;
+  private readonly coordinates: CoordinatePingDelegate;
   /** Joins awaiting their push-pull reply, by seq: the address asked, and how to settle. */
   private readonly joinWaiters = new Map<number, { address: string; settle: (answered: boolean) => void }>();
   /** Undefined when gossip is not encrypted. */
@@ -65,29 +80,29 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     super();
     const keys = options.keys?.length ? options.keys : options.encrypt === undefined ? [] : [options.encrypt];
     this.keyring = keys.length > 0 ? new Keyring(keys) : undefined;
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.random = options.random ?? Math.random;
+    this.coordinates = new CoordinatePingDelegate(new VivaldiClient(this.random));
   }
 
   async start(): Promise<void> {
     if (this.transport) return;
-    const bindHost = this.options.bindHost ?? "127.0.0.1";
-    const transport = await WsTransport.listen(
-      {
-        bindHost,
-        port: this.options.port ?? 0,
-        advertiseHost: this.options.advertiseHost,
-        key: this.keyring,
-        routes: this.options.routes,
-        onUnreachable: (address) => this.unreachable(address),
+    const open =
+      this.options.transport ?? ((handlers) => this.listenWs(handlers.packet, handlers.unreachable));
+    const transport = await open({
+      // Packets arriving before the core exists (none can over ws: nobody knows the address yet) are dropped.
+      packet: (from, packet) => {
+        if (this.core) this.apply(this.core.receive(from, packet, this.scheduler.now()));
       },
-      (from, packet) => this.apply(this.running().receive(from, packet, Date.now())),
-    );
+      unreachable: (address) => this.unreachable(address),
+    });
     this.transport = transport;
     this.core = new Membership({
       name: this.options.name,
       address: transport.address,
       config: this.options.config ?? lanConfig(),
-      random: Math.random,
-      now: Date.now(),
+      random: this.random,
+      now: this.scheduler.now(),
       tags: this.options.tags,
       pingDelegate: this.coordinates,
     });
@@ -104,13 +119,13 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
    * that cannot be connected to counts as not answering at once.
    */
   async join(addresses: readonly string[], timeoutMs = 5000): Promise<number> {
-    const result = this.running().join(addresses, Date.now());
+    const result = this.running().join(addresses, this.scheduler.now());
     const answered = result.seqs.map(
       (seq, i) =>
         new Promise<boolean>((resolve) => {
-          const timer = setTimeout(() => settle(false), timeoutMs);
+          const cancel = this.scheduler.after(timeoutMs, () => settle(false));
           const settle = (ok: boolean) => {
-            clearTimeout(timer);
+            cancel();
             this.joinWaiters.delete(seq);
             resolve(ok);
           };
@@ -124,18 +139,18 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
   /** Graceful leave: broadcasts it, waits (bounded) for it to spread, then stops. */
   async leave(): Promise<void> {
     const core = this.running();
-    this.apply(core.leave(Date.now()));
-    const deadline = Date.now() + (this.options.leaveTimeout ?? 5000);
-    while (core.liveCount() > 0 && core.hasPendingBroadcast(core.name) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
+    this.apply(core.leave(this.scheduler.now()));
+    const deadline = this.scheduler.now() + (this.options.leaveTimeout ?? 5000);
+    while (core.liveCount() > 0 && core.hasPendingBroadcast(core.name) && this.scheduler.now() < deadline) {
+      await new Promise((resolve) => this.scheduler.after(50, () => resolve(undefined)));
     }
     await this.close();
   }
 
   /** Stops without telling anyone (others will detect the failure). */
   async close(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = undefined;
+    this.cancelTimer?.();
+    this.cancelTimer = undefined;
     const transport = this.transport;
     this.transport = undefined;
     await transport?.close();
@@ -145,12 +160,17 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
     return this.running().memberList();
   }
 
+  /** This node's view of the member called `name`, if it knows one. */
+  member(name: string): Member | undefined {
+    return this.running().member(name);
+  }
+
   localMember(): Member {
     return this.running().localMember();
   }
 
   setTags(tags: Tags): void {
-    this.apply(this.running().setTags(tags, Date.now()));
+    this.apply(this.running().setTags(tags, this.scheduler.now()));
   }
 
   coordinate(): Coordinate {
@@ -164,7 +184,7 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   /** Consul's force-leave: true if a failed member was moved to left (and, with prune, forgotten). */
   forceLeave(name: string, options: { prune?: boolean } = {}): boolean {
-    const result = this.running().forceLeave(name, options.prune ?? false, Date.now());
+    const result = this.running().forceLeave(name, options.prune ?? false, this.scheduler.now());
     this.apply(result);
     return result.changed;
   }
@@ -190,6 +210,23 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
       queuedBroadcasts: core.queuedBroadcasts(),
       transport: this.transport?.stats() ?? emptyTransportStats(),
     };
+  }
+
+  private listenWs(
+    onPacket: (from: string, packet: Message[]) => void,
+    onUnreachable: (address: string) => void,
+  ): Promise<WsTransport> {
+    return WsTransport.listen(
+      {
+        bindHost: this.options.bindHost ?? "127.0.0.1",
+        port: this.options.port ?? 0,
+        advertiseHost: this.options.advertiseHost,
+        key: this.keyring,
+        routes: this.options.routes,
+        onUnreachable,
+      },
+      onPacket,
+    );
   }
 
   private unreachable(address: string): void {
@@ -220,14 +257,11 @@ export class GossipNode extends EventEmitter<GossipNodeEvents> {
 
   private schedule(): void {
     if (!this.transport || !this.core) return;
-    if (this.timer) clearTimeout(this.timer);
-    const delay = Math.max(0, this.core.nextDeadline() - Date.now());
-    this.timer = setTimeout(
-      () => {
-        this.timer = undefined;
-        if (this.core && this.transport) this.apply(this.core.tick(Date.now()));
-      },
-      Math.min(delay, 2 ** 31 - 1),
-    );
+    this.cancelTimer?.();
+    const delay = Math.max(0, this.core.nextDeadline() - this.scheduler.now());
+    this.cancelTimer = this.scheduler.after(delay, () => {
+      this.cancelTimer = undefined;
+      if (this.core && this.transport) this.apply(this.core.tick(this.scheduler.now()));
+    });
   }
 }

@@ -13,12 +13,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { Prng } from "@cairn/testkit";
 import type { AgentProcess } from "../../../scripts/lib/agent.js";
 import { httpCall } from "../../../scripts/lib/http.js";
 import { sleep, waitFor } from "../../../scripts/lib/wait.js";
 import { namespaceNetwork, namespacesAvailable } from "../cluster/netns.js";
 import { cutDatacenter } from "../nemesis/wan-partition.js";
-import { createRng } from "../rng.js";
 import { checkWan, type WanCut, type WanOp, type WanVerdict } from "./wan-check.js";
 import { startWanCluster, wanClusterSize } from "./wan-cluster.js";
 
@@ -58,7 +58,7 @@ export async function runWanChaos(
   );
   await mkdir(runDir, { recursive: true });
   const dataRoot = mkdtempSync(join(tmpdir(), "cairn-wan-chaos-"));
-  const rng = createRng(o.seed);
+  const rng = new Prng(o.seed);
   const network = namespaceNetwork(wanClusterSize(o.datacenters, o.servers));
   const began = performance.now();
   const now = () => performance.now() - began;
@@ -126,12 +126,12 @@ export async function runWanChaos(
       const slot = (o.timeSeconds * 1000) / o.cuts;
       for (let i = 0; i < o.cuts; i++) {
         const slotStart = now();
-        await sleep(rng.between(3, 8) * 1000);
-        const d = rng.int(o.datacenters);
+        await sleep(rng.int(3, 8) * 1000);
+        const d = rng.int(0, o.datacenters - 1);
         const pairs = await cutDatacenter(network, fed.nodesByDc, d);
         const at = now();
         log(`WAN cut: ${names[d]} from the others (${pairs} links)`);
-        await sleep(Math.min(slot * 0.5, rng.between(15, 25) * 1000));
+        await sleep(Math.min(slot * 0.5, rng.int(15, 25) * 1000));
         await network.heal();
         const healedAt = now();
         cuts.push({ dc: names[d]!, at, healedAt });

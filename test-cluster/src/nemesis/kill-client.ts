@@ -15,7 +15,7 @@ export const killClient: Nemesis = {
     const target = ctx.rng.pick(running);
     await ctx.cluster.kill(target.index);
     ctx.log("kill-client", { client: target.name });
-    await sleep(ctx.rng.between(2, 6) * ctx.electionTimeoutMs);
+    await sleep(ctx.rng.int(2, 6) * ctx.electionTimeoutMs);
     ctx.cluster.restart(target.index);
     ctx.log("restart-client", { client: target.name });
   },

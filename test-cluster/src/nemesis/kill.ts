@@ -14,7 +14,7 @@ function killNemesis(name: string, leader: boolean): Nemesis {
       await ctx.cluster.kill(target);
       ctx.log("kill", { server: ctx.cluster.nodes[target]!.name, leader: wasLeader });
       if (wasLeader) ctx.measureRecovery("kill-leader");
-      await sleep(ctx.rng.between(2, 6) * ctx.electionTimeoutMs);
+      await sleep(ctx.rng.int(2, 6) * ctx.electionTimeoutMs);
       ctx.cluster.restart(target);
       ctx.log("restart", { server: ctx.cluster.nodes[target]!.name });
     },

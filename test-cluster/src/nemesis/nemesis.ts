@@ -1,12 +1,12 @@
 // What a nemesis is: a fault injected into the cluster, held for a while, then healed, with every step
 // logged. Recovery measurements start at the moments that matter (a leader killed, a partition healed).
 
+import type { Prng } from "@cairn/testkit";
 import type { Cluster } from "../cluster/cluster.js";
-import type { Rng } from "../rng.js";
 
 export interface NemesisContext {
   readonly cluster: Cluster;
-  readonly rng: Rng;
+  readonly rng: Prng;
   /** Election timeout of the servers; pauses and partitions last longer than it. */
   readonly electionTimeoutMs: number;
   log(event: string, detail?: Record<string, unknown>): void;

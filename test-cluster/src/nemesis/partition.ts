@@ -3,9 +3,9 @@
 // agent lands next to a random server and shares its fate. Healed after a while; recovery is measured from
 // the heal, and from the cut when it isolates the leader.
 
+import type { Prng } from "@cairn/testkit";
 import { sleep } from "../../../scripts/lib/wait.js";
 import { clientPairs, pairsBetween } from "../cluster/network.js";
-import type { Rng } from "../rng.js";
 import type { Nemesis } from "./nemesis.js";
 
 export type PartitionShape = "majority-minority" | "isolate-leader" | "bridge" | "ring";
@@ -15,7 +15,7 @@ const SHAPES: readonly PartitionShape[] = ["majority-minority", "isolate-leader"
 export function partitionPairs(
   shape: PartitionShape,
   size: number,
-  rng: Rng,
+  rng: Prng,
   leader: number | undefined,
 ): [number, number][] {
   const nodes = rng.shuffle(Array.from({ length: size }, (_, i) => i));
@@ -58,13 +58,13 @@ export const partition: Nemesis = {
     const shape = ctx.rng.pick(SHAPES.filter((s) => s !== "ring" || ctx.cluster.size >= 4));
     const leader = await ctx.cluster.leader();
     const serverPairs = partitionPairs(shape, ctx.cluster.size, ctx.rng, leader);
-    const anchors = ctx.cluster.clients.map((c) => [c.index, ctx.rng.int(ctx.cluster.size)] as const);
+    const anchors = ctx.cluster.clients.map((c) => [c.index, ctx.rng.int(0, ctx.cluster.size - 1)] as const);
     const pairs = [...serverPairs, ...clientPairs(serverPairs, anchors)];
     for (const [a, b] of pairs) await ctx.cluster.network.cut(a, b);
     const names = (p: [number, number]) => `${ctx.cluster.agent(p[0]).name}-${ctx.cluster.agent(p[1]).name}`;
     ctx.log("partition", { shape, cut: pairs.map(names) });
     if (shape === "isolate-leader" && leader !== undefined) ctx.measureRecovery("isolate-leader");
-    await sleep(ctx.rng.between(3, 8) * ctx.electionTimeoutMs);
+    await sleep(ctx.rng.int(3, 8) * ctx.electionTimeoutMs);
     await ctx.cluster.network.heal();
     ctx.log("heal");
     ctx.measureRecovery(`heal-${shape}`);

@@ -15,7 +15,7 @@ export const pause: Nemesis = {
     ctx.cluster.pause(target);
     ctx.log("pause", { server: ctx.cluster.nodes[target]!.name, leader: wasLeader });
     if (wasLeader) ctx.measureRecovery("pause-leader");
-    await sleep(ctx.rng.between(2, 6) * ctx.electionTimeoutMs);
+    await sleep(ctx.rng.int(2, 6) * ctx.electionTimeoutMs);
     ctx.cluster.resume(target);
     ctx.log("resume", { server: ctx.cluster.nodes[target]!.name });
   },

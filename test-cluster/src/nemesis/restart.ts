@@ -15,6 +15,6 @@ export const restart: Nemesis = {
     if (wasLeader) ctx.measureRecovery("restart-leader");
     ctx.cluster.restart(target);
     ctx.log("restart", { server: ctx.cluster.nodes[target]!.name });
-    await sleep(ctx.rng.between(2, 4) * ctx.electionTimeoutMs);
+    await sleep(ctx.rng.int(2, 4) * ctx.electionTimeoutMs);
   },
 };

@@ -66,7 +66,7 @@ export function bankWorkload(ctx: WorkloadContext, clients = 2): Workload {
       const a = state.get(from);
       const b = state.get(to);
       if (!a || !b || a.balance <= 0) continue;
-      const amount = ctx.rng.between(1, Math.min(5, a.balance));
+      const amount = ctx.rng.int(1, Math.min(5, a.balance));
       const ops = [
         { KV: { Verb: "check-index", Key: from, Index: a.index } },
         { KV: { Verb: "check-index", Key: to, Index: b.index } },

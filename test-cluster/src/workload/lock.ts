@@ -46,11 +46,11 @@ export function lockWorkload(ctx: WorkloadContext, clients = 3, locks = 1): Work
         session = undefined;
         continue;
       }
-      const lock = `${ctx.prefix}/lock/${ctx.rng.int(locks)}`;
+      const lock = `${ctx.prefix}/lock/${ctx.rng.int(0, locks - 1)}`;
       const acquireInvoke = ctx.now();
       const acquired = await putKey(client, `${lock}?acquire=${session}`, String(id));
       if (acquired === false) {
-        await sleep(ctx.rng.between(20, 150));
+        await sleep(ctx.rng.int(20, 150));
         continue;
       }
       if (acquired === undefined) {
@@ -60,7 +60,7 @@ export function lockWorkload(ctx: WorkloadContext, clients = 3, locks = 1): Work
         continue;
       }
       const acquireAck = ctx.now();
-      await sleep(ctx.rng.between(20, 300));
+      await sleep(ctx.rng.int(20, 300));
       const releaseInvoke = ctx.now();
       const released = await putKey(client, `${lock}?release=${session}`);
       const lost = released !== true;

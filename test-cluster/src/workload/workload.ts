@@ -2,13 +2,13 @@
 // agent, server or client agent in turn (so that the checkers judge the client agents' forwarding too), and
 // moves to another one after a failed request (as a client library would fail over).
 
+import type { Prng } from "@cairn/testkit";
 import { type HttpOutcome, httpCall } from "../../../scripts/lib/http.js";
 import type { Cluster } from "../cluster/cluster.js";
-import type { Rng } from "../rng.js";
 
 export interface WorkloadContext {
   readonly cluster: Cluster;
-  readonly rng: Rng;
+  readonly rng: Prng;
   /** Keys of this run live under this prefix, so that runs never share state. */
   readonly prefix: string;
   readonly requestTimeoutMs: number;
@@ -56,7 +56,7 @@ export class Client {
     const failed = outcome.kind === "failure" || outcome.status >= 500;
     this.ctx.countRequest(endpoint, !failed);
     // Another endpoint at random, so that failovers do not pile every client onto the agent after a dead one.
-    if (failed) this.node = (endpoint + 1 + this.ctx.rng.int(endpoints.length - 1)) % endpoints.length;
+    if (failed) this.node = (endpoint + 1 + this.ctx.rng.int(0, endpoints.length - 2)) % endpoints.length;
     return outcome;
   }
 }

@@ -3,6 +3,7 @@ import { join as joinPath } from "node:path";
 import { KeyringKeyError } from "@cairn/api";
 import {
   type Coordinate,
+  datacentersByDistance,
   type GossipConfig,
   GossipNode,
   type GossipNodeStats,
@@ -16,12 +17,7 @@ import type { WebSocket } from "ws";
 import type { AgentConfig } from "../config/index.js";
 import { advertiseHost } from "../server/addresses.js";
 import { withDefaultPort } from "../server/join/protocol.js";
-import {
-  type DatacenterCoordinates,
-  datacenterCoordinates,
-  datacentersByDistance,
-  type WanServer,
-} from "./datacenter-distance.js";
+import { type DatacenterCoordinates, datacenterCoordinates, type WanServer } from "./datacenter-distance.js";
 import { JoinLoop } from "./join-loop.js";
 import { LAN_KEYRING, readKeyringFile, WAN_KEYRING, writeKeyringFile } from "./keyring-file.js";
 import { agentMember, type ConsulMember, consulMember, memberStatus, splitAddress } from "./member-record.js";

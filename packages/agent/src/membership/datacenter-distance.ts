@@ -1,37 +1,23 @@
-import { type Coordinate, distance } from "@cairn/gossip";
+import type { Coordinate, DatacenterServer } from "@cairn/gossip";
 
-export interface WanServer {
+/** A server in the WAN pool; gossip's datacentersByDistance orders datacenters from these. */
+export interface WanServer extends DatacenterServer {
   /** WAN member name (`node.dc`). */
   name: string;
-  datacenter: string;
-  coordinate: Coordinate | undefined;
+}
+
+/** A coordinate as the response body carries it (a copy, so the pool's own stays untouched). */
+interface CoordinateJson {
+  Vec: number[];
+  Error: number;
+  Adjustment: number;
+  Height: number;
 }
 
 export interface DatacenterCoordinates {
   Datacenter: string;
   AreaID: "WAN";
-  Coordinates: { Node: string; Coord: Coordinate }[];
-}
-
-/**
- * Datacenters ordered as Consul's router orders them: this one first, then by the median estimated
- * round-trip time to their servers (unknown coordinates count as infinitely far), ties by name.
- */
-export function datacentersByDistance(
-  own: string,
-  from: Coordinate,
-  servers: readonly WanServer[],
-): string[] {
-  const rtts = new Map<string, number[]>();
-  for (const s of servers) {
-    if (s.datacenter === own) continue;
-    const list = rtts.get(s.datacenter) ?? [];
-    list.push(s.coordinate ? distance(from, s.coordinate) : Number.POSITIVE_INFINITY);
-    rtts.set(s.datacenter, list);
-  }
-  const others = [...rtts].map(([dc, list]) => ({ dc, median: median(list) }));
-  others.sort((a, b) => a.median - b.median || (a.dc < b.dc ? -1 : a.dc > b.dc ? 1 : 0));
-  return [own, ...others.map((o) => o.dc)];
+  Coordinates: { Node: string; Coord: CoordinateJson }[];
 }
 
 /** The servers' WAN coordinates per datacenter, names without their `.dc` suffix (as Consul strips it). */
@@ -45,14 +31,13 @@ export function datacenterCoordinates(
       .filter((s) => s.datacenter === dc && s.coordinate !== undefined)
       .map((s) => ({
         Node: s.name.endsWith(suffix) ? s.name.slice(0, -suffix.length) : s.name,
-        Coord: s.coordinate as Coordinate,
+        Coord: copy(s.coordinate as Coordinate),
       }))
       .sort((a, b) => (a.Node < b.Node ? -1 : a.Node > b.Node ? 1 : 0));
     return { Datacenter: dc, AreaID: "WAN" as const, Coordinates: coordinates };
   });
 }
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.POSITIVE_INFINITY;
+function copy(c: Coordinate): CoordinateJson {
+  return { Vec: [...c.Vec], Error: c.Error, Adjustment: c.Adjustment, Height: c.Height };
 }

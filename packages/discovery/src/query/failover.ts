@@ -1,4 +1,3 @@
-import { type Coordinate, coordinateDistance } from "../coordinate.js";
 import type { QueryFailover } from "./types.js";
 
 /**
@@ -19,31 +18,4 @@ export function planFailover(
     if (known.has(dc) && !plan.includes(dc)) plan.push(dc);
   }
   return plan;
-}
-
-export interface DatacenterCoordinates {
-  readonly name: string;
-  /** The WAN coordinates of the datacenter's servers. */
-  readonly servers: readonly Coordinate[];
-}
-
-/**
- * Datacenters ordered by the median estimated round-trip time from `origin` to their servers, then by
- * name; a datacenter without coordinates sorts after every measured one.
- */
-export function datacentersByDistance(
-  origin: Coordinate | undefined,
-  dcs: readonly DatacenterCoordinates[],
-): string[] {
-  const median = (dc: DatacenterCoordinates): number => {
-    const rtts = dc.servers.map((c) => coordinateDistance(origin, c)).sort((a, b) => a - b);
-    if (rtts.length === 0) return Number.POSITIVE_INFINITY;
-    return rtts[Math.floor(rtts.length / 2)]!;
-  };
-  return dcs
-    .map((dc) => ({ name: dc.name, rtt: median(dc) }))
-    .sort((a, b) =>
-      a.rtt !== b.rtt ? (a.rtt < b.rtt ? -1 : 1) : a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-    )
-    .map((dc) => dc.name);
 }

@@ -2,10 +2,11 @@ import {
   applyForce,
   type Coordinate,
   cloneCoordinate,
+  coordinateDistance,
+  coordinateIsValid,
   defaultVivaldiConfig,
-  distance,
   isCoordinate,
-  isValidCoordinate,
+  type MutableCoordinate,
   newCoordinate,
   rawDistance,
   type VivaldiConfig,
@@ -21,7 +22,7 @@ const ZERO_THRESHOLD = 1e-6;
  * so the whole system does not drift. Pure apart from the injected randomness.
  */
 export class VivaldiClient {
-  private coord: Coordinate;
+  private coord: MutableCoordinate;
   private readonly origin: Coordinate;
   private readonly adjustmentSamples: number[];
   private adjustmentIndex = 0;
@@ -43,7 +44,7 @@ export class VivaldiClient {
 
   /** Estimated RTT to `other`, in seconds. */
   distanceTo(other: Coordinate): number {
-    return distance(this.coord, other);
+    return coordinateDistance(this.coord, other);
   }
 
   updateCount(): number {
@@ -58,7 +59,7 @@ export class VivaldiClient {
     this.updateVivaldi(other, rtt);
     this.updateAdjustment(other, rtt);
     this.updateGravity();
-    if (!isValidCoordinate(this.coord)) {
+    if (!coordinateIsValid(this.coord)) {
       this.coord = newCoordinate(this.config);
       return false;
     }
@@ -81,7 +82,7 @@ export class VivaldiClient {
 
   private updateVivaldi(other: Coordinate, rttSeconds: number): void {
     const rtt = Math.max(rttSeconds, ZERO_THRESHOLD);
-    const dist = distance(this.coord, other);
+    const dist = coordinateDistance(this.coord, other);
     const wrongness = Math.abs(dist - rtt) / rtt;
     const totalError = Math.max(this.coord.Error + other.Error, ZERO_THRESHOLD);
     const weight = this.coord.Error / totalError;
@@ -105,7 +106,7 @@ export class VivaldiClient {
   }
 
   private updateGravity(): void {
-    const dist = distance(this.origin, this.coord);
+    const dist = coordinateDistance(this.origin, this.coord);
     const force = -1 * (dist / this.config.gravityRho) ** 2;
     this.coord = applyForce(this.config, this.coord, force, this.origin, this.random);
   }

@@ -23,8 +23,20 @@ export function defaultVivaldiConfig(): VivaldiConfig {
   };
 }
 
-/** A network coordinate as the spec's Coordinate object (distances in seconds). */
+/**
+ * A network coordinate as Consul stores and serves it (Serf's Vivaldi coordinate; distances in seconds). This is
+ * the one Coordinate type: gossip computes it, the catalog stores it, `near` sorting and datacenter order read it.
+ */
 export interface Coordinate {
+  /** Euclidean position, in seconds; 8 dimensions with Consul's defaults. */
+  readonly Vec: readonly number[];
+  readonly Error: number;
+  readonly Adjustment: number;
+  readonly Height: number;
+}
+
+/** A coordinate the Vivaldi client may change in place (its own, and copies it hands out). */
+export interface MutableCoordinate {
   Vec: number[];
   Error: number;
   Adjustment: number;
@@ -33,7 +45,7 @@ export interface Coordinate {
 
 const ZERO_THRESHOLD = 1e-6;
 
-export function newCoordinate(config: VivaldiConfig): Coordinate {
+export function newCoordinate(config: VivaldiConfig): MutableCoordinate {
   return {
     Vec: new Array<number>(config.dimensionality).fill(0),
     Error: config.vivaldiErrorMax,
@@ -42,8 +54,23 @@ export function newCoordinate(config: VivaldiConfig): Coordinate {
   };
 }
 
-export function cloneCoordinate(c: Coordinate): Coordinate {
+export function cloneCoordinate(c: Coordinate): MutableCoordinate {
   return { Vec: [...c.Vec], Error: c.Error, Adjustment: c.Adjustment, Height: c.Height };
+}
+
+/** Every component finite, as Consul requires of a coordinate update. */
+export function coordinateIsValid(c: Coordinate): boolean {
+  return (
+    c.Vec.every(Number.isFinite) &&
+    Number.isFinite(c.Error) &&
+    Number.isFinite(c.Adjustment) &&
+    Number.isFinite(c.Height)
+  );
+}
+
+/** Coordinates can only be compared when their vectors have the same number of dimensions. */
+export function coordinatesCompatible(a: Coordinate, b: Coordinate): boolean {
+  return a.Vec.length === b.Vec.length;
 }
 
 /** Structural check for coordinates arriving from the network. */
@@ -53,23 +80,14 @@ export function isCoordinate(value: unknown, dimensionality: number): value is C
   return (
     Array.isArray(c.Vec) &&
     c.Vec.length === dimensionality &&
-    c.Vec.every((x) => Number.isFinite(x)) &&
-    Number.isFinite(c.Error) &&
-    Number.isFinite(c.Adjustment) &&
-    Number.isFinite(c.Height)
+    typeof c.Error === "number" &&
+    typeof c.Adjustment === "number" &&
+    typeof c.Height === "number" &&
+    coordinateIsValid(c as unknown as Coordinate)
   );
 }
 
-export function isValidCoordinate(c: Coordinate): boolean {
-  return (
-    c.Vec.every(Number.isFinite) &&
-    Number.isFinite(c.Error) &&
-    Number.isFinite(c.Adjustment) &&
-    Number.isFinite(c.Height)
-  );
-}
-
-/** Euclidean distance plus both heights, without adjustments. */
+/** Euclidean distance plus both heights, without adjustments, in seconds and unrounded (Serf's rawDistanceTo). */
 export function rawDistance(a: Coordinate, b: Coordinate): number {
   let sum = 0;
   for (let i = 0; i < a.Vec.length; i++) {
@@ -79,11 +97,26 @@ export function rawDistance(a: Coordinate, b: Coordinate): number {
   return Math.sqrt(sum) + a.Height + b.Height;
 }
 
-/** Estimated round-trip time in seconds; adjustments apply only when they keep it positive (as Serf). */
-export function distance(a: Coordinate, b: Coordinate): number {
+/**
+ * Estimated round-trip time between two coordinates, in seconds: the raw distance plus both adjustments when
+ * that sum stays positive. Like Serf's DistanceTo and Consul's ComputeDistance it goes through a whole number
+ * of nanoseconds (Go's time.Duration), so every caller (Vivaldi updates, `near` sorting, datacenter order)
+ * compares the same values. +Infinity when either side is missing; incompatible or non-finite coordinates,
+ * which Consul would fail on, are +Infinity too.
+ */
+export function coordinateDistance(a: Coordinate | undefined, b: Coordinate | undefined): number {
+  if (a === undefined || b === undefined || !coordinatesCompatible(a, b)) return Number.POSITIVE_INFINITY;
   const raw = rawDistance(a, b);
   const adjusted = raw + a.Adjustment + b.Adjustment;
-  return adjusted > 0 ? adjusted : raw;
+  const seconds = adjusted > 0 ? adjusted : raw;
+  if (!Number.isFinite(seconds)) return Number.POSITIVE_INFINITY;
+  return durationSeconds(Math.trunc(seconds * 1e9));
+}
+
+/** Go's Duration.Seconds(): whole seconds plus the nanosecond remainder. */
+function durationSeconds(nanoseconds: number): number {
+  const whole = Math.trunc(nanoseconds / 1e9);
+  return whole + (nanoseconds - whole * 1e9) / 1e9;
 }
 
 /** Moves `c` by `force` along the unit vector from `other` to `c`; height moves proportionally. */
@@ -93,7 +126,7 @@ export function applyForce(
   force: number,
   other: Coordinate,
   random: () => number,
-): Coordinate {
+): MutableCoordinate {
   const { unit, magnitude } = unitVectorAt(c.Vec, other.Vec, random);
   const result = cloneCoordinate(c);
   for (let i = 0; i < result.Vec.length; i++) result.Vec[i] = (result.Vec[i] ?? 0) + (unit[i] ?? 0) * force;
@@ -106,7 +139,11 @@ export function applyForce(
   return result;
 }
 
-function unitVectorAt(a: number[], b: number[], random: () => number): { unit: number[]; magnitude: number } {
+function unitVectorAt(
+  a: readonly number[],
+  b: readonly number[],
+  random: () => number,
+): { unit: number[]; magnitude: number } {
   const diff = a.map((x, i) => x - (b[i] ?? 0));
   const magnitude = norm(diff);
   if (magnitude > ZERO_THRESHOLD) return { unit: diff.map((x) => x / magnitude), magnitude };
@@ -119,7 +156,7 @@ function unitVectorAt(a: number[], b: number[], random: () => number): { unit: n
   return { unit: fallback, magnitude: 0 };
 }
 
-function norm(v: number[]): number {
+function norm(v: readonly number[]): number {
   let sum = 0;
   for (const x of v) sum += x * x;
   return Math.sqrt(sum);

@@ -3,7 +3,8 @@ import type { AddressInfo } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocket, WebSocketServer } from "ws";
 import type { Message } from "../core/types.js";
-import { type DecodeFailure, FrameCodec } from "./frames.js";
+import { emptyTransportStats, type GossipTransport, type TransportStats } from "../ports.js";
+import { FrameCodec } from "./frames.js";
 import type { Keyring } from "./keyring.js";
 
 export interface TransportOptions {
@@ -32,17 +33,6 @@ export interface TransportOptions {
 /** A WebSocket service sharing the gossip port: receives each socket upgraded on its path. */
 export type WebSocketRoute = (ws: WebSocket, req: IncomingMessage) => void;
 
-export interface TransportStats {
-  /** Connections we opened, and connections peers opened to us. */
-  outboundConnections: number;
-  inboundConnections: number;
-  framesSent: number;
-  framesReceived: number;
-  bytesSent: number;
-  bytesReceived: number;
-  dropped: Record<DecodeFailure | "queue-full" | "unreachable", number>;
-}
-
 type PacketHandler = (from: string, packet: Message[]) => void;
 
 interface Peer {
@@ -56,33 +46,13 @@ const MAX_FRAME_BYTES = 8 * 1024 * 1024;
 const MAX_ROUTE_MESSAGE_BYTES = 1024 * 1024;
 const PATH = "/gossip";
 
-/** Zeroed counters: a new transport's, and what a node reports before its transport runs. */
-export function emptyTransportStats(): TransportStats {
-  return {
-    outboundConnections: 0,
-    inboundConnections: 0,
-    framesSent: 0,
-    framesReceived: 0,
-    bytesSent: 0,
-    bytesReceived: 0,
-    dropped: {
-      malformed: 0,
-      "unknown-version": 0,
-      invalid: 0,
-      "wrong-key": 0,
-      "queue-full": 0,
-      unreachable: 0,
-    },
-  };
-}
-
 /**
  * Gossip over WebSockets: one listening server, and one reused connection per peer address (closed when
  * idle): our own outbound one, or else the one the peer opened to us, so a push-pull request and its reply
  * travel on the same connection. Frames that fail to decode, carry an unknown version, claim impossible states or fail
  * authentication are dropped and counted; the connection stays up.
  */
-export class WsTransport {
+export class WsTransport implements GossipTransport {
   readonly address: string;
   private readonly codec: FrameCodec;
   private readonly peers = new Map<string, Peer>();

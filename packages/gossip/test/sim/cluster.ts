@@ -1,130 +1,143 @@
-import type { CoreEvent, Message, Output } from "../../src/index.js";
+import { Prng, SimNetwork, VirtualClock } from "@cairn/testkit";
 import {
-  CoordinatePingDelegate,
   type GossipConfig,
+  GossipNode,
   lanConfig,
-  Membership,
-  VivaldiClient,
+  type Member,
+  type MemberEventType,
+  type Message,
 } from "../../src/index.js";
-import { EventQueue } from "./event-queue.js";
-import { seededRandom } from "./prng.js";
+import { simTransport } from "./sim-transport.js";
 
 export interface SimOptions {
   members: number;
   seed: number;
   config?: Partial<GossipConfig>;
-  /** Probability that a packet is dropped. */
+  /** Probability that a packet is dropped (push-pull rides a stream and is not). */
   loss?: number;
   /** Members sit on a square plane this many ms across; one-way latency is half the distance plus 0.5 ms. */
   spreadMs?: number;
   /** Relative jitter on each packet's latency. */
   jitter?: number;
+  /** Probability that a packet is held back (up to ten times its latency), so later ones overtake it. */
+  reorder?: number;
   /** Wire size of a packet, counted per sender (costs CPU; the benchmark passes the frame encoder). */
   measure?: (from: string, packet: readonly Message[]) => number;
 }
 
-interface SimMember {
+export interface SimMember {
   name: string;
-  core: Membership;
-  coordinates: CoordinatePingDelegate;
+  node: GossipNode;
   x: number;
   y: number;
   crashed: boolean;
-  wakeAt: number;
   bytesSent: number;
 }
 
-type SimEvent =
-  | { kind: "wake"; name: string }
-  | { kind: "deliver"; to: string; from: string; packet: Message[] };
+export type NodeEvent =
+  | { type: MemberEventType; member: Member }
+  | { type: "user-message"; origin: string; payload: unknown };
 
 export interface RecordedEvent {
   at: number;
   observer: string;
-  event: CoreEvent;
+  event: NodeEvent;
 }
 
+const MEMBER_EVENTS: readonly MemberEventType[] = [
+  "member-join",
+  "member-update",
+  "member-failed",
+  "member-leave",
+  "member-reap",
+];
+
 /**
- * Deterministic in-process cluster: virtual clock, discrete events, a lossy network with latency derived from
- * positions on a plane (so Vivaldi has a ground truth), partitions, crashes and restarts.
+ * Deterministic cluster of real GossipNodes (the production driver over the membership core) on the test
+ * kit's virtual clock and simulated network: latency derived from positions on a plane (so Vivaldi has a
+ * ground truth), seeded loss, partitions, crashes and restarts.
  */
 export class SimCluster {
   readonly members = new Map<string, SimMember>();
   readonly events: RecordedEvent[] = [];
-  now = 0;
-  private readonly queue = new EventQueue<SimEvent>();
-  private readonly random: () => number;
+  readonly clock = new VirtualClock();
+  readonly network: SimNetwork<readonly Message[]>;
+  private readonly prng: Prng;
   private readonly config: GossipConfig;
-  private readonly loss: number;
-  private readonly jitter: number;
   private readonly spreadMs: number;
-  private readonly measure: ((from: string, packet: readonly Message[]) => number) | undefined;
-  private partition: Map<string, number> | undefined;
 
-  constructor(readonly options: SimOptions) {
-    this.random = seededRandom(options.seed);
+  private constructor(readonly options: SimOptions) {
+    this.prng = new Prng(options.seed);
     this.config = lanConfig(options.config);
-    this.loss = options.loss ?? 0;
-    this.jitter = options.jitter ?? 0.1;
     this.spreadMs = options.spreadMs ?? 20;
-    this.measure = options.measure;
-    for (let i = 0; i < options.members; i++) this.add(nameOf(i));
+    this.network = new SimNetwork(this.clock, this.prng.fork(), {
+      latency: (from, to) => this.baseLatency(from, to),
+      jitter: options.jitter ?? 0.1,
+      loss: options.loss ?? 0,
+      reorder: options.reorder ?? 0,
+    });
+  }
+
+  static async start(options: SimOptions): Promise<SimCluster> {
+    const sim = new SimCluster(options);
+    for (let i = 0; i < options.members; i++) {
+      const name = nameOf(i);
+      await sim.add(name, sim.prng.next() * sim.spreadMs, sim.prng.next() * sim.spreadMs);
+    }
+    return sim;
+  }
+
+  get now(): number {
+    return this.clock.now();
   }
 
   /** Every member joins through member 0, staggered over the first `spreadMs` of simulated time. */
   bootstrap(spreadMs = 2000): void {
     for (const member of this.members.values()) {
       if (member.name === nameOf(0)) continue;
-      this.schedule(this.now + Math.floor(this.random() * spreadMs), {
-        kind: "wake",
-        name: `join:${member.name}`,
-      });
+      this.clock.after(Math.floor(this.prng.next() * spreadMs), () => void member.node.join([nameOf(0)]));
     }
   }
 
   runFor(ms: number): void {
-    this.runUntil(this.now + ms);
+    this.clock.runFor(ms);
   }
 
   runUntil(until: number): void {
-    for (;;) {
-      if (this.queue.peekTime() > until) break;
-      const next = this.queue.pop();
-      if (!next) break;
-      this.now = next.at;
-      this.dispatch(next.item);
-    }
-    this.now = until;
+    this.clock.runUntil(until);
   }
 
+  /** Stops the member without a word to anyone. */
   crash(name: string): void {
     const member = this.get(name);
     member.crashed = true;
+    void member.node.close();
   }
 
   /** A fresh process under the same name and address: incarnation 0, rejoining through `via`. */
-  restart(name: string, via: string): void {
+  async restart(name: string, via: string): Promise<void> {
     const old = this.get(name);
-    const fresh = this.create(name, old.x, old.y);
-    this.members.set(name, fresh);
-    this.apply(fresh, fresh.core.join([via], this.now));
+    if (!old.crashed) this.crash(name);
+    const fresh = await this.add(name, old.x, old.y);
+    void fresh.node.join([via]);
   }
 
   leave(name: string): void {
-    const member = this.get(name);
-    this.apply(member, member.core.leave(this.now));
+    void this.get(name).node.leave();
   }
 
   /** Splits the cluster: packets cross between groups only after `heal()`. */
   split(groups: string[][]): void {
-    this.partition = new Map();
-    groups.forEach((group, index) => {
-      for (const name of group) this.partition?.set(name, index);
-    });
+    this.network.partition(groups);
   }
 
   heal(): void {
-    this.partition = undefined;
+    this.network.heal();
+  }
+
+  /** Delivers `packet` to `to` as if `from` sent it (a forged or stale claim). */
+  inject(from: string, to: string, packet: Message[]): void {
+    this.network.send(from, to, packet, { reliable: true });
   }
 
   get(name: string): SimMember {
@@ -139,13 +152,13 @@ export class SimCluster {
 
   /** State of `subject` as seen by `observer`. */
   stateOf(observer: string, subject: string): string | undefined {
-    return this.get(observer).core.member(subject)?.state;
+    return this.get(observer).node.member(subject)?.state;
   }
 
   /** True when every live member sees every live member alive. */
   converged(): boolean {
     const live = this.live();
-    return live.every((o) => live.every((s) => o.core.member(s.name)?.state === "alive"));
+    return live.every((o) => live.every((s) => o.node.member(s.name)?.state === "alive"));
   }
 
   /** One-way latency between two members, before jitter (ms). */
@@ -161,80 +174,37 @@ export class SimCluster {
     return sum;
   }
 
-  private add(name: string): void {
-    this.members.set(name, this.create(name, this.random() * this.spreadMs, this.random() * this.spreadMs));
-  }
-
-  private create(name: string, x: number, y: number): SimMember {
+  private async add(name: string, x: number, y: number): Promise<SimMember> {
     // Each member draws from its own stream, so network randomness (loss, jitter) does not steer its choices.
-    const random = seededRandom(Math.floor(this.random() * 2 ** 32));
-    const coordinates = new CoordinatePingDelegate(new VivaldiClient(random));
-    const core = new Membership({
+    const stream = this.prng.fork();
+    const open = simTransport(this.network, this.clock, name);
+    const measure = this.options.measure;
+    const node = new GossipNode({
       name,
-      address: name,
       config: this.config,
-      random,
-      now: this.now,
       tags: { role: "node", dc: "dc1" },
-      pingDelegate: coordinates,
+      scheduler: this.clock,
+      random: () => stream.next(),
+      transport: async (handlers) => {
+        const transport = await open(handlers);
+        if (!measure) return transport;
+        return {
+          ...transport,
+          address: transport.address,
+          send: (to, packet) => {
+            member.bytesSent += measure(name, packet);
+            transport.send(to, packet);
+          },
+        };
+      },
     });
-    const member: SimMember = {
-      name,
-      core,
-      coordinates,
-      x,
-      y,
-      crashed: false,
-      wakeAt: Number.POSITIVE_INFINITY,
-      bytesSent: 0,
-    };
-    this.scheduleWake(member);
+    const member: SimMember = { name, node, x, y, crashed: false, bytesSent: 0 };
+    this.members.set(name, member);
+    const record = (event: NodeEvent) => this.events.push({ at: this.clock.now(), observer: name, event });
+    for (const type of MEMBER_EVENTS) node.on(type, (m: Member) => record({ type, member: m }));
+    node.on("user-message", ({ origin, payload }) => record({ type: "user-message", origin, payload }));
+    await node.start();
     return member;
-  }
-
-  private dispatch(event: SimEvent): void {
-    if (event.kind === "wake") {
-      if (event.name.startsWith("join:")) {
-        const member = this.get(event.name.slice(5));
-        this.apply(member, member.core.join([nameOf(0)], this.now));
-        return;
-      }
-      const member = this.members.get(event.name);
-      if (!member || member.crashed || member.wakeAt !== this.now) return;
-      member.wakeAt = Number.POSITIVE_INFINITY;
-      this.apply(member, member.core.tick(this.now));
-      return;
-    }
-    const member = this.members.get(event.to);
-    if (!member || member.crashed) return;
-    this.apply(member, member.core.receive(event.from, event.packet, this.now));
-  }
-
-  private apply(member: SimMember, output: Output): void {
-    for (const event of output.events) this.events.push({ at: this.now, observer: member.name, event });
-    for (const { to, packet } of output.send) {
-      if (this.measure) member.bytesSent += this.measure(member.name, packet);
-      // Push-pull rides a stream (TCP in memberlist, one ws connection here): it is not lost, only cut off.
-      const isStream = packet[0]?.t === "push-pull";
-      if (!isStream && this.random() < this.loss) continue;
-      const partition = this.partition;
-      if (partition && partition.get(member.name) !== partition.get(to)) continue;
-      if (!this.members.has(to)) continue;
-      const latency = this.baseLatency(member.name, to) * (1 + (this.random() * 2 - 1) * this.jitter);
-      this.schedule(this.now + latency, { kind: "deliver", to, from: member.name, packet });
-    }
-    this.scheduleWake(member);
-  }
-
-  private scheduleWake(member: SimMember): void {
-    const at = Math.max(this.now, member.core.nextDeadline());
-    if (at >= member.wakeAt) return;
-    member.wakeAt = at;
-    this.schedule(at, { kind: "wake", name: member.name });
-  }
-
-  private schedule(at: number, event: SimEvent): void {
-    this.queue.push(at, event);
   }
 }
 

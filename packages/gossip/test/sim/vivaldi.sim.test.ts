@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { distance } from "../../src/index.js";
+import { coordinateDistance } from "../../src/index.js";
 import { SimCluster } from "./cluster.js";
 
 function pearson(xs: number[], ys: number[]): number {
@@ -20,8 +20,8 @@ function pearson(xs: number[], ys: number[]): number {
 }
 
 describe("Vivaldi in the simulated cluster", () => {
-  it("converges so estimated RTTs track the simulated latencies", () => {
-    const sim = new SimCluster({ members: 50, seed: 21, spreadMs: 100, jitter: 0.05 });
+  it("converges so estimated RTTs track the simulated latencies", async () => {
+    const sim = await SimCluster.start({ members: 50, seed: 21, spreadMs: 100, jitter: 0.05 });
     sim.bootstrap();
     sim.runFor(300_000);
     const members = [...sim.members.values()];
@@ -31,7 +31,7 @@ describe("Vivaldi in the simulated cluster", () => {
     for (const a of members) {
       for (const b of members) {
         if (a.name >= b.name) continue;
-        const est = distance(a.coordinates.client.coordinate(), b.coordinates.client.coordinate()) * 1000;
+        const est = coordinateDistance(a.node.coordinate(), b.node.coordinate()) * 1000;
         const rtt = 2 * sim.baseLatency(a.name, b.name);
         estimated.push(est);
         actual.push(rtt);
@@ -40,6 +40,6 @@ describe("Vivaldi in the simulated cluster", () => {
     }
     expect(pearson(estimated, actual)).toBeGreaterThan(0.9);
     expect(relativeError / actual.length).toBeLessThan(0.25);
-    for (const m of members) expect(m.coordinates.client.coordinate().Error).toBeLessThan(0.5);
+    for (const m of members) expect(m.node.coordinate().Error).toBeLessThan(0.5);
   });
 });

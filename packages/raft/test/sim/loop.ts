@@ -1,4 +1,4 @@
-import { EventQueue } from "./event-queue.js";
+import { EventQueue } from "@cairn/testkit";
 
 /** Who an event belongs to: it is void once that life ended, and waits while its process is stalled. */
 export interface Owner {

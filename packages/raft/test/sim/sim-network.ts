@@ -1,7 +1,7 @@
+import type { Prng } from "@cairn/testkit";
 import type { Message, NodeId } from "../../src/core/types.js";
 import type { Transport, TransportInbound } from "../../src/node/ports.js";
 import type { Owner, SimLoop } from "./loop.js";
-import type { Prng } from "./prng.js";
 
 /** What the network needs to know of a server: its current process, if it runs. */
 export interface NetworkHost {

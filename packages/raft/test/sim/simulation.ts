@@ -1,8 +1,8 @@
+import { Prng } from "@cairn/testkit";
 import type { Entry, Message } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
 import { ClientHistory } from "./history.js";
 import { type Owner, SimLoop } from "./loop.js";
-import { Prng } from "./prng.js";
 import { SimNetwork } from "./sim-network.js";
 import { type ServerWorld, type SimNodeOptions, SimServer } from "./sim-server.js";
 import { encodeWrite, type SmState } from "./state-machine.js";

@@ -5,9 +5,9 @@
 // long writes stop after a leader crashes or hands over, and whether event-loop stalls (of one server, or
 // of all at once as on a starved host) cause leader changes.
 
+import { Prng } from "@cairn/testkit";
 import type { Entry } from "../../src/core/types.js";
 import { type Owner, SimLoop } from "./loop.js";
-import { Prng } from "./prng.js";
 import { SimNetwork } from "./sim-network.js";
 import { type ServerWorld, SimServer } from "./sim-server.js";
 import { encodeWrite } from "./state-machine.js";

@@ -19,6 +19,11 @@ export class EventQueue<T> {
     }
   }
 
+  /** When the earliest event is due; +Infinity when empty. */
+  peekTime(): number {
+    return this.heap[0]?.at ?? Number.POSITIVE_INFINITY;
+  }
+
   /** The earliest event, or undefined when empty. */
   pop(): { at: number; item: T } | undefined {
     const h = this.heap;

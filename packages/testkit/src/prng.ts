@@ -1,4 +1,7 @@
-/** sfc32: a small, fast, seedable PRNG. The simulator's only source of randomness, so a seed replays exactly. */
+/**
+ * sfc32: a small, fast, seedable PRNG. The only source of randomness in every simulation and chaos run, so a
+ * seed replays exactly.
+ */
 export class Prng {
   private a: number;
   private b: number;
@@ -40,6 +43,16 @@ export class Prng {
   pick<T>(items: readonly T[]): T {
     if (items.length === 0) throw new Error("pick from empty list");
     return items[Math.floor(this.next() * items.length)]!;
+  }
+
+  /** A fresh array in uniformly random order (Fisher-Yates). */
+  shuffle<T>(items: readonly T[]): T[] {
+    const out = [...items];
+    for (let i = out.length - 1; i > 0; i--) {
+      const j = this.int(0, i);
+      [out[i], out[j]] = [out[j]!, out[i]!];
+    }
+    return out;
   }
 
   /** An independent stream, so one component's draws do not shift another's. */
