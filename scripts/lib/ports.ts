@@ -1,38 +1,32 @@
-// Free loopback ports for servers a harness is about to start (the OS picks them; they are released at
-// once, so the server must bind them right after).
+// Free loopback ports for servers a harness is about to start. They are released at once, so the server
+// must bind them soon after; they are chosen so that nothing else is likely to take them meanwhile.
 
 import { createServer, type Server } from "node:net";
-
-function listenOnAnyPort(): Promise<Server> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => resolve(server));
-  });
-}
-
-function portOf(server: Server): number {
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address for a free port");
-  return address.port;
-}
-
-/** `count` distinct ports that were free on 127.0.0.1 a moment ago (all held at once, so none repeats). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(Array.from({ length: count }, listenOnAnyPort));
-  const ports = servers.map(portOf);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
-
-export async function freePort(): Promise<number> {
-  const [port] = await freePorts(1);
-  return port!;
-}
 
 /** Below Linux's default ephemeral range (32768-60999), where outgoing connections take their ports. */
 const STABLE_MIN = 10_000;
 const STABLE_MAX = 32_000;
+/** How many slices the range is cut into: more than the suite's parallel workers. */
+const SLICES = 16;
+
+/**
+ * The ports this process draws from. Each vitest worker (VITEST_POOL_ID 1..N, unique among the files running
+ * at once) has its own slice, so two test files starting agents at the same time never pick the same port:
+ * a port is released between being picked and being bound by the agent, seconds later on a busy machine.
+ * Outside vitest (benchmarks, scripts), the whole range.
+ */
+function ownRange(): { min: number; size: number } {
+  const pool = Number(process.env.VITEST_POOL_ID ?? 0);
+  if (!Number.isInteger(pool) || pool < 1) return { min: STABLE_MIN, size: STABLE_MAX - STABLE_MIN };
+  const size = Math.floor((STABLE_MAX - STABLE_MIN) / SLICES);
+  return { min: STABLE_MIN + ((pool - 1) % SLICES) * size, size };
+}
+
+/**
+ * Where the next pick starts: ports are handed out in turn from a random start, so a process does not hand
+ * out again a port it gave a moment ago (whose agent may not have bound it yet).
+ */
+let cursor = Math.floor(Math.random() * ownRange().size);
 
 function listenOn(port: number): Promise<Server | undefined> {
   return new Promise((resolve) => {
@@ -43,18 +37,19 @@ function listenOn(port: number): Promise<Server | undefined> {
 }
 
 /**
- * Like `freePorts`, but below the ephemeral range: a port the OS hands out for listen(0) is also where any
- * outgoing connection on the host may land before the agent binds it (EADDRINUSE at start on a busy
- * machine), which matters when many agents start over many seconds.
+ * `count` distinct ports that were free on 127.0.0.1 a moment ago, below the ephemeral range: a port the OS
+ * hands out for listen(0) is also where any outgoing connection on the host may land before the agent binds
+ * it (EADDRINUSE at start on a busy machine), which matters when many agents start over many seconds.
  */
 export async function stablePorts(count: number): Promise<number[]> {
   const held: Server[] = [];
   const ports: number[] = [];
   try {
     for (let attempts = 0; ports.length < count; attempts++) {
-      if (attempts > count * 50) throw new Error(`no ${count} free ports below ${STABLE_MAX}`);
-      const port = STABLE_MIN + Math.floor(Math.random() * (STABLE_MAX - STABLE_MIN));
-      if (ports.includes(port)) continue;
+      const { min, size } = ownRange();
+      if (attempts > Math.min(size, count * 50))
+        throw new Error(`no ${count} free ports in ${min}-${min + size}`);
+      const port = min + (cursor++ % size);
       const server = await listenOn(port);
       if (server === undefined) continue;
       held.push(server);
@@ -64,4 +59,14 @@ export async function stablePorts(count: number): Promise<number[]> {
     await Promise.all(held.map((s) => new Promise((resolve) => s.close(resolve))));
   }
   return ports;
+}
+
+/** `count` distinct ports that were free on 127.0.0.1 a moment ago; see `stablePorts`. */
+export function freePorts(count: number): Promise<number[]> {
+  return stablePorts(count);
+}
+
+export async function freePort(): Promise<number> {
+  const [port] = await stablePorts(1);
+  return port!;
 }
