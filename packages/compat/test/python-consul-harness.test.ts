@@ -74,10 +74,16 @@ async function startConsulInstance(acl?: { master: string; agent: string | null 
     },
     60_000,
   );
-  await http(`${instance.base}agent/service/register${token}`, "PUT", '{"name": "foo"}');
+  // Right after the election the leader may not have set up ACLs yet (the master token is created by its
+  // first duties), so a refused registration is tried again until it is taken.
+  await waitFor("foo registered", async () => {
+    const r = await http(`${instance.base}agent/service/register${token}`, "PUT", '{"name": "foo"}');
+    if (r.status !== 200) throw new Error(`register answered ${r.status} ${r.text.trim()}`);
+    return true;
+  });
   await waitFor("foo in health", async () => {
     const r = await http(`${instance.base}health/service/foo${token}`);
-    return r.text.trim() !== "[]" ? true : undefined;
+    return r.status === 200 && r.text.trim() !== "[]" ? true : undefined;
   });
   await http(`${instance.base}agent/service/deregister/foo${token}`, "PUT");
   return instance;

@@ -106,8 +106,8 @@ describe("a snapshot restore larger than one Raft entry", () => {
       archive.subarray(10 * 1024 * 1024 + 7),
     ]);
     const put = await fetch(`${agent!.url}/v1/snapshot`, { method: "PUT", body: bad });
-    expect(put.status).toBe(400);
-    expect(await put.text()).toMatch(/Invalid snapshot/);
+    const answer = { status: put.status, body: await put.text() };
+    expect(answer).toMatchObject({ status: 400, body: expect.stringMatching(/Invalid snapshot/) });
     for (const a of scratch.agents) {
       const r = await http(`${a.url}/v1/kv/after-restore?consistent`);
       expect(r.status).toBe(200);
