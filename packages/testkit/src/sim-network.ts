@@ -143,7 +143,10 @@ export class SimNetwork<M> {
    */
   stream(from: string, to: string, maxChunks: number, handlers: StreamHandlers): void {
     const receiver = this.endpoints.get(to);
-    if (!receiver) return handlers.broken();
+    if (!receiver) {
+      handlers.broken();
+      return;
+    }
     const chunks = this.prng.int(1, maxChunks);
     const owner = this.streamOwner(to);
     let received = 0;
@@ -211,8 +214,8 @@ export class SimNetwork<M> {
   }
 
   private deliverLater(from: string, to: string, message: M): void {
-    this.clock.after(
-      this.delay(from, to),
+    this.clock.schedule(
+      this.clock.now() + this.delay(from, to),
       () => {
         if (!this.connected(from, to)) {
           this.counters.partitioned++;

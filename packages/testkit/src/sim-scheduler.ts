@@ -1,8 +1,6 @@
 import type { Owner, VirtualClock } from "./virtual-clock.js";
 
-interface Timer {
-  cancelled: boolean;
-}
+type Timer = { cancelled: boolean };
 
 /**
  * One simulated process's timers and clock (the setTimeout/setInterval/setImmediate shape of Node's, as
@@ -22,15 +20,7 @@ export class SimScheduler {
   }
 
   setTimeout(fn: () => void, ms: number): Timer {
-    const t: Timer = { cancelled: false };
-    this.clock.after(
-      ms,
-      () => {
-        if (!t.cancelled) fn();
-      },
-      this.owner,
-    );
-    return t;
+    return this.clock.schedule(this.clock.now() + ms, fn, this.owner);
   }
 
   clearTimeout(handle: unknown): void {
@@ -41,10 +31,10 @@ export class SimScheduler {
     const t: Timer = { cancelled: false };
     const fire = () => {
       if (t.cancelled) return;
-      this.clock.after(ms, fire, this.owner);
+      this.clock.schedule(this.clock.now() + ms, fire, this.owner);
       fn();
     };
-    this.clock.after(ms, fire, this.owner);
+    this.clock.schedule(this.clock.now() + ms, fire, this.owner);
     return t;
   }
 
@@ -53,6 +43,6 @@ export class SimScheduler {
   }
 
   setImmediate(fn: () => void): void {
-    this.clock.after(0, fn, this.owner);
+    this.clock.schedule(this.clock.now(), fn, this.owner);
   }
 }

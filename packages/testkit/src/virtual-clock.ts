@@ -54,11 +54,17 @@ export class VirtualClock {
 
   /** Runs `fn` at virtual time `time`, or at once on the next step when that is already past. */
   at(time: number, fn: () => void, owner: Owner | null = null): Cancel {
-    const timer: Timer = { run: fn, owner, cancelled: false };
-    this.queue.push(Math.max(this.time, time), timer);
+    const timer = this.schedule(time, fn, owner);
     return () => {
       timer.cancelled = true;
     };
+  }
+
+  /** As `at`, without making a Cancel: the simulators' hot path (every message, disk write and timer). */
+  schedule(time: number, fn: () => void, owner: Owner | null = null): { cancelled: boolean } {
+    const timer: Timer = { run: fn, owner, cancelled: false };
+    this.queue.push(Math.max(this.time, time), timer);
+    return timer;
   }
 
   /** Timers scheduled and not yet run (cancelled ones included until their time comes). */

@@ -1,8 +1,8 @@
+import { type Owner, SimScheduler, type VirtualClock } from "@cairn/testkit";
 import pino from "pino";
 import type { Entry, NodeId, Role } from "../../src/core/types.js";
 import type { TransportInbound } from "../../src/node/ports.js";
 import { RaftNode, type RaftNodeOptions } from "../../src/node.js";
-import { type Owner, SimScheduler, type VirtualClock } from "@cairn/testkit";
 import { type Disk, emptyDisk, SimStorage } from "./sim-storage.js";
 import { type NetworkHost, type SimRaftNetwork, SimTransport } from "./sim-transport.js";
 import { SimStateMachine, type SmResult, type SmState } from "./state-machine.js";

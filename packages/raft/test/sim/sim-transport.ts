@@ -1,5 +1,4 @@
-import type { Owner, Prng, VirtualClock } from "@cairn/testkit";
-import { SimNetwork } from "@cairn/testkit";
+import { type Owner, type Prng, SimNetwork, type VirtualClock } from "@cairn/testkit";
 import type { Message, NodeId } from "../../src/core/types.js";
 import type { Transport, TransportInbound } from "../../src/node/ports.js";
 

@@ -2,8 +2,8 @@ import { type Owner, Prng, VirtualClock } from "@cairn/testkit";
 import type { Entry, Message } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
 import { ClientHistory } from "./history.js";
-import { SimRaftNetwork } from "./sim-transport.js";
 import { type ServerWorld, type SimNodeOptions, SimServer } from "./sim-server.js";
+import { SimRaftNetwork } from "./sim-transport.js";
 import { encodeWrite, type SmState } from "./state-machine.js";
 
 /** Simulated milliseconds per tick (each server's clock is a few percent off, see makeServer). */
@@ -144,10 +144,10 @@ export class Simulation implements ServerWorld {
       this.network.add(s);
     }
     // Processes start at different moments, so their tick timers run out of phase as real ones do.
-    for (const s of first) this.clock.at(r.int(1, TICK), () => s.start());
-    this.clock.at(r.int(0, 300), () => this.fault());
-    this.clock.at(r.int(0, 50), () => this.client());
-    this.clock.at(this.chaosEnd, () => this.heal());
+    for (const s of first) this.clock.schedule(r.int(1, TICK), () => s.start());
+    this.clock.schedule(r.int(0, 300), () => this.fault());
+    this.clock.schedule(r.int(0, 50), () => this.client());
+    this.clock.schedule(this.chaosEnd, () => this.heal());
   }
 
   async run(): Promise<SimResult> {
@@ -216,7 +216,7 @@ export class Simulation implements ServerWorld {
 
   sync(s: SimServer, owner: Owner, land: () => void): Promise<void> {
     return new Promise((resolve) => {
-      this.clock.at(
+      this.clock.schedule(
         this.clock.now() + this.rng.int(0, this.fsyncMax),
         () => {
           const crash =
@@ -258,10 +258,10 @@ export class Simulation implements ServerWorld {
     // Often the survivors find out at once that the process is gone (its address refuses connections, as
     // the transport tells RaftNode) and those that followed it campaign without waiting out its silence.
     if (this.rng.chance(0.5)) {
-      this.clock.at(this.clock.now() + this.rng.int(1, 100), () => this.refused(s));
+      this.clock.schedule(this.clock.now() + this.rng.int(1, 100), () => this.refused(s));
     }
     const downFor = this.rng.int(TICK, this.rng.pick([1, 3, 15, 40]) * TICK);
-    this.clock.at(this.clock.now() + downFor, () => {
+    this.clock.schedule(this.clock.now() + downFor, () => {
       if (s.alive || s.retired) return;
       this.record(`restart ${s.id}`);
       s.start();
@@ -273,7 +273,7 @@ export class Simulation implements ServerWorld {
     for (const s of this.servers.values()) {
       const p = s.process;
       if (!p) continue;
-      this.clock.at(this.clock.now(), () => p.inbound.onRefused(gone.id), p.owner);
+      this.clock.schedule(this.clock.now(), () => p.inbound.onRefused(gone.id), p.owner);
     }
   }
 
@@ -314,7 +314,7 @@ export class Simulation implements ServerWorld {
   private client(): void {
     // The last stretch is quiet so every acknowledged write can reach every member.
     if (this.clock.now() > this.end - 40 * TICK) return;
-    this.clock.at(this.clock.now() + this.rng.int(5, 60), () => this.client());
+    this.clock.schedule(this.clock.now() + this.rng.int(5, 60), () => this.client());
     const live = this.liveServers();
     if (live.length === 0) return;
     const r = this.rng;
@@ -354,7 +354,7 @@ export class Simulation implements ServerWorld {
 
   private fault(): void {
     if (this.healed) return;
-    this.clock.at(this.clock.now() + this.rng.int(20, 400), () => this.fault());
+    this.clock.schedule(this.clock.now() + this.rng.int(20, 400), () => this.fault());
     const r = this.rng;
     const net = this.network.net;
     const ids = [...this.servers.keys()];

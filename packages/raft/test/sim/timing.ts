@@ -7,8 +7,8 @@
 
 import { type Owner, Prng, VirtualClock } from "@cairn/testkit";
 import type { Entry } from "../../src/core/types.js";
-import { SimRaftNetwork } from "./sim-transport.js";
 import { type ServerWorld, SimServer } from "./sim-server.js";
+import { SimRaftNetwork } from "./sim-transport.js";
 import { encodeWrite } from "./state-machine.js";
 
 export const TICK_MS = 100;
@@ -74,7 +74,7 @@ export class TimingSim implements ServerWorld {
       this.network.add(s);
     }
     // Processes start at different moments, so their tick timers run out of phase as real ones do.
-    for (const s of this.servers) this.clock.at(this.rng.int(1, TICK_MS), () => s.start());
+    for (const s of this.servers) this.clock.schedule(this.rng.int(1, TICK_MS), () => s.start());
   }
 
   get now(): number {
@@ -87,7 +87,7 @@ export class TimingSim implements ServerWorld {
   }
 
   at(time: number, fn: () => void): void {
-    this.clock.at(time, fn);
+    this.clock.schedule(time, fn);
   }
 
   leader(): SimServer | undefined {
@@ -127,7 +127,7 @@ export class TimingSim implements ServerWorld {
       if (s.alive) return;
       for (const o of this.servers) {
         const p = o.process;
-        if (p) this.clock.at(this.now, () => p.inbound.onRefused(s.id), p.owner);
+        if (p) this.clock.schedule(this.now, () => p.inbound.onRefused(s.id), p.owner);
       }
     });
   }
@@ -173,7 +173,7 @@ export class TimingSim implements ServerWorld {
 
   sync(_s: SimServer, owner: Owner, land: () => void): Promise<void> {
     return new Promise((resolve) =>
-      this.clock.at(
+      this.clock.schedule(
         this.now + this.rng.int(1, 3),
         () => {
           land();
