@@ -1,4 +1,10 @@
 export { EventQueue } from "./event-queue.js";
 export { Prng } from "./prng.js";
-export { SimNetwork, type SimNetworkOptions, type SimNetworkStats } from "./sim-network.js";
-export { type Cancel, VirtualClock } from "./virtual-clock.js";
+export {
+  SimNetwork,
+  type SimNetworkOptions,
+  type SimNetworkStats,
+  type StreamHandlers,
+} from "./sim-network.js";
+export { SimScheduler } from "./sim-scheduler.js";
+export { type Cancel, type Owner, VirtualClock } from "./virtual-clock.js";

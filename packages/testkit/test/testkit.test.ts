@@ -1,5 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { EventQueue, Prng, SimNetwork, VirtualClock } from "../src/index.js";
+import { EventQueue, type Owner, Prng, SimNetwork, SimScheduler, VirtualClock } from "../src/index.js";
+
+/** A simulated process that can crash (live) and stall (pausedUntil). */
+function process_(): { live: boolean; pausedUntil: number } & Owner {
+  return { live: true, pausedUntil: 0 };
+}
 
 describe("Prng", () => {
   it("replays from its seed, and forks independent streams", () => {
@@ -39,6 +44,111 @@ describe("VirtualClock", () => {
     expect(clock.now()).toBe(15);
     clock.runFor(100);
     expect(ran).toEqual(["a@10", "b@20"]);
+  });
+});
+
+describe("VirtualClock owners and async runs", () => {
+  it("drops a crashed owner's timers, holds a stalled one's until it resumes, and runs continuations between events", async () => {
+    const clock = new VirtualClock();
+    const a = process_();
+    const b = process_();
+    const ran: string[] = [];
+    clock.after(10, () => ran.push(`a@${clock.now()}`), a);
+    clock.after(10, () => ran.push(`b@${clock.now()}`), b);
+    clock.after(5, () => {
+      a.live = false;
+      b.pausedUntil = 30;
+    });
+    clock.after(20, () => {
+      void Promise.resolve().then(() => ran.push(`continuation@${clock.now()}`));
+    });
+    clock.after(20, () => ran.push(`next@${clock.now()}`));
+    const owners: (Owner | null)[] = [];
+    await clock.runUntilAsync(100, (owner) => owners.push(owner));
+    expect(ran).toEqual(["continuation@20", "next@20", "b@30"]);
+    expect(owners.filter((o) => o === b)).toHaveLength(1);
+    expect(clock.events).toBe(4);
+    expect(clock.now()).toBe(100);
+  });
+
+  it("SimScheduler: a process's timers and intervals on the clock, cancellable, with its clock held back by lag", () => {
+    const clock = new VirtualClock();
+    const p = process_();
+    let lag = 0;
+    const s = new SimScheduler(clock, p, () => lag);
+    const ran: number[] = [];
+    const t = s.setTimeout(() => ran.push(-1), 10);
+    s.clearTimeout(t);
+    const i = s.setInterval(() => ran.push(clock.now()), 10);
+    s.setImmediate(() => ran.push(0));
+    clock.runUntil(25);
+    p.pausedUntil = 55;
+    clock.runUntil(60);
+    s.clearInterval(i);
+    clock.runUntil(100);
+    // The interval due at 30, 40 and 50 during the stall fires once, late, at 55.
+    expect(ran).toEqual([0, 10, 20, 55]);
+    lag = 7;
+    expect(s.now()).toBe(93);
+  });
+});
+
+describe("SimNetwork faults", () => {
+  it("cuts links one way, also what is in flight, duplicates, and holds deliveries for a stalled receiver", () => {
+    const clock = new VirtualClock();
+    const net = new SimNetwork<number>(clock, new Prng(3), { delay: () => 10 });
+    const got: string[] = [];
+    const b = process_();
+    net.attach("a", (from, m) => got.push(`${from}>a:${m}@${clock.now()}`));
+    net.attach("b", (from, m) => got.push(`${from}>b:${m}@${clock.now()}`), b);
+    net.send("a", "b", 1);
+    net.cut("a", "b");
+    expect(net.connected("b", "a")).toBe(true);
+    expect(net.send("a", "b", 2)).toBe(false);
+    net.send("b", "a", 3);
+    clock.runFor(20);
+    expect(got).toEqual(["b>a:3@10"]);
+    net.heal();
+    b.pausedUntil = 50;
+    net.configure({ duplicate: 1 });
+    net.send("a", "b", 4);
+    clock.runFor(100);
+    expect(got.slice(1)).toEqual(["a>b:4@50", "a>b:4@50"]);
+    // Nothing attached where an owned endpoint was: what arrives there is void.
+    net.detach("b");
+    net.send("a", "b", 5);
+    const events = clock.events;
+    clock.runFor(100);
+    expect(clock.events).toBe(events);
+  });
+
+  it("dial redials across a cut; a stream breaks when its receiver restarts and completes otherwise", () => {
+    const clock = new VirtualClock();
+    const net = new SimNetwork<number>(clock, new Prng(5), { delay: () => 10 });
+    net.attach("b", () => {}, process_());
+    net.cut("a", "b");
+    let connectedAt = -1;
+    net.dial(
+      "a",
+      "b",
+      () => (connectedAt = clock.now()),
+      () => true,
+      25,
+    );
+    clock.runUntil(50);
+    net.heal();
+    clock.runUntil(200);
+    // Cut at 10 and at 45 (10 + 25 + 10); the redial after that arrives at 80.
+    expect(connectedAt).toBe(80);
+
+    const outcome: string[] = [];
+    net.stream("a", "b", 4, { done: () => outcome.push("done"), broken: () => outcome.push("broken") });
+    clock.runFor(100);
+    net.stream("a", "b", 1, { done: () => outcome.push("done"), broken: () => outcome.push("broken") });
+    net.attach("b", () => {}, process_());
+    clock.runFor(100);
+    net.stream("a", "c", 1, { done: () => outcome.push("done"), broken: () => outcome.push("broken") });
+    expect(outcome).toEqual(["done", "broken", "broken"]);
   });
 });
 

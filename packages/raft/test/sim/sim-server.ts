@@ -1,11 +1,10 @@
+import { type Owner, SimScheduler, type VirtualClock } from "@cairn/testkit";
 import pino from "pino";
 import type { Entry, NodeId, Role } from "../../src/core/types.js";
 import type { TransportInbound } from "../../src/node/ports.js";
 import { RaftNode, type RaftNodeOptions } from "../../src/node.js";
-import type { Owner, SimLoop } from "./loop.js";
-import { type NetworkHost, type SimNetwork, SimTransport } from "./sim-network.js";
-import { SimScheduler } from "./sim-scheduler.js";
 import { type Disk, emptyDisk, SimStorage } from "./sim-storage.js";
+import { type NetworkHost, type SimRaftNetwork, SimTransport } from "./sim-transport.js";
 import { SimStateMachine, type SmResult, type SmState } from "./state-machine.js";
 
 const silent = pino({ level: "silent" });
@@ -18,8 +17,8 @@ export type SimNodeOptions = Omit<
 
 /** What a simulated server reports to the simulation around it (checks, statistics, crashes). */
 export interface ServerWorld {
-  readonly loop: SimLoop;
-  readonly network: SimNetwork;
+  readonly clock: VirtualClock;
+  readonly network: SimRaftNetwork;
   /** Schedules the fsync of `s`'s write, possibly crashing `s` just before or after it lands. */
   sync(s: SimServer, owner: Owner, land: () => void): Promise<void>;
   persisted(s: SimServer, entries: Entry[], prevTerm: number): void;
@@ -95,8 +94,8 @@ export class SimServer implements NetworkHost {
       },
       server: this.id,
     };
-    const { loop, network } = this.world;
-    const scheduler = new SimScheduler(loop, owner, () => this.lag);
+    const { clock, network } = this.world;
+    const scheduler = new SimScheduler(clock, owner, () => this.lag);
     const storage = new SimStorage(this.disk, {
       sync: (land) => this.world.sync(this, owner, land),
       persisted: (entries, prevTerm) => this.world.persisted(this, entries, prevTerm),
@@ -147,6 +146,7 @@ export class SimServer implements NetworkHost {
 
   crash(): void {
     this.life++;
+    if (this.process) this.world.network.stopped(this);
     this.node = null;
     this.process = null;
     this.pausedUntil = 0;

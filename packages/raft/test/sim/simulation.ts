@@ -1,10 +1,9 @@
-import { Prng } from "@cairn/testkit";
+import { type Owner, Prng, VirtualClock } from "@cairn/testkit";
 import type { Entry, Message } from "../../src/core/types.js";
 import { InvariantViolation, SafetyChecker } from "./checker.js";
 import { ClientHistory } from "./history.js";
-import { type Owner, SimLoop } from "./loop.js";
-import { SimNetwork } from "./sim-network.js";
 import { type ServerWorld, type SimNodeOptions, SimServer } from "./sim-server.js";
+import { SimRaftNetwork } from "./sim-transport.js";
 import { encodeWrite, type SmState } from "./state-machine.js";
 
 /** Simulated milliseconds per tick (each server's clock is a few percent off, see makeServer). */
@@ -59,8 +58,8 @@ export interface SimResult {
  */
 export class Simulation implements ServerWorld {
   private readonly rng: Prng;
-  readonly loop = new SimLoop();
-  readonly network: SimNetwork;
+  readonly clock = new VirtualClock();
+  readonly network: SimRaftNetwork;
   private readonly servers = new Map<string, SimServer>();
   private readonly checker = new SafetyChecker();
   /** Ring buffer of recent happenings; messages are formatted only when a failure prints the trace. */
@@ -105,7 +104,7 @@ export class Simulation implements ServerWorld {
   constructor(private readonly opts: SimOptions) {
     this.rng = new Prng(opts.seed);
     const r = this.rng;
-    this.network = new SimNetwork(this.loop, r.fork(), TICK);
+    this.network = new SimRaftNetwork(this.clock, r.fork(), TICK);
     this.chaosEnd = (opts.chaosTicks ?? 250) * TICK;
     this.end = this.chaosEnd + Math.max(opts.healTicks ?? 250, 100) * TICK;
     this.traceSize = opts.traceSize ?? 200;
@@ -145,15 +144,15 @@ export class Simulation implements ServerWorld {
       this.network.add(s);
     }
     // Processes start at different moments, so their tick timers run out of phase as real ones do.
-    for (const s of first) this.loop.at(r.int(1, TICK), null, () => s.start());
-    this.loop.at(r.int(0, 300), null, () => this.fault());
-    this.loop.at(r.int(0, 50), null, () => this.client());
-    this.loop.at(this.chaosEnd, null, () => this.heal());
+    for (const s of first) this.clock.schedule(r.int(1, TICK), () => s.start());
+    this.clock.schedule(r.int(0, 300), () => this.fault());
+    this.clock.schedule(r.int(0, 50), () => this.client());
+    this.clock.schedule(this.chaosEnd, () => this.heal());
   }
 
   async run(): Promise<SimResult> {
     try {
-      await this.loop.runUntil(this.end, (owner) => this.afterEvent(owner));
+      await this.clock.runUntilAsync(this.end, (owner) => this.afterEvent(owner));
       this.checkEnd();
       return { seed: this.opts.seed, ok: true, trace: [], stats: this.finalStats() };
     } catch (e) {
@@ -167,7 +166,7 @@ export class Simulation implements ServerWorld {
     const h = this.history;
     return {
       ...this.stats,
-      events: this.loop.events,
+      events: this.clock.events,
       writesAcked: h.acked,
       readsChecked: h.readsChecked,
       leaseReads: h.leaseReads,
@@ -217,18 +216,22 @@ export class Simulation implements ServerWorld {
 
   sync(s: SimServer, owner: Owner, land: () => void): Promise<void> {
     return new Promise((resolve) => {
-      this.loop.at(this.loop.now + this.rng.int(0, this.fsyncMax), owner, () => {
-        const crash =
-          !this.healed && this.rng.chance(this.fsyncCrash)
-            ? this.rng.pick(["before", "after"] as const)
-            : null;
-        // "before": whatever was sent already (a leader's appends) is out, the write itself is lost.
-        if (crash) this.record(`${s.id} crashes right ${crash} its write lands`);
-        if (crash === "before") return this.crash(s);
-        land();
-        if (crash === "after") return this.crash(s);
-        resolve();
-      });
+      this.clock.schedule(
+        this.clock.now() + this.rng.int(0, this.fsyncMax),
+        () => {
+          const crash =
+            !this.healed && this.rng.chance(this.fsyncCrash)
+              ? this.rng.pick(["before", "after"] as const)
+              : null;
+          // "before": whatever was sent already (a leader's appends) is out, the write itself is lost.
+          if (crash) this.record(`${s.id} crashes right ${crash} its write lands`);
+          if (crash === "before") return this.crash(s);
+          land();
+          if (crash === "after") return this.crash(s);
+          resolve();
+        },
+        owner,
+      );
     });
   }
 
@@ -255,10 +258,10 @@ export class Simulation implements ServerWorld {
     // Often the survivors find out at once that the process is gone (its address refuses connections, as
     // the transport tells RaftNode) and those that followed it campaign without waiting out its silence.
     if (this.rng.chance(0.5)) {
-      this.loop.at(this.loop.now + this.rng.int(1, 100), null, () => this.refused(s));
+      this.clock.schedule(this.clock.now() + this.rng.int(1, 100), () => this.refused(s));
     }
     const downFor = this.rng.int(TICK, this.rng.pick([1, 3, 15, 40]) * TICK);
-    this.loop.at(this.loop.now + downFor, null, () => {
+    this.clock.schedule(this.clock.now() + downFor, () => {
       if (s.alive || s.retired) return;
       this.record(`restart ${s.id}`);
       s.start();
@@ -270,7 +273,7 @@ export class Simulation implements ServerWorld {
     for (const s of this.servers.values()) {
       const p = s.process;
       if (!p) continue;
-      this.loop.at(this.loop.now, p.owner, () => p.inbound.onRefused(gone.id));
+      this.clock.schedule(this.clock.now(), () => p.inbound.onRefused(gone.id), p.owner);
     }
   }
 
@@ -291,7 +294,7 @@ export class Simulation implements ServerWorld {
   // ---------------------------------------------------------------- clients and faults
 
   private liveServers(): SimServer[] {
-    return [...this.servers.values()].filter((s) => s.alive && s.pausedUntil <= this.loop.now);
+    return [...this.servers.values()].filter((s) => s.alive && s.pausedUntil <= this.clock.now());
   }
 
   /** The live leader with the highest term, if any. */
@@ -310,8 +313,8 @@ export class Simulation implements ServerWorld {
 
   private client(): void {
     // The last stretch is quiet so every acknowledged write can reach every member.
-    if (this.loop.now > this.end - 40 * TICK) return;
-    this.loop.at(this.loop.now + this.rng.int(5, 60), null, () => this.client());
+    if (this.clock.now() > this.end - 40 * TICK) return;
+    this.clock.schedule(this.clock.now() + this.rng.int(5, 60), () => this.client());
     const live = this.liveServers();
     if (live.length === 0) return;
     const r = this.rng;
@@ -325,13 +328,13 @@ export class Simulation implements ServerWorld {
         (result) =>
           this.guard(() => {
             this.history.writeAnswered(id, result);
-            if (this.healed && this.firstAckAfterHeal === null) this.firstAckAfterHeal = this.loop.now;
+            if (this.healed && this.firstAckAfterHeal === null) this.firstAckAfterHeal = this.clock.now();
           }),
         () => {},
       );
     } else {
       const lease = r.chance(0.5);
-      const served = this.history.readInvoked(lease, this.loop.now);
+      const served = this.history.readInvoked(lease, this.clock.now());
       node.readIndex({ lease }).then(
         () => this.guard(() => served(s)),
         () => {},
@@ -351,15 +354,15 @@ export class Simulation implements ServerWorld {
 
   private fault(): void {
     if (this.healed) return;
-    this.loop.at(this.loop.now + this.rng.int(20, 400), null, () => this.fault());
+    this.clock.schedule(this.clock.now() + this.rng.int(20, 400), () => this.fault());
     const r = this.rng;
-    const cut = this.network.cut;
+    const net = this.network.net;
     const ids = [...this.servers.keys()];
     switch (this.pickFault()) {
       case 0: {
         const side = new Set(ids.filter(() => r.chance(0.5)));
-        cut.clear();
-        for (const a of ids) for (const b of ids) if (side.has(a) !== side.has(b)) cut.add(`${a}>${b}`);
+        net.heal();
+        for (const a of ids) for (const b of ids) if (side.has(a) !== side.has(b)) net.cut(a, b);
         this.record(`partition {${[...side].join(",")}} | rest`);
         return;
       }
@@ -367,8 +370,8 @@ export class Simulation implements ServerWorld {
         const victim = r.chance(0.6) ? (this.leader()?.id ?? r.pick(ids)) : r.pick(ids);
         for (const o of ids) {
           if (o === victim) continue;
-          cut.add(`${victim}>${o}`);
-          cut.add(`${o}>${victim}`);
+          net.cut(victim, o);
+          net.cut(o, victim);
         }
         this.record(`isolate ${victim}`);
         return;
@@ -378,13 +381,13 @@ export class Simulation implements ServerWorld {
         const a = r.chance(0.6) ? (this.leader()?.id ?? r.pick(ids)) : r.pick(ids);
         const b = r.pick(ids);
         if (a === b) return;
-        cut.add(`${a}>${b}`);
+        net.cut(a, b);
         this.record(`cut one way ${a}>${b}`);
         return;
       }
       case 3:
       case 4:
-        cut.clear();
+        net.heal();
         this.record("network healed");
         return;
       case 5: {
@@ -407,7 +410,7 @@ export class Simulation implements ServerWorld {
         return;
       case 9: {
         const l = this.leader();
-        if (!l || l.pausedUntil > this.loop.now) return;
+        if (!l || l.pausedUntil > this.clock.now()) return;
         const to = r.pick(l.core!.status(false).conf.voters);
         const started = l.core!.status(false).leadTransferee;
         l.node!.transferLeadership(to).catch(() => {});
@@ -420,8 +423,8 @@ export class Simulation implements ServerWorld {
         const live = this.liveServers();
         if (live.length === 0) return;
         const s = r.chance(0.5) ? (this.leader() ?? r.pick(live)) : r.pick(live);
-        if (s.pausedUntil > this.loop.now) return;
-        s.pausedUntil = this.loop.now + r.int(1, 25) * TICK;
+        if (s.pausedUntil > this.clock.now()) return;
+        s.pausedUntil = this.clock.now() + r.int(1, 25) * TICK;
         this.record(`pause ${s.id} until ${s.pausedUntil}`);
         return;
       }
@@ -433,7 +436,7 @@ export class Simulation implements ServerWorld {
   private confChange(): void {
     const r = this.rng;
     const l = this.leader();
-    if (!l || l.pausedUntil > this.loop.now) return;
+    if (!l || l.pausedUntil > this.clock.now()) return;
     const node = l.node!;
     const before = node.core.status(false);
     const conf = before.conf;
@@ -468,8 +471,8 @@ export class Simulation implements ServerWorld {
 
   private heal(): void {
     this.healed = true;
-    this.healAt = this.loop.now;
-    this.network.cut.clear();
+    this.healAt = this.clock.now();
+    this.network.net.heal();
     this.network.conditions = { drop: 0, dup: 0, minDelay: 1, maxDelay: 20, linger: 0.01 };
     this.record("heal: network clean, every server restarted");
     for (const s of this.servers.values()) if (!s.alive && !s.retired) s.start();
@@ -500,7 +503,7 @@ export class Simulation implements ServerWorld {
   // ---------------------------------------------------------------- trace
 
   private record(what: string | Message): void {
-    const item = { at: this.loop.now, text: what };
+    const item = { at: this.clock.now(), text: what };
     if (this.trace.length < this.traceSize) this.trace.push(item);
     else {
       this.trace[this.traceAt] = item;

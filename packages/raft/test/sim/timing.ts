@@ -5,11 +5,10 @@
 // long writes stop after a leader crashes or hands over, and whether event-loop stalls (of one server, or
 // of all at once as on a starved host) cause leader changes.
 
-import { Prng } from "@cairn/testkit";
+import { type Owner, Prng, VirtualClock } from "@cairn/testkit";
 import type { Entry } from "../../src/core/types.js";
-import { type Owner, SimLoop } from "./loop.js";
-import { SimNetwork } from "./sim-network.js";
 import { type ServerWorld, SimServer } from "./sim-server.js";
+import { SimRaftNetwork } from "./sim-transport.js";
 import { encodeWrite } from "./state-machine.js";
 
 export const TICK_MS = 100;
@@ -32,8 +31,8 @@ export interface TimingOptions {
 
 export class TimingSim implements ServerWorld {
   readonly servers: SimServer[] = [];
-  readonly loop = new SimLoop();
-  readonly network: SimNetwork;
+  readonly clock = new VirtualClock();
+  readonly network: SimRaftNetwork;
   private readonly rng: Prng;
   /** Terms in which some server became leader, with the time it did. */
   readonly leaderships: { term: number; id: string; at: number }[] = [];
@@ -46,7 +45,7 @@ export class TimingSim implements ServerWorld {
   constructor(options: TimingOptions) {
     this.rng = new Prng(options.seed);
     this.compensate = options.compensateStalls ?? true;
-    this.network = new SimNetwork(this.loop, this.rng.fork(), TICK_MS);
+    this.network = new SimRaftNetwork(this.clock, this.rng.fork(), TICK_MS);
     const [minDelay, maxDelay] = options.latency ?? [1, 5];
     this.network.conditions = { drop: 0, dup: 0, minDelay, maxDelay, linger: 0 };
     const ids = Array.from({ length: options.voters }, (_, i) => `n${i + 1}`);
@@ -75,20 +74,20 @@ export class TimingSim implements ServerWorld {
       this.network.add(s);
     }
     // Processes start at different moments, so their tick timers run out of phase as real ones do.
-    for (const s of this.servers) this.loop.at(this.rng.int(1, TICK_MS), null, () => s.start());
+    for (const s of this.servers) this.clock.schedule(this.rng.int(1, TICK_MS), () => s.start());
   }
 
   get now(): number {
-    return this.loop.now;
+    return this.clock.now();
   }
 
   /** Runs events until `until` (ms). */
   runUntil(until: number): Promise<void> {
-    return this.loop.runUntil(until, () => this.afterEvent());
+    return this.clock.runUntilAsync(until, () => this.afterEvent());
   }
 
   at(time: number, fn: () => void): void {
-    this.loop.at(time, null, fn);
+    this.clock.schedule(time, fn);
   }
 
   leader(): SimServer | undefined {
@@ -128,7 +127,7 @@ export class TimingSim implements ServerWorld {
       if (s.alive) return;
       for (const o of this.servers) {
         const p = o.process;
-        if (p) this.loop.at(this.now, p.owner, () => p.inbound.onRefused(s.id));
+        if (p) this.clock.schedule(this.now, () => p.inbound.onRefused(s.id), p.owner);
       }
     });
   }
@@ -174,10 +173,14 @@ export class TimingSim implements ServerWorld {
 
   sync(_s: SimServer, owner: Owner, land: () => void): Promise<void> {
     return new Promise((resolve) =>
-      this.loop.at(this.now + this.rng.int(1, 3), owner, () => {
-        land();
-        resolve();
-      }),
+      this.clock.schedule(
+        this.now + this.rng.int(1, 3),
+        () => {
+          land();
+          resolve();
+        },
+        owner,
+      ),
     );
   }
 
