@@ -61,6 +61,7 @@ describe("RaftStorage", () => {
       hardState: { term: 0, vote: null, commit: 0 },
       snapshot: null,
       entries: [],
+      bounds: { lastIndex: 0, terms: [], confs: [] },
     });
     const conflictFree = [entry(1, 1), { index: 2, term: 1, kind: "conf", data: new Uint8Array() } as Entry];
     await s.save({ hardState: { term: 1, vote: "b", commit: 1 }, entries: conflictFree });
