@@ -50,7 +50,7 @@ export class RaftLog {
       // Storage knows the whole log's shape; `entries` are only its newest part.
       this.last = Math.max(bounds.lastIndex, offset);
       this.runs = TermRuns.from(bounds.terms);
-      this.runs.dropThrough(offset);
+      this.runs.dropThrough(offset, this.last);
       this.confs = bounds.confs
         .filter((e) => e.index > offset && e.index <= this.last)
         .map((e) => ({ index: e.index, conf: decodeConfEntry(e.data).conf }));
@@ -73,7 +73,6 @@ export class RaftLog {
     for (const e of tail) this.windowBytes += e.data.length;
     this.unstable = this.last + 1;
     this.stable = this.last;
-    this.trim();
   }
 
   lastIndex(): number {
@@ -221,16 +220,20 @@ export class RaftLog {
    */
   markStable(): void {
     this.stable = this.unstable - 1;
-    this.trim();
   }
 
-  /** Keeps the window within its limits by dropping its oldest durable entries (storage can give them back). */
-  private trim(): void {
+  /**
+   * Keeps the window within its limits by dropping its oldest entries that are durable (storage can give them
+   * back) and through `handedOff` (committed entries about to be applied stay: reading them back would only
+   * cost; uncommitted ones are bounded by the leader's flow control and CheckQuorum).
+   */
+  trim(handedOff = Number.POSITIVE_INFINITY): void {
     const first = this.windowFirst();
+    const upTo = Math.min(this.stable, handedOff);
     let n = 0;
     while (
       this.head + n < this.ents.length &&
-      first + n <= this.stable &&
+      first + n <= upTo &&
       (this.ents.length - this.head - n > this.limits.maxEntries || this.windowBytes > this.limits.maxBytes)
     ) {
       this.windowBytes -= this.ents[this.head + n]!.data.length;
@@ -267,7 +270,7 @@ export class RaftLog {
       this.head = 0;
     }
     this.fetched = this.fetched.filter((e) => e.index > index);
-    this.runs.dropThrough(index);
+    this.runs.dropThrough(index, this.last);
     this.confs = this.confs.filter((c) => c.index > index);
     this.offset = index;
     this.offsetTerm = term;

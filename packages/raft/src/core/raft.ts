@@ -145,6 +145,7 @@ export class RaftCore {
     );
     this.commit = Math.min(Math.max(restored.hardState.commit, this.applied), this.log.lastIndex());
     this.handedOff = this.applied;
+    this.log.trim(this.handedOff);
     this.prevHard = { term: this.term, vote: this.vote, commit: this.commit };
 
     const pristine = this.term === 0 && snap === null && this.log.lastIndex() === 0;
@@ -422,7 +423,10 @@ export class RaftCore {
       persistedMessages: [],
     };
     const lastHanded = r.committed[r.committed.length - 1];
-    if (lastHanded) this.handedOff = lastHanded.index;
+    if (lastHanded) {
+      this.handedOff = lastHanded.index;
+      this.log.trim(this.handedOff);
+    }
     const fetch = this.fetching ? null : this.wantedFetch();
     if (fetch) {
       this.fetching = true;
@@ -468,7 +472,10 @@ export class RaftCore {
     this.persisting = false;
     if (r.snapshot && r.snapshot.index > this.applied) this.applied = r.snapshot.index;
     // A snapshot that arrived during the write replaced the log in memory and is not on disk yet.
-    if (this.receivedSnapshot === null) this.log.markStable();
+    if (this.receivedSnapshot === null) {
+      this.log.markStable();
+      this.log.trim(this.handedOff);
+    }
     if (this.role === "leader" && this.maybeCommit()) this.broadcastPending = true;
   }
 

@@ -61,8 +61,15 @@ export class TermRuns {
     this.terms.length = n;
   }
 
-  /** Forgets entries through `index` (compacted); the run holding index + 1 now starts there. */
-  dropThrough(index: number): void {
+  /**
+   * Forgets entries through `index` (compacted) of a log ending at `last`; the run holding index + 1 now
+   * starts there.
+   */
+  dropThrough(index: number, last: number): void {
+    if (index >= last) {
+      this.clear();
+      return;
+    }
     const k = this.runOf(index + 1);
     if (k < 0) return;
     this.starts.splice(0, k);

@@ -81,7 +81,8 @@ export class TestCluster {
   flush(): void {
     for (const [id, core] of this.nodes) {
       if (this.held.has(id)) continue;
-      while (core.hasReady()) {
+      for (let n = 0; core.hasReady(); n++) {
+        if (n > 10_000) throw new Error(`${id} never runs out of Readys`);
         const r = carryOut(core);
         this.readys.get(id)!.push(r);
         this.net.push(...r.sent);
