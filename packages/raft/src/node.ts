@@ -586,7 +586,9 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
         this.core.fetched(entries);
         this.scheduleDrive();
       },
-      (err: Error) => this.fatal(err),
+      (err: Error) => {
+        if (!this.stopped) this.fatal(err);
+      },
     );
   }
 
