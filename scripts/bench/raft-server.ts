@@ -3,7 +3,7 @@
 
 import { join } from "node:path";
 import pino from "pino";
-import { RaftNode, type StateMachine } from "../../packages/raft/src/index.js";
+import { openLevelRaftNode, type ServerRaftNode, type StateMachine } from "../../packages/raft/src/index.js";
 
 /** The cheapest state machine: counts commands, so the figures are Raft's and the disk's. */
 class Counter implements StateMachine<number> {
@@ -23,8 +23,8 @@ export interface BenchServerConfig {
   peers: Record<string, string>;
 }
 
-export function startBenchServer({ id, root, peers }: BenchServerConfig): Promise<RaftNode<number>> {
-  return RaftNode.start<number>({
+export function startBenchServer({ id, root, peers }: BenchServerConfig): Promise<ServerRaftNode<number>> {
+  return openLevelRaftNode<number>({
     id,
     clusterId: "bench",
     dataDir: join(root, id),

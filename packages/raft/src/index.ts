@@ -1,6 +1,7 @@
 export { applyConfChange, type ConfEntry, decodeConfEntry, encodeConfEntry } from "./core/conf.js";
 export { RaftCore } from "./core/raft.js";
 export type * from "./core/types.js";
+export { type LevelRaftNodeOptions, openLevelRaftNode, type ServerRaftNode } from "./level-node.js";
 export type { RaftObserver } from "./node/commit-timer.js";
 export {
   NodeStoppedError,
@@ -9,14 +10,24 @@ export {
   RaftRejectedError,
   RaftTimeoutError,
 } from "./node/errors.js";
+export {
+  type DurableChanges,
+  realScheduler,
+  type Scheduler,
+  type SnapshotWriter,
+  type Storage,
+  type TimerHandle,
+  type Transport,
+  type TransportInbound,
+} from "./node/ports.js";
 export type { SnapshotOutput, StateMachine } from "./node/state-machine.js";
 export {
   type AddressedConfChange,
   RaftNode,
   type RaftNodeEvents,
   type RaftNodeOptions,
+  type RaftNodePorts,
   type RaftNodeStatus,
-  type Timers,
 } from "./node.js";
 export {
   type RecoveryMember,

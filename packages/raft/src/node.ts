@@ -25,13 +25,16 @@ import {
   RaftTimeoutError,
 } from "./node/errors.js";
 import { PendingProposals, PendingReads } from "./node/pending.js";
+import {
+  realScheduler,
+  type Scheduler,
+  type SnapshotFileInfo,
+  type SnapshotSink,
+  type Storage,
+  type TimerHandle,
+  type Transport,
+} from "./node/ports.js";
 import type { StateMachine } from "./node/state-machine.js";
-import { RaftStorage } from "./storage/raft-storage.js";
-import type { SnapshotFileInfo } from "./storage/snapshot-files.js";
-import { isRaftMessage } from "./transport/message-shape.js";
-import type { SnapshotSink, TransportLimits, TransportRoute } from "./transport/options.js";
-import { ServerTransport } from "./transport/server-transport.js";
-import type { TransportTls } from "./transport/tls.js";
 
 /**
  * A membership change as this driver proposes it: the core's change plus, for a new member, the address its
@@ -40,14 +43,6 @@ import type { TransportTls } from "./transport/tls.js";
  */
 export type AddressedConfChange = ConfChange & { address?: string };
 
-/** The driver's time sources, injectable so tests control them. */
-export interface Timers {
-  setInterval(fn: () => void, ms: number): unknown;
-  clearInterval(handle: unknown): void;
-  /** Monotonic milliseconds (never jumps back, keeps counting through a process stall). */
-  now(): number;
-}
-
 /** After a very long stall every timer has long expired: replaying more ticks than this changes nothing. */
 const MAX_CATCH_UP_ELECTIONS = 10;
 /** Gaps between runs of the driver up to this many tick periods are normal timer lateness, not stalls. */
@@ -55,13 +50,6 @@ const STALL_SLACK_TICKS = 2;
 
 export interface RaftNodeOptions<R> {
   id: NodeId;
-  clusterId: string;
-  /** Holds `log/` (LevelDB) and `snapshots/`. */
-  dataDir: string;
-  host: string;
-  /** 0 picks a free port; see `RaftNode.address`. */
-  port: number;
-  advertiseAddress?: string;
   /** Addresses of servers known at start (bootstrap members, join targets). */
   peers?: Record<NodeId, string>;
   /** Voters of a brand-new cluster; ignored once the data directory holds any state. */
@@ -87,15 +75,17 @@ export interface RaftNodeOptions<R> {
   maxAppendBytes?: number;
   /** How much of the log to keep in memory (the rest is read back from disk when needed). */
   logCache?: LogCacheLimits;
-  timers?: Timers;
-  /** Told of commit latencies and fsync times (metrics); measured with `timers.now()`. */
+  /** Told of commit latencies and fsync times (metrics); measured with the scheduler's clock. */
   observer?: RaftObserver;
   random?: () => number;
-  transportLimits?: Partial<TransportLimits>;
-  /** TLS on the Raft port, accepted and dialed (see `TransportOptions.tls`). */
-  tls?: TransportTls;
-  /** Other websocket endpoints served on the Raft port, by URL path (see `TransportOptions.routes`). */
-  routes?: Readonly<Record<string, TransportRoute>>;
+}
+
+/** The world a driver runs in (see node/ports.ts). */
+export interface RaftNodePorts<T extends Transport = Transport> {
+  storage: Storage;
+  transport: T;
+  /** Default: the event loop and `performance.now()`. */
+  scheduler?: Scheduler;
 }
 
 export interface RaftNodeEvents {
@@ -122,9 +112,9 @@ const NOT_LEADER_REASONS = new Set(["not-leader", "no-leader", "transferring"]);
  * Proposals that arrive while a batch is being written accumulate in the core and go to disk together in the
  * next one (group commit).
  */
-export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
-  private readonly proposals = new PendingProposals<R>();
-  private readonly reads = new PendingReads();
+export class RaftNode<R = unknown, T extends Transport = Transport> extends EventEmitter<RaftNodeEvents> {
+  private readonly proposals: PendingProposals<R>;
+  private readonly reads: PendingReads;
   private readonly unreachable = new Set<NodeId>();
   private readonly addresses: Map<NodeId, string>;
   private applied: number;
@@ -139,9 +129,9 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private leader: NodeId | null = null;
   private role: Role = "follower";
   private stopped = false;
-  private readonly tickHandle: unknown;
+  private readonly tickHandle: TimerHandle;
   private readonly log: Logger;
-  private readonly timers: Timers;
+  private readonly timers: Scheduler;
   private readonly commitTimer: CommitTimer | undefined;
   private readonly tickMs: number;
   /** Monotonic time of the last tick period the core was ticked for. */
@@ -153,10 +143,12 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
 
   private constructor(
     private readonly options: RaftNodeOptions<R>,
-    private readonly storage: RaftStorage,
-    private readonly core: RaftCore,
-    /** Server connections; the next layers (write forwarding) register their RPC handlers here. */
-    readonly transport: ServerTransport<Message>,
+    private readonly storage: Storage,
+    /** The pure core. Read-only outside this class: the simulator's checker inspects it. */
+    readonly core: RaftCore,
+    /** Server connections; the next layers (write forwarding) use the production transport's RPC. */
+    readonly transport: T,
+    scheduler: Scheduler,
     addresses: Map<NodeId, string>,
   ) {
     super();
@@ -166,11 +158,9 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.applied = snapshot?.index ?? 0;
     this.appliedTerm = snapshot?.term ?? 0;
     this.snapshotIndex = this.applied;
-    this.timers = options.timers ?? {
-      setInterval: (fn, ms) => setInterval(fn, ms),
-      clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-      now: () => performance.now(),
-    };
+    this.timers = scheduler;
+    this.proposals = new PendingProposals<R>(scheduler);
+    this.reads = new PendingReads(scheduler);
     this.tickMs = options.tickMs ?? 100;
     this.tickedUntil = this.timers.now();
     this.ranAt = this.tickedUntil;
@@ -181,91 +171,75 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
     this.scheduleDrive();
   }
 
-  /** Opens the data directory, restores the state machine from the latest snapshot, and starts serving. */
-  static async start<R>(options: RaftNodeOptions<R>): Promise<RaftNode<R>> {
+  /**
+   * Starts a driver over opened `ports`: restores the state machine from the latest snapshot, then takes
+   * the transport's inbound traffic. On failure the caller still owns (and closes) the ports.
+   */
+  static async open<R, T extends Transport>(
+    options: RaftNodeOptions<R>,
+    ports: RaftNodePorts<T>,
+  ): Promise<RaftNode<R, T>> {
     const log = options.logger;
-    const storage = await RaftStorage.open(options.dataDir, log);
-    let transport: ServerTransport<Message> | undefined;
-    try {
-      const { restored } = storage;
-      const current = storage.snapshot;
-      if (current) await options.stateMachine.restore(current.path);
-      // The core uses the bootstrap configuration only if the data directory was empty.
-      const bootstrap: ConfState | undefined = options.bootstrap && {
-        voters: options.bootstrap,
-        learners: [],
-      };
-      const core = new RaftCore(
-        {
-          id: options.id,
-          electionTicks: options.electionTicks ?? 10,
-          ...(options.electionJitterTicks === undefined
-            ? {}
-            : { electionJitterTicks: options.electionJitterTicks }),
-          ...(options.electionRetryTicks === undefined
-            ? {}
-            : { electionRetryTicks: options.electionRetryTicks }),
-          heartbeatTicks: options.heartbeatTicks ?? 1,
-          random: options.random ?? Math.random,
-          preVote: true,
-          checkQuorum: true,
-          maxInflight: options.maxInflight ?? 256,
-          maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
-          ...(options.logCache ? { logCache: options.logCache } : {}),
-          leaseDriftTicks: options.leaseDriftTicks ?? 2,
-        },
-        { ...restored, applied: current?.meta.index ?? 0 },
-        bootstrap,
-      );
-      // Oldest knowledge first: conf entries in the log, then the address book (kept current by hellos),
-      // then what the operator configured now.
-      const addresses = new Map<NodeId, string>();
-      for (const e of restored.bounds.confs) learnAddressFrom(e, addresses);
-      for (const [id, address] of Object.entries(storage.addresses)) addresses.set(id, address);
-      for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
+    const { storage, transport } = ports;
+    const scheduler = ports.scheduler ?? realScheduler;
+    const { restored } = storage;
+    const current = storage.snapshot;
+    if (current) await options.stateMachine.restore(current.path);
+    // The core uses the bootstrap configuration only if the data directory was empty.
+    const bootstrap: ConfState | undefined = options.bootstrap && {
+      voters: options.bootstrap,
+      learners: [],
+    };
+    const core = new RaftCore(
+      {
+        id: options.id,
+        electionTicks: options.electionTicks ?? 10,
+        ...(options.electionJitterTicks === undefined
+          ? {}
+          : { electionJitterTicks: options.electionJitterTicks }),
+        ...(options.electionRetryTicks === undefined
+          ? {}
+          : { electionRetryTicks: options.electionRetryTicks }),
+        heartbeatTicks: options.heartbeatTicks ?? 1,
+        random: options.random ?? Math.random,
+        preVote: true,
+        checkQuorum: true,
+        maxInflight: options.maxInflight ?? 256,
+        maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
+        ...(options.logCache ? { logCache: options.logCache } : {}),
+        leaseDriftTicks: options.leaseDriftTicks ?? 2,
+      },
+      { ...restored, applied: current?.meta.index ?? 0 },
+      bootstrap,
+    );
+    // Oldest knowledge first: conf entries in the log, then the address book (kept current by hellos),
+    // then what the operator configured now.
+    const addresses = new Map<NodeId, string>();
+    const confs = restored.bounds?.confs ?? restored.entries.filter((e) => e.kind === "conf");
+    for (const e of confs) learnAddressFrom(e, addresses);
+    for (const [id, address] of Object.entries(storage.addresses)) addresses.set(id, address);
+    for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
 
-      let node: RaftNode<R> | undefined;
-      transport = await ServerTransport.start<Message>({
-        nodeId: options.id,
-        clusterId: options.clusterId,
-        host: options.host,
-        port: options.port,
-        ...(options.advertiseAddress === undefined ? {} : { advertiseAddress: options.advertiseAddress }),
-        logger: log.child({ component: "transport" }),
-        isMessage: isRaftMessage,
-        ...(options.random ? { random: options.random } : {}),
-        ...(options.transportLimits ? { limits: options.transportLimits } : {}),
-        ...(options.routes ? { routes: options.routes } : {}),
-        ...(options.tls ? { tls: options.tls } : {}),
-        handlers: {
-          onMessages: (from, messages) => node?.receive(from, messages),
-          onUnreachable: (peer) => node?.markUnreachable(peer),
-          onRefused: (peer) => node?.peerRefused(peer),
-          onSnapshot: (from, message) => {
-            if (!node) return Promise.reject(new Error("not started"));
-            return node.snapshotSink(from, message);
-          },
-          onPeerAddress: (peer, address) => node?.learnAddress(peer, address),
-        },
-      });
-      addresses.set(options.id, transport.address);
-      await storage.saveAddresses(Object.fromEntries(addresses));
-      node = new RaftNode(options, storage, core, transport, addresses);
-      log.info(
-        {
-          id: options.id,
-          address: transport.address,
-          applied: node.applied,
-          commit: restored.hardState.commit,
-        },
-        "raft node started",
-      );
-      return node;
-    } catch (err) {
-      await transport?.close();
-      await storage.close();
-      throw err;
-    }
+    addresses.set(options.id, transport.address);
+    await storage.saveAddresses(Object.fromEntries(addresses));
+    const node = new RaftNode<R, T>(options, storage, core, transport, scheduler, addresses);
+    transport.attach({
+      onMessages: (from, messages) => node.receive(from, messages),
+      onUnreachable: (peer) => node.markUnreachable(peer),
+      onRefused: (peer) => node.peerRefused(peer),
+      onSnapshot: (from, message) => node.snapshotSink(from, message),
+      onPeerAddress: (peer, address) => node.learnAddress(peer, address),
+    });
+    log.info(
+      {
+        id: options.id,
+        address: transport.address,
+        applied: node.applied,
+        commit: restored.hardState.commit,
+      },
+      "raft node started",
+    );
+    return node;
   }
 
   get id(): NodeId {
@@ -399,16 +373,16 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       if (condition()) return resolve();
       const check = () => {
         if (!condition()) return;
-        clearTimeout(timer);
+        this.timers.clearTimeout(timer);
         this.off("leader", check);
         resolve();
       };
-      const timer = setTimeout(() => {
+      // A caller that stopped waiting (a stop bounded by its own deadline) must not hold the process open:
+      // the scheduler's timeouts never do.
+      const timer = this.timers.setTimeout(() => {
         this.off("leader", check);
         reject(new RaftTimeoutError(what));
       }, timeoutMs);
-      // A caller that stopped waiting (a stop bounded by its own deadline) must not hold the process open.
-      timer.unref();
       this.on("leader", check);
     });
   }
@@ -517,7 +491,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
   private scheduleDrive(): void {
     if (this.driveScheduled || this.stopped) return;
     this.driveScheduled = true;
-    setImmediate(() => {
+    this.timers.setImmediate(() => {
       this.driveScheduled = false;
       this.drive();
     });
@@ -695,7 +669,7 @@ export class RaftNode<R = unknown> extends EventEmitter<RaftNodeEvents> {
       this.scheduleDrive();
     };
     if (!current || current.meta.index !== m.snapshot.index) {
-      setImmediate(() => report(false));
+      this.timers.setImmediate(() => report(false));
       return;
     }
     this.log.info({ to: m.to, index: m.snapshot.index }, "sending snapshot");

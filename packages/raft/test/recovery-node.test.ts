@@ -8,7 +8,7 @@ import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeConfEntry } from "../src/core/conf.js";
 import type { Entry, HardState } from "../src/core/types.js";
-import { RaftNode } from "../src/node.js";
+import { openLevelRaftNode, type ServerRaftNode } from "../src/level-node.js";
 import { type RecoveryMember, recoverCluster } from "../src/recovery/recover-cluster.js";
 import { RaftStorage } from "../src/storage/raft-storage.js";
 import { waitUntil } from "./integration/cluster.js";
@@ -50,7 +50,7 @@ const logB = [...shared, put(5, 3, "x", "b5")];
 
 describe("recovered servers started as RaftNodes", () => {
   let root: string;
-  const nodes: RaftNode<number>[] = [];
+  const nodes: ServerRaftNode<number>[] = [];
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), "cairn-raft-recovery-node-"));
   });
@@ -69,9 +69,9 @@ describe("recovered servers started as RaftNodes", () => {
   async function start(
     id: string,
     members: RecoveryMember[],
-  ): Promise<{ node: RaftNode<number>; machine: KvMachine }> {
+  ): Promise<{ node: ServerRaftNode<number>; machine: KvMachine }> {
     const machine = new KvMachine();
-    const node = await RaftNode.start<number>({
+    const node = await openLevelRaftNode<number>({
       id,
       clusterId: "recovery",
       dataDir: join(root, id),

@@ -6,7 +6,7 @@ import { runInNewContext } from "node:vm";
 import pino from "pino";
 import { encodeConfEntry } from "../../../packages/raft/src/core/conf.js";
 import type { Entry } from "../../../packages/raft/src/core/types.js";
-import { RaftNode } from "../../../packages/raft/src/node.js";
+import { openLevelRaftNode, type ServerRaftNode } from "../../../packages/raft/src/level-node.js";
 import type { SnapshotOutput, StateMachine } from "../../../packages/raft/src/node/state-machine.js";
 import { RaftStorage } from "../../../packages/raft/src/storage/raft-storage.js";
 
@@ -74,7 +74,7 @@ export function heapUsed(): number {
 }
 
 export interface RestartMeasure {
-  /** Milliseconds until RaftNode.start resolved (storage open, state machine restored, serving). */
+  /** Milliseconds until openLevelRaftNode resolved (storage open, state machine restored, serving). */
   startMs: number;
   /** Heap growth from before the start to just after it. */
   startHeap: number;
@@ -83,13 +83,13 @@ export interface RestartMeasure {
 /** Starts a server over `dir`, weighs the start, and hands the running node to `then` before stopping it. */
 export async function measureRestart(
   dir: string,
-  then: (node: RaftNode<number>, machine: CountingMachine) => Promise<void> = async () => {},
+  then: (node: ServerRaftNode<number>, machine: CountingMachine) => Promise<void> = async () => {},
   logCache?: { maxEntries: number; maxBytes: number },
 ): Promise<RestartMeasure> {
   const machine = new CountingMachine();
   const before = heapUsed();
   const started = performance.now();
-  const node = await RaftNode.start({
+  const node = await openLevelRaftNode({
     id: "n1",
     clusterId: "bench",
     dataDir: dir,

@@ -1,4 +1,4 @@
-import type { RaftNode } from "@cairn/raft";
+import type { ServerRaftNode } from "@cairn/raft";
 import { RPC } from "./rpc-codec.js";
 
 const PING_EVERY_MS = 500;
@@ -15,7 +15,7 @@ export class LeaderContact {
   private inFlight = false;
 
   constructor(
-    private readonly node: RaftNode<unknown>,
+    private readonly node: ServerRaftNode<unknown>,
     private readonly now: () => number = Date.now,
   ) {
     this.lastContactAt = now();

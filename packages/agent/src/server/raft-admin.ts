@@ -5,7 +5,7 @@ import {
   type RaftServerView,
 } from "@cairn/api";
 import type { ApplyResult, AutopilotConfigSpec } from "@cairn/fsm";
-import { type RaftNode, RaftRejectedError, RpcError } from "@cairn/raft";
+import { RaftRejectedError, RpcError, type ServerRaftNode } from "@cairn/raft";
 import type { AutopilotSettings } from "../config/index.js";
 import type { MembershipView } from "../membership/types.js";
 import { Autopilot } from "./autopilot/autopilot.js";
@@ -30,7 +30,7 @@ export interface AutopilotOptions {
   now: () => number;
 }
 
-type Node = RaftNode<ApplyResult>;
+type Node = ServerRaftNode<ApplyResult>;
 
 /**
  * Membership and leadership operations, run on the leader (forwarded there from a follower): the operator

@@ -1,7 +1,7 @@
 import type { ClusterBackend, LeaderContact as ContactHeaders, ReadMode, SnapshotArchive } from "@cairn/api";
 import { HttpError, NoClusterLeaderError } from "@cairn/api";
 import { type ApplyResult, type Command, encodeCommand, type Session, StateStore } from "@cairn/fsm";
-import { NotLeaderError, type RaftNode, RpcError } from "@cairn/raft";
+import { NotLeaderError, RpcError, type ServerRaftNode } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
@@ -36,7 +36,7 @@ export interface RaftBackendDeps {
  * time and then answers "No cluster leader", as Consul does.
  */
 export class RaftBackend implements ClusterBackend {
-  private node: RaftNode<ApplyResult> | undefined;
+  private node: ServerRaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
   /** Held requests, woken when a leader becomes known (one listener on the node however many are held). */
@@ -62,7 +62,7 @@ export class RaftBackend implements ClusterBackend {
   }
 
   /** Raft is running: serve through it, and answer the requests other servers forward here. */
-  attach(node: RaftNode<ApplyResult>, contact: LeaderContact): void {
+  attach(node: ServerRaftNode<ApplyResult>, contact: LeaderContact): void {
     this.node = node;
     this.contact = contact;
     node.on("leader", (leader) => {
@@ -89,7 +89,7 @@ export class RaftBackend implements ClusterBackend {
    * A request from another server. While draining it is refused as "not the leader", which proves to the
    * sender it did not run, so the sender retries it with the next leader instead of failing it.
    */
-  private async serveForwarded<T>(node: RaftNode<ApplyResult>, work: () => Promise<T>): Promise<T> {
+  private async serveForwarded<T>(node: ServerRaftNode<ApplyResult>, work: () => Promise<T>): Promise<T> {
     this.lastForwardAt = performance.now();
     if (this.draining) throw new NotLeaderError("not-leader", node.isLeader() ? null : node.leaderId(), null);
     this.serving++;
@@ -251,8 +251,8 @@ export class RaftBackend implements ClusterBackend {
    */
   onLeader<T>(
     idempotent: boolean,
-    local: (node: RaftNode<ApplyResult>) => Promise<T>,
-    remote: (node: RaftNode<ApplyResult>, leader: string) => Promise<T>,
+    local: (node: ServerRaftNode<ApplyResult>) => Promise<T>,
+    remote: (node: ServerRaftNode<ApplyResult>, leader: string) => Promise<T>,
   ): Promise<T> {
     return this.holdRaft<T>(idempotent, async (node): Promise<Attempt<T>> => {
       if (node.isLeader()) return { done: true, value: await local(node) };
@@ -266,7 +266,7 @@ export class RaftBackend implements ClusterBackend {
 
   private holdRaft<T>(
     idempotent: boolean,
-    attempt: (node: RaftNode<ApplyResult>) => Promise<Attempt<T>>,
+    attempt: (node: ServerRaftNode<ApplyResult>) => Promise<Attempt<T>>,
   ): Promise<T> {
     return holdForLeader(
       {

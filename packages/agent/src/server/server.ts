@@ -4,7 +4,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type PrimaryFetch, ReplicationStatus } from "@cairn/api";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
-import { RaftNode, type TransportTls } from "@cairn/raft";
+import { openLevelRaftNode, type ServerRaftNode, type TransportTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
@@ -114,7 +114,7 @@ interface ServerEvents {
 export class CairnServer extends EventEmitter<ServerEvents> {
   readonly backend: RaftBackend;
   readonly admin: RaftAdmin;
-  private node: RaftNode<ApplyResult> | undefined;
+  private node: ServerRaftNode<ApplyResult> | undefined;
   private contact: LeaderContact | undefined;
   private readonly discovery: Discovery;
   private readonly duties: LeaderDuties;
@@ -291,7 +291,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     };
   }
 
-  get raft(): RaftNode<ApplyResult> | undefined {
+  get raft(): ServerRaftNode<ApplyResult> | undefined {
     return this.node;
   }
 
@@ -375,7 +375,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     const { config, log } = this.options;
     const multiplier = Math.max(1, config.performance.raftMultiplier);
     const start = (port: number, advertiseAddress?: string) =>
-      RaftNode.start<ApplyResult>({
+      openLevelRaftNode<ApplyResult>({
         id: this.self.id,
         clusterId: config.datacenter,
         dataDir: join(this.options.dataDir, "raft"),
@@ -401,7 +401,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
           fsynced: (ms) => this.emit("raftFsynced", ms),
         },
       });
-    let node: RaftNode<ApplyResult>;
+    let node: ServerRaftNode<ApplyResult>;
     try {
       node = await start(config.ports.server, this.rpcAddress);
     } catch (err) {

@@ -1062,6 +1062,14 @@ export class RaftCore {
     return p.term !== this.term || p.vote !== this.vote || p.commit !== this.commit;
   }
 
+  /**
+   * For invariant checks: the term of entry `index` (undefined if compacted or beyond the log), whether the
+   * entry is in memory or only on disk. Same index and term means the same entry (log matching).
+   */
+  termAt(index: number): number | undefined {
+    return this.log.term(index);
+  }
+
   /** For tests and invariant checks: the entry at `index` if it is still in memory. */
   entryAt(index: number): Entry | undefined {
     return this.log.entry(index);

@@ -1,25 +1,28 @@
 import { ProposalDroppedError, RaftTimeoutError } from "./errors.js";
+import { realScheduler, type Scheduler, type TimerHandle } from "./ports.js";
 
 interface Waiter<T> {
   resolve(value: T): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout | undefined;
+  timer: TimerHandle | undefined;
+  scheduler: Scheduler;
 }
 
 function waiter<T>(
+  scheduler: Scheduler,
   timeoutMs: number | undefined,
   onTimeout: () => void,
 ): { w: Waiter<T>; promise: Promise<T> } {
   let w!: Waiter<T>;
   const promise = new Promise<T>((resolve, reject) => {
-    w = { resolve, reject, timer: undefined };
+    w = { resolve, reject, timer: undefined, scheduler };
   });
-  if (timeoutMs !== undefined) w.timer = setTimeout(onTimeout, timeoutMs);
+  if (timeoutMs !== undefined) w.timer = scheduler.setTimeout(onTimeout, timeoutMs);
   return { w, promise };
 }
 
 function settle<T>(w: Waiter<T>, outcome: { ok: true; value: T } | { ok: false; error: Error }): void {
-  clearTimeout(w.timer);
+  if (w.timer !== undefined) w.scheduler.clearTimeout(w.timer);
   if (outcome.ok) w.resolve(outcome.value);
   else w.reject(outcome.error);
 }
@@ -28,11 +31,13 @@ function settle<T>(w: Waiter<T>, outcome: { ok: true; value: T } | { ok: false; 
 export class PendingProposals<R> {
   private readonly byIndex = new Map<number, Waiter<R> & { term: number }>();
 
+  constructor(private readonly scheduler: Scheduler = realScheduler) {}
+
   add(index: number, term: number, timeoutMs: number | undefined): Promise<R> {
     // The core hands out an index again only after the entry that had it was truncated away.
     const replaced = this.byIndex.get(index);
     if (replaced) settle(replaced, { ok: false, error: new ProposalDroppedError(index) });
-    const { w, promise } = waiter<R>(timeoutMs, () => {
+    const { w, promise } = waiter<R>(this.scheduler, timeoutMs, () => {
       this.byIndex.delete(index);
       w.reject(
         new RaftTimeoutError(`proposal at index ${index} not applied in ${timeoutMs} ms; it may still be`),
@@ -70,8 +75,10 @@ export class PendingReads {
   private readonly byCtx = new Map<string, Waiter<number>>();
   private catchingUp: Array<{ index: number; w: Waiter<number> }> = [];
 
+  constructor(private readonly scheduler: Scheduler = realScheduler) {}
+
   add(ctx: string, timeoutMs: number): Promise<number> {
-    const { w, promise } = waiter<number>(timeoutMs, () => {
+    const { w, promise } = waiter<number>(this.scheduler, timeoutMs, () => {
       this.byCtx.delete(ctx);
       this.catchingUp = this.catchingUp.filter((c) => c.w !== w);
       w.reject(new RaftTimeoutError(`read index not confirmed in ${timeoutMs} ms`));

@@ -68,7 +68,8 @@ export interface TransportOptions<M> {
   logger: Logger;
   /** Shape check for Raft messages arriving from the network. */
   isMessage: (value: unknown) => value is M;
-  handlers: TransportHandlers<M>;
+  /** Inbound traffic; may instead be attached later (`ServerTransport.attach`). */
+  handlers?: TransportHandlers<M>;
   limits?: Partial<TransportLimits>;
   random?: () => number;
   /** TLS for accepted and dialed connections; absent: plaintext. */

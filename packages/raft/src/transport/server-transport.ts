@@ -4,7 +4,13 @@ import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { InboundConnection, type InboundContext } from "./inbound-connection.js";
 import { RpcListener } from "./listener.js";
-import { defaultLimits, SERVER_PATH, type TransportLimits, type TransportOptions } from "./options.js";
+import {
+  defaultLimits,
+  SERVER_PATH,
+  type TransportHandlers,
+  type TransportLimits,
+  type TransportOptions,
+} from "./options.js";
 import { type LinkContext, PeerLink } from "./peer-link.js";
 import { RpcError, type RpcHandler } from "./rpc.js";
 
@@ -15,6 +21,8 @@ import { RpcError, type RpcHandler } from "./rpc.js";
  * and messages that cannot be queued are dropped with `onUnreachable`, which Raft tolerates by design.
  */
 export class ServerTransport<M> {
+  /** Where inbound traffic goes; until `attach` (or `options.handlers`) it is dropped. */
+  private handlers: TransportHandlers<M>;
   private readonly links = new Map<string, PeerLink<M>>();
   private readonly inbound = new Set<InboundConnection<M>>();
   private readonly rpcHandlers = new Map<string, RpcHandler>();
@@ -27,6 +35,14 @@ export class ServerTransport<M> {
     readonly limits: TransportLimits,
     readonly address: string,
   ) {
+    this.handlers = options.handlers ?? detached;
+    const handlers: TransportHandlers<M> = {
+      onMessages: (from, messages) => this.handlers.onMessages(from, messages),
+      onUnreachable: (peer) => this.handlers.onUnreachable(peer),
+      onRefused: (peer) => this.handlers.onRefused?.(peer),
+      onSnapshot: (from, message, size) => this.handlers.onSnapshot(from, message, size),
+      onPeerAddress: (peer, address) => this.handlers.onPeerAddress?.(peer, address),
+    };
     this.linkContext = {
       nodeId: options.nodeId,
       clusterId: options.clusterId,
@@ -35,8 +51,8 @@ export class ServerTransport<M> {
       logger: options.logger,
       limits,
       random: options.random ?? Math.random,
-      onUnreachable: (peer) => options.handlers.onUnreachable(peer),
-      onRefused: (peer) => options.handlers.onRefused?.(peer),
+      onUnreachable: handlers.onUnreachable,
+      onRefused: (peer) => handlers.onRefused?.(peer),
     };
     const inboundContext: InboundContext<M> = {
       nodeId: options.nodeId,
@@ -44,7 +60,7 @@ export class ServerTransport<M> {
       logger: options.logger,
       limits,
       isMessage: options.isMessage,
-      handlers: options.handlers,
+      handlers,
       rpcHandlers: this.rpcHandlers,
     };
     server.on("connection", (ws, req) => {
@@ -98,6 +114,11 @@ export class ServerTransport<M> {
     );
   }
 
+  /** Sends inbound traffic to `handlers` from now on (the driver attaches itself once it exists). */
+  attach(handlers: TransportHandlers<M>): void {
+    this.handlers = handlers;
+  }
+
   get port(): number {
     return this.listener.port;
   }
@@ -131,7 +152,7 @@ export class ServerTransport<M> {
   send(peer: string, message: M): void {
     const link = this.links.get(peer);
     if (link) link.send(message);
-    else this.options.handlers.onUnreachable(peer);
+    else this.handlers.onUnreachable(peer);
   }
 
   /** Streams a snapshot file to `peer`; resolves once the peer has it durably. */
@@ -164,6 +185,12 @@ export class ServerTransport<M> {
     await this.listener.close();
   }
 }
+
+const detached: TransportHandlers<never> = {
+  onMessages: () => {},
+  onUnreachable: () => {},
+  onSnapshot: () => Promise.reject(new Error("not started")),
+};
 
 function pathOf(url: string | undefined): string {
   const query = url?.indexOf("?") ?? -1;

@@ -1,6 +1,6 @@
 // A RaftNode in its own process, driven over IPC, so a test can SIGKILL it in the middle of a write.
 import pino from "pino";
-import { RaftNode } from "../../src/node.js";
+import { openLevelRaftNode } from "../../src/level-node.js";
 import { KvMachine, putCommand } from "./kv-machine.js";
 
 interface Config {
@@ -15,7 +15,7 @@ export type ChildRequest = { seq: number } & ({ op: "put"; key: string; value: s
 
 const config = JSON.parse(process.argv[2]!) as Config;
 const machine = new KvMachine();
-const node = await RaftNode.start<number>({
+const node = await openLevelRaftNode<number>({
   id: config.id,
   clusterId: "crash",
   dataDir: config.dataDir,

@@ -3,9 +3,10 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pino from "pino";
+import { openLevelRaftNode, type ServerRaftNode } from "../../src/level-node.js";
 import type { RaftObserver } from "../../src/node/commit-timer.js";
 import { NotLeaderError, ProposalDroppedError, RaftTimeoutError } from "../../src/node/errors.js";
-import { RaftNode } from "../../src/node.js";
+import { realScheduler } from "../../src/node/ports.js";
 import { KvMachine, putCommand } from "./kv-machine.js";
 
 async function freePort(): Promise<number> {
@@ -32,7 +33,7 @@ export interface ClusterOptions {
 
 /** Real RaftNodes with LevelDB in temporary directories, talking ws over loopback. */
 export class TestCluster {
-  readonly nodes = new Map<string, RaftNode<number>>();
+  readonly nodes = new Map<string, ServerRaftNode<number>>();
   readonly machines = new Map<string, KvMachine>();
   readonly addresses: Record<string, string> = {};
   readonly logs: Array<Record<string, unknown>> = [];
@@ -55,19 +56,18 @@ export class TestCluster {
   async start(
     id: string,
     extra: { bootstrap?: boolean; knowsPeers?: boolean } = {},
-  ): Promise<RaftNode<number>> {
+  ): Promise<ServerRaftNode<number>> {
     const machine = new KvMachine();
     const logger = pino(
       { level: "info", base: { node: id } },
       { write: (l: string) => this.logs.push(JSON.parse(l)) },
     );
     const port = Number(this.addresses[id]!.split(":")[1]);
-    const timers = {
-      setInterval: (fn: () => void, ms: number) => setInterval(fn, ms),
-      clearInterval: (h: unknown) => clearInterval(h as NodeJS.Timeout),
+    const scheduler = {
+      ...realScheduler,
       now: () => performance.now() + (this.clockOffsets.get(id) ?? 0),
     };
-    const node = await RaftNode.start<number>({
+    const node = await openLevelRaftNode<number>({
       id,
       clusterId: "it",
       dataDir: join(this.root, id),
@@ -80,7 +80,7 @@ export class TestCluster {
       tickMs: 20,
       electionTicks: 10,
       heartbeatTicks: 2,
-      timers,
+      scheduler,
       ...(this.options.observers?.[id] ? { observer: this.options.observers[id] } : {}),
       ...(this.options.snapshotThreshold ? { snapshotThreshold: this.options.snapshotThreshold } : {}),
       transportLimits: { backoff: { initialMs: 20, maxMs: 200 } },
@@ -105,8 +105,8 @@ export class TestCluster {
     await node?.stop();
   }
 
-  async leader(timeoutMs = 10_000): Promise<RaftNode<number>> {
-    let found: RaftNode<number> | undefined;
+  async leader(timeoutMs = 10_000): Promise<ServerRaftNode<number>> {
+    let found: ServerRaftNode<number> | undefined;
     await waitUntil(
       () => {
         const leaders = [...this.nodes.values()].filter((n) => n.isLeader());

@@ -1,6 +1,7 @@
-import type { Entry, Message, NodeId, Ready, SnapshotMeta } from "../../src/core/types.js";
-import type { SimServer } from "./server.js";
-import { hashBytes } from "./state-machine.js";
+import type { Entry, Message, NodeId } from "../../src/core/types.js";
+import type { SimServer } from "./sim-server.js";
+import { durableLast } from "./sim-storage.js";
+import { hashBytes, type SmState } from "./state-machine.js";
 
 export class InvariantViolation extends Error {}
 
@@ -20,11 +21,6 @@ function durablyHolds(s: SimServer, index: number, term: number): boolean {
   const offset = d.snapshot?.meta.index ?? 0;
   if (index <= offset) return true;
   return d.entries[index - offset - 1]?.term === term;
-}
-
-function durableLast(s: SimServer): number {
-  const d = s.durable;
-  return d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
 }
 
 /**
@@ -62,8 +58,7 @@ export class SafetyChecker {
       this.leaders.set(st.term, s.id);
       for (const [index, c] of this.committed) {
         if (c.by >= st.term || index < st.firstIndex) continue; // later commits, or covered by its snapshot
-        const e = core.entryAt(index);
-        if (e?.term !== c.term) {
+        if (core.termAt(index) !== c.term) {
           fail(
             `leader ${s.id} of term ${st.term} lacks entry ${index} (term ${c.term}) committed in term ${c.by}`,
           );
@@ -73,11 +68,11 @@ export class SafetyChecker {
     }
     const all = [...servers];
     for (let i = seen + 1; i <= st.commit; i++) {
-      const e = core.entryAt(i);
-      if (!e) continue;
+      const term = core.termAt(i);
+      if (term === undefined) continue;
       const holding = st.conf.voters.filter((v) => {
         const server = all.find((x) => x.id === v);
-        return server !== undefined && durablyHolds(server, i, e.term);
+        return server !== undefined && durablyHolds(server, i, term);
       });
       if (holding.length <= st.conf.voters.length / 2) {
         fail(
@@ -85,11 +80,11 @@ export class SafetyChecker {
         );
       }
       if (this.committed.has(i)) continue;
-      this.committed.set(i, { term: e.term, by: st.term });
+      this.committed.set(i, { term, by: st.term });
       for (const l of servers) {
         const lst = l.core?.status(false);
         if (lst?.role !== "leader" || lst.term <= st.term || i < lst.firstIndex) continue;
-        if (l.core!.entryAt(i)?.term !== e.term) {
+        if (l.core!.termAt(i) !== term) {
           fail(`leader ${l.id} of term ${lst.term} lacks entry ${i} committed in term ${st.term}`);
         }
       }
@@ -104,8 +99,8 @@ export class SafetyChecker {
    */
   sent(s: SimServer, m: Message): void {
     const hard = s.durable.hard;
-    if (m.type === "append-resp" && !m.reject && durableLast(s) < m.index) {
-      fail(`${s.id} acknowledged ${m.index} to ${m.to} with only ${durableLast(s)} on disk`);
+    if (m.type === "append-resp" && !m.reject && durableLast(s.durable) < m.index) {
+      fail(`${s.id} acknowledged ${m.index} to ${m.to} with only ${durableLast(s.durable)} on disk`);
     }
     const vote = (m.type === "vote-resp" && !m.reject) || m.type === "vote";
     const votedFor = m.type === "vote" ? m.from : m.to;
@@ -117,9 +112,9 @@ export class SafetyChecker {
   }
 
   /** Log matching, checked on what actually reached the durable log. */
-  persisted(s: SimServer, r: Ready, prevTermOfFirst: number): void {
+  persisted(s: SimServer, entries: readonly Entry[], prevTermOfFirst: number): void {
     let prevTerm = prevTermOfFirst;
-    for (const e of r.entries) {
+    for (const e of entries) {
       const key = `${e.index}:${e.term}`;
       const slot: LogSlot = { prevTerm, kind: e.kind, dataHash: hashBytes(2166136261, e.data) };
       const seen = this.slots.get(key);
@@ -136,25 +131,26 @@ export class SafetyChecker {
   }
 
   /** State machine safety: one entry (and one resulting state) per index across all servers. */
-  applied(s: SimServer, e: Entry): void {
-    const known = this.appliedAt.get(e.index);
+  applied(s: SimServer, index: number, term: number): void {
+    const known = this.appliedAt.get(index);
     if (known) {
-      if (known.term !== e.term || known.hash !== s.sm.hash) {
+      if (known.term !== term || known.hash !== s.sm.hash) {
         fail(
-          `state machine safety: ${s.id} applied index ${e.index} differently (term ${e.term} vs ${known.term})`,
+          `state machine safety: ${s.id} applied index ${index} differently (term ${term} vs ${known.term})`,
         );
       }
       return;
     }
-    this.appliedAt.set(e.index, { term: e.term, hash: s.sm.hash });
-    if (e.index > this.maxApplied) this.maxApplied = e.index;
+    this.appliedAt.set(index, { term, hash: s.sm.hash });
+    if (index > this.maxApplied) this.maxApplied = index;
   }
 
-  snapshotInstalled(s: SimServer, meta: SnapshotMeta): void {
-    const known = this.appliedAt.get(meta.index);
-    if (known && (known.term !== meta.term || known.hash !== s.sm.hash)) {
+  /** A state machine restored from a snapshot must be the state every server had at that index. */
+  restored(s: SimServer, sm: SmState): void {
+    const known = this.appliedAt.get(sm.index);
+    if (sm.index > 0 && known?.hash !== sm.hash) {
       fail(
-        `state machine safety: ${s.id} installed a snapshot at ${meta.index} that disagrees with applied state`,
+        `state machine safety: ${s.id} restored a snapshot at ${sm.index} that disagrees with applied state`,
       );
     }
   }

@@ -26,7 +26,7 @@ const traceSize = flag("trace") ?? 200;
 const started = performance.now();
 let events = 0;
 for (let seed = first; seed < first + count; seed++) {
-  const res = new Simulation({ seed, chaosTicks, healTicks, traceSize }).run();
+  const res = await new Simulation({ seed, chaosTicks, healTicks, traceSize }).run();
   events += res.stats.events;
   if (!res.ok) {
     console.log(res.trace.join("\n"));

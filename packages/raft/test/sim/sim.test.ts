@@ -9,9 +9,11 @@ const PER_BATCH = SEEDS / BATCHES;
 describe("deterministic cluster simulation", () => {
   for (let b = 0; b < BATCHES; b++) {
     const first = 1 + b * PER_BATCH;
-    it(`seeds ${first}..${first + PER_BATCH - 1} keep every safety and liveness property`, () => {
+    it(`seeds ${first}..${first + PER_BATCH - 1} keep every safety and liveness property`, {
+      timeout: 600_000,
+    }, async () => {
       for (let seed = first; seed < first + PER_BATCH; seed++) {
-        const res = new Simulation({ seed, chaosTicks: 100, healTicks: 150 }).run();
+        const res = await new Simulation({ seed, chaosTicks: 100, healTicks: 150 }).run();
         if (!res.ok) {
           const replay = `node --import tsx packages/raft/test/sim/cli.ts --seed ${seed} --seeds 1 --chaos-ticks 100 --heal-ticks 150 --trace 2000`;
           expect.fail(`seed ${seed}: ${res.error}\n${res.trace.slice(-40).join("\n")}\nreplay: ${replay}`);
@@ -20,14 +22,14 @@ describe("deterministic cluster simulation", () => {
     });
   }
 
-  it("replays a seed exactly", () => {
-    const a = new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
-    const b = new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
+  it("replays a seed exactly", async () => {
+    const a = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
+    const b = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
     expect(a.ok).toBe(true);
     expect(b.stats).toEqual(a.stats);
   });
 
-  it("exercises the interesting paths (guards against a simulator that tests nothing)", () => {
+  it("exercises the interesting paths (guards against a simulator that tests nothing)", async () => {
     const total = {
       leaders: 0,
       writesAcked: 0,
@@ -39,7 +41,7 @@ describe("deterministic cluster simulation", () => {
       crashes: 0,
     };
     for (let seed = 5000; seed < 5020; seed++) {
-      const res = new Simulation({ seed, chaosTicks: 100, healTicks: 150 }).run();
+      const res = await new Simulation({ seed, chaosTicks: 100, healTicks: 150 }).run();
       expect(res.ok, res.error).toBe(true);
       for (const k of Object.keys(total) as (keyof typeof total)[]) total[k] += res.stats[k];
     }

@@ -9,9 +9,9 @@ function percentile(values: number[], p: number): number {
 }
 
 /** A simulated cluster with a settled leader and a write every 20 ms. */
-function settled(seed: number, voters: number, compensateStalls = true): TimingSim {
+async function settled(seed: number, voters: number, compensateStalls = true): Promise<TimingSim> {
   const sim = new TimingSim({ seed, voters, compensateStalls });
-  sim.runUntil(ELECTED_BY_MS);
+  await sim.runUntil(ELECTED_BY_MS);
   if (!sim.leader()) throw new Error(`seed ${seed}: no leader after ${ELECTED_BY_MS} ms`);
   const writes = () => {
     sim.write();
@@ -29,15 +29,15 @@ function resumedAfter(sim: TimingSim, term: number, since: number): number | und
 
 describe("failover timing at the default settings", () => {
   for (const voters of [3, 5]) {
-    it(`after the leader of ${voters} crashes, writes resume within the election timeout range`, () => {
+    it(`after the leader of ${voters} crashes, writes resume within the election timeout range`, async () => {
       const samples: number[] = [];
       for (let seed = 1; seed <= 200; seed++) {
-        const sim = settled(seed, voters);
+        const sim = await settled(seed, voters);
         const leader = sim.leader()!;
         const term = leader.core!.status(false).term;
         const at = sim.now + (seed % TICK_MS);
         sim.at(at, () => sim.crash(leader));
-        sim.runUntil(at + 10_000);
+        await sim.runUntil(at + 10_000);
         const ms = resumedAfter(sim, term, at);
         expect(ms, `seed ${seed}`).toBeDefined();
         samples.push(ms!);
@@ -53,16 +53,16 @@ describe("failover timing at the default settings", () => {
 });
 
 describe("failover when the leader's process is gone", () => {
-  it("survivors told that its address refuses connections elect a new leader within a fraction of the election timeout", () => {
+  it("survivors told that its address refuses connections elect a new leader within a fraction of the election timeout", async () => {
     const samples: number[] = [];
     for (let seed = 1; seed <= 200; seed++) {
-      const sim = settled(seed, seed % 2 === 0 ? 3 : 5);
+      const sim = await settled(seed, seed % 2 === 0 ? 3 : 5);
       const leader = sim.leader()!;
       const term = leader.core!.status(false).term;
       const at = sim.now + (seed % TICK_MS);
       // The redial after the dropped connection is refused within the transport's first back-off (50 ms).
       sim.at(at, () => sim.crash(leader, 60));
-      sim.runUntil(at + 10_000);
+      await sim.runUntil(at + 10_000);
       const ms = resumedAfter(sim, term, at);
       expect(ms, `seed ${seed}`).toBeDefined();
       samples.push(ms!);
@@ -78,8 +78,8 @@ describe("event-loop stalls", () => {
    * Stalls as a starved host has them: all servers at once (a machine-wide hiccup), a follower alone, or the
    * leader alone for less than the election timeout; each up to three election timeouts long.
    */
-  function stallRun(seed: number, compensateStalls: boolean): number {
-    const sim = settled(seed, 3, compensateStalls);
+  async function stallRun(seed: number, compensateStalls: boolean): Promise<number> {
+    const sim = await settled(seed, 3, compensateStalls);
     const first = sim.leaderships.length;
     const end = sim.now + 200_000;
     const rng = { x: seed * 7919 };
@@ -102,32 +102,32 @@ describe("event-loop stalls", () => {
       if (sim.now < end) sim.at(sim.now + 3_500 + rand() * 3_000, strike);
     };
     strike();
-    sim.runUntil(end);
+    await sim.runUntil(end);
     return sim.leaderships.length - first;
   }
 
-  it("cause no leader change when a server leaves its own stalls out of the leader's silence", () => {
-    for (let seed = 1; seed <= 8; seed++) expect(stallRun(seed, true), `seed ${seed}`).toBe(0);
+  it("cause no leader change when a server leaves its own stalls out of the leader's silence", async () => {
+    for (let seed = 1; seed <= 8; seed++) expect(await stallRun(seed, true), `seed ${seed}`).toBe(0);
   }, 120_000);
 
-  it("do cause leader changes when stalled time counts as silence (the test can tell)", () => {
+  it("do cause leader changes when stalled time counts as silence (the test can tell)", async () => {
     let changes = 0;
-    for (let seed = 1; seed <= 8; seed++) changes += stallRun(seed, false);
+    for (let seed = 1; seed <= 8; seed++) changes += await stallRun(seed, false);
     expect(changes).toBeGreaterThan(0);
   }, 120_000);
 });
 
 describe("transfer on shutdown", () => {
-  it("a leader that hands over before it stops pauses writes for at most 300 ms, with one leader change", () => {
+  it("a leader that hands over before it stops pauses writes for at most 300 ms, with one leader change", async () => {
     const pauses: number[] = [];
     for (let seed = 1; seed <= 100; seed++) {
-      const sim = settled(seed, seed % 2 === 0 ? 3 : 5);
+      const sim = await settled(seed, seed % 2 === 0 ? 3 : 5);
       const leader = sim.leader()!;
       const term = leader.core!.status(false).term;
       const before = sim.leaderships.length;
       const at = sim.now;
       sim.transferThenStop(leader);
-      sim.runUntil(at + 10_000);
+      await sim.runUntil(at + 10_000);
       const ms = resumedAfter(sim, term, at);
       expect(ms, `seed ${seed}`).toBeDefined();
       expect(sim.leaderships.length - before, `seed ${seed}: leader changes`).toBe(1);

@@ -1,15 +1,15 @@
-// A deterministic timing simulation of a healthy cluster on a fast network, driven as RaftNode drives the
-// core (SimServer), at Cairn's timing for raft_multiplier 1: a tick of 100 ms, an election timeout drawn from
-// [1 s, 1.5 s),
-// a campaign round that neither won nor lost retried after [0.2 s, 0.7 s), a heartbeat every tick, PreVote
-// and CheckQuorum. Time is in milliseconds. It answers the timing questions
-// the chaos simulation does not: how long writes stop after a leader crashes or hands over, and whether
-// event-loop stalls (of one server, or of all at once as on a starved host) cause leader changes.
+// A deterministic timing simulation of a healthy cluster on a fast network: the real driver (SimServer) at
+// Cairn's timing for raft_multiplier 1: a tick of 100 ms, an election timeout drawn from [1 s, 1.5 s), a
+// campaign round that neither won nor lost retried after [0.2 s, 0.7 s), a heartbeat every tick, PreVote and
+// CheckQuorum. Time is in milliseconds. It answers the timing questions the chaos simulation does not: how
+// long writes stop after a leader crashes or hands over, and whether event-loop stalls (of one server, or
+// of all at once as on a starved host) cause leader changes.
 
-import type { Entry, ReadState, Ready, SnapshotMeta } from "../../src/core/types.js";
-import { EventQueue } from "./event-queue.js";
+import type { Entry } from "../../src/core/types.js";
+import { type Owner, SimLoop } from "./loop.js";
 import { Prng } from "./prng.js";
-import { type ServerHooks, SimServer } from "./server.js";
+import { SimNetwork } from "./sim-network.js";
+import { type ServerWorld, SimServer } from "./sim-server.js";
 import { encodeWrite } from "./state-machine.js";
 
 export const TICK_MS = 100;
@@ -22,96 +22,98 @@ export interface TimingOptions {
   voters: number;
   /** One-way message latency range (ms). */
   latency?: readonly [number, number];
-  /** Whether a server's driver leaves its own stalls out of the leader's silence (as RaftNode does). */
+  /**
+   * Whether a server's driver leaves its own stalls out of the leader's silence (as RaftNode does). Off, a
+   * stalled server's clock is held back by the stall and its core ticked live for it instead: a driver that
+   * takes its own stall for the leader's silence.
+   */
   compensateStalls?: boolean;
 }
 
-type Event =
-  | { k: "tick"; s: SimServer; inc: number }
-  | { k: "deliver"; m: Parameters<ServerHooks["send"]>[1] }
-  | { k: "written"; s: SimServer; inc: number }
-  | { k: "resume"; s: SimServer; inc: number }
-  | { k: "at"; fn: () => void };
-
-export class TimingSim implements ServerHooks {
+export class TimingSim implements ServerWorld {
   readonly servers: SimServer[] = [];
-  private readonly queue = new EventQueue<Event>();
+  readonly loop = new SimLoop();
+  readonly network: SimNetwork;
   private readonly rng: Prng;
-  now = 0;
   /** Terms in which some server became leader, with the time it did. */
   readonly leaderships: { term: number; id: string; at: number }[] = [];
   /** Times at which a leader applied the first entry of its own term (writes work again). */
   readonly termsServing = new Map<number, number>();
-  private readonly latency: readonly [number, number];
   private readonly compensate: boolean;
+  private failure: string | undefined;
+  private writeSeq = 0;
 
   constructor(options: TimingOptions) {
     this.rng = new Prng(options.seed);
-    this.latency = options.latency ?? [1, 5];
     this.compensate = options.compensateStalls ?? true;
+    this.network = new SimNetwork(this.loop, this.rng.fork(), TICK_MS);
+    const [minDelay, maxDelay] = options.latency ?? [1, 5];
+    this.network.conditions = { drop: 0, dup: 0, minDelay, maxDelay, linger: 0 };
     const ids = Array.from({ length: options.voters }, (_, i) => `n${i + 1}`);
-    const config = {
-      electionTicks: ELECTION_TICKS,
-      electionJitterTicks: ELECTION_JITTER_TICKS,
-      electionRetryTicks: ELECTION_RETRY_TICKS,
-      heartbeatTicks: 1,
-      preVote: true,
-      checkQuorum: true,
-      maxInflight: 64,
-      maxAppendBytes: 1024 * 1024,
-      leaseDriftTicks: 2,
-    };
+    const peers = Object.fromEntries(ids.map((id) => [id, id]));
     for (const id of ids) {
       const own = this.rng.fork();
       const s = new SimServer(
         id,
-        config,
-        TICK_MS,
+        {
+          tickMs: TICK_MS,
+          electionTicks: ELECTION_TICKS,
+          electionJitterTicks: ELECTION_JITTER_TICKS,
+          electionRetryTicks: ELECTION_RETRY_TICKS,
+          heartbeatTicks: 1,
+          maxInflight: 64,
+          maxAppendBytes: 1024 * 1024,
+          leaseDriftTicks: 2,
+          snapshotThreshold: 1e9,
+        },
+        () => peers,
         () => own.next(),
-        { voters: ids, learners: [] },
-        1e9,
         this,
+        ids,
       );
       this.servers.push(s);
-      s.start();
-      this.queue.push(this.rng.int(1, TICK_MS), { k: "tick", s, inc: s.incarnation });
+      this.network.add(s);
     }
+    for (const s of this.servers) s.start();
+  }
+
+  get now(): number {
+    return this.loop.now;
   }
 
   /** Runs events until `until` (ms). */
-  runUntil(until: number): void {
-    for (;;) {
-      const ev = this.queue.pop();
-      if (!ev) break;
-      if (ev.at > until) {
-        this.queue.push(ev.at, ev.item);
-        break;
-      }
-      this.now = ev.at;
-      this.handle(ev.item);
-    }
-    this.now = until;
+  runUntil(until: number): Promise<void> {
+    return this.loop.runUntil(until, () => this.afterEvent());
   }
 
   at(time: number, fn: () => void): void {
-    this.queue.push(time, { k: "at", fn });
+    this.loop.at(time, null, fn);
   }
 
   leader(): SimServer | undefined {
     let best: SimServer | undefined;
+    let bestTerm = -1;
     for (const s of this.servers) {
       const st = s.core?.status(false);
-      if (st?.role === "leader" && (!best || st.term > best.core!.status(false).term)) best = s;
+      if (st?.role === "leader" && st.term > bestTerm) {
+        best = s;
+        bestTerm = st.term;
+      }
     }
     return best;
   }
 
   /** Stalls `s` for `ms`: nothing of it runs meanwhile (a blocked or starved event loop, a SIGSTOP). */
   stall(s: SimServer, ms: number): void {
-    if (!s.core || s.pausedUntil > this.now) return;
+    if (!s.alive || s.pausedUntil > this.now) return;
     s.pausedUntil = this.now + ms;
-    s.missedTicks = 0;
-    this.queue.push(s.pausedUntil, { k: "resume", s, inc: s.incarnation });
+    if (this.compensate) return;
+    // Runs before anything of `s` that waited for the stall to end (it was scheduled first).
+    this.at(s.pausedUntil, () => {
+      if (!s.core) return;
+      s.lag += ms;
+      for (let i = Math.floor(ms / TICK_MS); i > 0; i--) s.core.tick();
+    });
   }
 
   /**
@@ -124,7 +126,8 @@ export class TimingSim implements ServerHooks {
     this.at(this.now + refusedAfterMs, () => {
       if (s.alive) return;
       for (const o of this.servers) {
-        if (o.core && o.pausedUntil <= this.now && o.core.leaderGone(s.id)) this.touched(o);
+        const p = o.process;
+        if (p) this.loop.at(this.now, p.owner, () => p.inbound.onRefused(s.id));
       }
     });
   }
@@ -132,98 +135,58 @@ export class TimingSim implements ServerHooks {
   /** A write proposed at the leader, if there is one. */
   write(): void {
     const l = this.leader();
-    if (!l?.core) return;
-    l.core.propose(encodeWrite(this.rng.int(1, 1e9)));
-    this.touched(l);
+    if (!l || l.pausedUntil > this.now) return;
+    l.node!.propose(encodeWrite(++this.writeSeq)).catch(() => {});
   }
 
   /** The planned stop of a leader: transfer to the most up-to-date voter, then stop once it leads. */
   transferThenStop(l: SimServer): void {
-    const st = l.core!.status(false);
+    const st = l.core!.status();
     const others = st.conf.voters.filter((v) => v !== l.id);
     others.sort((a, b) => (st.progress?.[b]?.match ?? 0) - (st.progress?.[a]?.match ?? 0));
     const to = others[0]!;
-    const rejected = l.core!.transferLeadership(to);
-    if (rejected) throw new Error(`transfer refused: ${rejected.error}`);
-    this.touched(l);
+    l.node!.transferLeadership(to).catch(() => {});
+    if (l.core!.status(false).leadTransferee !== to) throw new Error(`transfer to ${to} refused`);
     const check = () => {
       const target = this.servers.find((s) => s.id === to)!;
-      if (target.core?.status(false).role === "leader") l.crash();
+      if (target.role() === "leader") l.crash();
       else this.at(this.now + 5, check);
     };
     this.at(this.now + 5, check);
   }
 
-  private handle(ev: Event): void {
-    switch (ev.k) {
-      case "tick": {
-        const s = ev.s;
-        if (s.incarnation !== ev.inc || !s.core) return;
-        this.queue.push(this.now + s.tickPeriod, ev);
-        if (s.pausedUntil > this.now) {
-          s.missedTicks++;
-          return;
-        }
-        s.core.tick();
-        this.touched(s);
-        return;
+  private afterEvent(): void {
+    if (this.failure) throw new Error(this.failure);
+    for (const s of this.servers) {
+      const st = s.core?.status(false);
+      if (st?.role !== "leader") continue;
+      if (!this.leaderships.some((l) => l.term === st.term)) {
+        this.leaderships.push({ term: st.term, id: s.id, at: this.now });
       }
-      case "deliver": {
-        const to = this.servers.find((s) => s.id === ev.m.to);
-        if (!to?.core) return;
-        if (to.pausedUntil > this.now) {
-          this.queue.push(to.pausedUntil, ev);
-          return;
-        }
-        to.core.step(ev.m);
-        this.touched(to);
-        return;
+      if (!this.termsServing.has(st.term) && s.core!.entryAt(s.node!.appliedIndex)?.term === st.term) {
+        this.termsServing.set(st.term, this.now);
       }
-      case "written": {
-        const s = ev.s;
-        if (s.incarnation !== ev.inc || !s.inflight) return;
-        if (s.pausedUntil > this.now) {
-          this.queue.push(s.pausedUntil, ev);
-          return;
-        }
-        s.completeWrite(null);
-        this.touched(s);
-        return;
-      }
-      case "resume": {
-        const s = ev.s;
-        if (s.incarnation !== ev.inc || !s.core) return;
-        s.catchUp(this.compensate);
-        this.touched(s);
-        return;
-      }
-      case "at":
-        ev.fn();
-        return;
     }
   }
 
-  private touched(s: SimServer): void {
-    const st = s.core?.status(false);
-    if (st?.role === "leader" && !this.leaderships.some((l) => l.term === st.term)) {
-      this.leaderships.push({ term: st.term, id: s.id, at: this.now });
-    }
-    if (s.drain()) this.queue.push(this.now + this.rng.int(1, 3), { k: "written", s, inc: s.incarnation });
+  // ---------------------------------------------------------------- the servers' world
+
+  sync(_s: SimServer, owner: Owner, land: () => void): Promise<void> {
+    return new Promise((resolve) =>
+      this.loop.at(this.now + this.rng.int(1, 3), owner, () => {
+        land();
+        resolve();
+      }),
+    );
   }
 
-  send(_from: SimServer, m: Parameters<ServerHooks["send"]>[1]): void {
-    this.queue.push(this.now + this.rng.int(this.latency[0], this.latency[1]), { k: "deliver", m });
+  persisted(_s: SimServer, _entries: Entry[], _prevTerm: number): void {}
+
+  applied(): void {}
+
+  restored(): void {}
+
+  fail(message: string): void {
+    this.failure ??= message;
   }
-
-  persisted(_s: SimServer, _r: Ready, _prev: number): void {}
-
-  applied(s: SimServer, e: Entry): void {
-    const st = s.core?.status(false);
-    if (st?.role === "leader" && e.term === st.term && !this.termsServing.has(e.term))
-      this.termsServing.set(e.term, this.now);
-  }
-
-  snapshotInstalled(_s: SimServer, _meta: SnapshotMeta): void {}
-
-  readState(_s: SimServer, _rs: ReadState): void {}
 }
