@@ -1,7 +1,12 @@
 export { applyConfChange, type ConfEntry, decodeConfEntry, encodeConfEntry } from "./core/conf.js";
 export { RaftCore } from "./core/raft.js";
 export type * from "./core/types.js";
-export { type LevelRaftNodeOptions, openLevelRaftNode, type ServerRaftNode } from "./level-node.js";
+export {
+  type LevelRaftNodeOptions,
+  openLevelRaftNode,
+  type ServerRaftNode,
+  type SharedServerPort,
+} from "./level-node.js";
 export type { RaftObserver } from "./node/commit-timer.js";
 export {
   NodeStoppedError,
@@ -35,6 +40,7 @@ export {
   recoverCluster,
 } from "./recovery/recover-cluster.js";
 export { StorageCorruptionError, StorageVersionError } from "./storage/errors.js";
+export { RpcListener, refuseUpgrade, type UpgradeHandler, upgradePath } from "./transport/listener.js";
 export type { TransportLimits } from "./transport/options.js";
 export { RpcError, type RpcFailure, type RpcHandler } from "./transport/rpc.js";
 export type { ServerTransport } from "./transport/server-transport.js";

@@ -2,26 +2,41 @@ import type { Message } from "./core/types.js";
 import type { Scheduler } from "./node/ports.js";
 import { RaftNode, type RaftNodeOptions } from "./node.js";
 import { RaftStorage } from "./storage/raft-storage.js";
+import type { UpgradeHandler } from "./transport/listener.js";
 import { isRaftMessage } from "./transport/message-shape.js";
-import type { TransportLimits, TransportRoute } from "./transport/options.js";
+import { SERVER_PATH, type TransportLimits } from "./transport/options.js";
 import { ServerTransport } from "./transport/server-transport.js";
 import type { TransportTls } from "./transport/tls.js";
 
-export interface LevelRaftNodeOptions<R> extends RaftNodeOptions<R> {
+/** A port someone else owns (a server agent's RPC port), on which the node takes the server connections. */
+export interface SharedServerPort {
+  /** The address peers dial to reach this server. */
+  address: string;
+  /** Registers the handler of websocket upgrades on `path`. */
+  route(path: string, handler: UpgradeHandler): void;
+}
+
+interface LevelOptions<R> extends RaftNodeOptions<R> {
   clusterId: string;
   /** Holds `log/` (LevelDB) and `snapshots/`. */
   dataDir: string;
-  host: string;
-  /** 0 picks a free port; see `RaftNode.address`. */
-  port: number;
-  advertiseAddress?: string;
   transportLimits?: Partial<TransportLimits>;
-  /** TLS on the Raft port, accepted and dialed (see `TransportOptions.tls`). */
+  /** TLS of server connections, accepted and dialed (see `TransportOptions.tls`). */
   tls?: TransportTls;
-  /** Other websocket endpoints served on the Raft port, by URL path (see `TransportOptions.routes`). */
-  routes?: Readonly<Record<string, TransportRoute>>;
   scheduler?: Scheduler;
 }
+
+export type LevelRaftNodeOptions<R> = LevelOptions<R> &
+  (
+    | {
+        /** Listens on a port of its own; 0 picks a free port (see `RaftNode.address`). */
+        host: string;
+        port: number;
+        advertiseAddress?: string;
+        serverPort?: undefined;
+      }
+    | { serverPort: SharedServerPort }
+  );
 
 /** A production server's driver: its log in LevelDB under `dataDir`, its peers over websockets. */
 export type ServerRaftNode<R> = RaftNode<R, ServerTransport<Message>>;
@@ -32,19 +47,28 @@ export async function openLevelRaftNode<R>(options: LevelRaftNodeOptions<R>): Pr
   const storage = await RaftStorage.open(options.dataDir, log);
   let transport: ServerTransport<Message> | undefined;
   try {
-    transport = await ServerTransport.start<Message>({
+    const common = {
       nodeId: options.id,
       clusterId: options.clusterId,
-      host: options.host,
-      port: options.port,
-      ...(options.advertiseAddress === undefined ? {} : { advertiseAddress: options.advertiseAddress }),
       logger: log.child({ component: "transport" }),
       isMessage: isRaftMessage,
       ...(options.random ? { random: options.random } : {}),
       ...(options.transportLimits ? { limits: options.transportLimits } : {}),
       ...(options.tls ? { tls: options.tls } : {}),
-      ...(options.routes ? { routes: options.routes } : {}),
-    });
+    };
+    const shared = options.serverPort;
+    if (shared) {
+      const own = ServerTransport.create<Message>({ ...common, advertiseAddress: shared.address });
+      shared.route(SERVER_PATH, (req, socket, head) => own.upgrade(req, socket, head));
+      transport = own;
+    } else {
+      transport = await ServerTransport.start<Message>({
+        ...common,
+        host: options.host,
+        port: options.port,
+        ...(options.advertiseAddress === undefined ? {} : { advertiseAddress: options.advertiseAddress }),
+      });
+    }
     return await RaftNode.open(options, {
       storage,
       transport,

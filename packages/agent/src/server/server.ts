@@ -4,14 +4,20 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { type PrimaryFetch, ReplicationStatus } from "@cairn/api";
 import { type ApplyResult, COMMAND_VERSION } from "@cairn/fsm";
-import { openLevelRaftNode, type ServerRaftNode, type TransportTls } from "@cairn/raft";
+import {
+  openLevelRaftNode,
+  type ServerRaftNode,
+  type SharedServerPort,
+  type TransportTls,
+} from "@cairn/raft";
 import type { Logger } from "pino";
 import type { RemoteTokens } from "../client/acl/remote-tokens.js";
 import type { AgentConfig } from "../config/index.js";
 import { storeCatalog } from "../local/catalog.js";
 import { agentNodeMeta } from "../local/node-meta.js";
 import type { AgentMember, MembershipView } from "../membership/types.js";
-import { clientCalls, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
+import { ServerPort } from "../server-port/server-port.js";
+import { clientCalls, MAX_FRAME_BYTES, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
 import { planFormation } from "./formation-plan.js";
 import { FsmStateMachine } from "./fsm-state-machine.js";
@@ -115,6 +121,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
   readonly backend: RaftBackend;
   readonly admin: RaftAdmin;
   private node: ServerRaftNode<ApplyResult> | undefined;
+  private serverPort: ServerPort | undefined;
   private contact: LeaderContact | undefined;
   private readonly discovery: Discovery;
   private readonly duties: LeaderDuties;
@@ -374,14 +381,12 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (this.stopped) return;
     const { config, log } = this.options;
     const multiplier = Math.max(1, config.performance.raftMultiplier);
-    const start = (port: number, advertiseAddress?: string) =>
+    const start = (serverPort: SharedServerPort) =>
       openLevelRaftNode<ApplyResult>({
         id: this.self.id,
         clusterId: config.datacenter,
         dataDir: join(this.options.dataDir, "raft"),
-        host: config.bindAddr,
-        port,
-        ...(advertiseAddress === undefined ? {} : { advertiseAddress }),
+        serverPort,
         peers,
         ...(bootstrap ? { bootstrap } : {}),
         stateMachine: this.fsm,
@@ -393,28 +398,23 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         heartbeatTicks: multiplier,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.tls ? { tls: this.options.tls } : {}),
-        ...(this.options.clientFetch
-          ? { routes: { [TUNNEL_PATH]: this.clientTunnel(this.options.clientFetch) } }
-          : {}),
         observer: {
           committed: (entries, latencyMs) => this.emit("raftCommitted", entries, latencyMs),
           fsynced: (ms) => this.emit("raftFsynced", ms),
         },
       });
+    const port = await this.openServerPort();
     let node: ServerRaftNode<ApplyResult>;
     try {
-      node = await start(config.ports.server, this.rpcAddress);
+      node = await start({ address: this.rpcAddress, route: (path, handler) => port.route(path, handler) });
     } catch (err) {
-      // A dev server talks to nobody: when the server port is taken (another agent on this machine), any
-      // free port will do.
-      if (!config.dev || (err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
-      log.warn({ port: config.ports.server }, "server port in use; the dev server takes a free port instead");
-      node = await start(0);
-      this.rpcAddress = node.address;
-      this.self = { ...this.self, serverPort: Number(node.address.slice(node.address.lastIndexOf(":") + 1)) };
+      await port.close();
+      throw err;
     }
+    this.serverPort = port;
     if (this.stopped) {
       await node.stop();
+      await port.close();
       return;
     }
     this.node = node;
@@ -438,6 +438,28 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     if (!this.isMember()) {
       this.discovery.joinCluster(() => this.isMember()).catch((err: Error) => this.fail(err));
     }
+  }
+
+  /** The server RPC port, with the client agents' tunnel on it; Raft adds its own route. */
+  private async openServerPort(): Promise<ServerPort> {
+    const { config, log } = this.options;
+    const open = (port: number) =>
+      ServerPort.open(config.bindAddr, port, this.options.tls, log.child({ component: "transport" }));
+    let port: ServerPort;
+    try {
+      port = await open(config.ports.server);
+    } catch (err) {
+      // A dev server talks to nobody: when the server port is taken (another agent on this machine), any
+      // free port will do.
+      if (!config.dev || (err as NodeJS.ErrnoException).code !== "EADDRINUSE") throw err;
+      log.warn({ port: config.ports.server }, "server port in use; the dev server takes a free port instead");
+      port = await open(0);
+      this.rpcAddress = hostPort(config.bindAddr, port.port);
+      this.self = { ...this.self, serverPort: port.port };
+    }
+    if (this.options.clientFetch)
+      port.websocketRoute(TUNNEL_PATH, this.clientTunnel(this.options.clientFetch), MAX_FRAME_BYTES);
+    return port;
   }
 
   private clientTunnel(fetch: TunnelFetch): ReturnType<typeof tunnelRoute> {
@@ -558,5 +580,6 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     this.duties.stop();
     this.contact?.stop();
     await this.node?.stop();
+    await this.serverPort?.close();
   }
 }

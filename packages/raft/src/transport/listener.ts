@@ -11,6 +11,21 @@ const DEFAULT_HANDSHAKE_TIMEOUT_MS = 10_000;
 
 export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void;
 
+/** The URL path of an upgrade request, without its query. */
+export function upgradePath(req: IncomingMessage): string {
+  const url = req.url;
+  const query = url?.indexOf("?") ?? -1;
+  return url === undefined ? "" : query < 0 ? url : url.slice(0, query);
+}
+
+/** Answers an upgrade request with an empty error response and closes the connection. */
+export function refuseUpgrade(socket: Duplex, status: 400 | 403): void {
+  socket.end(
+    `HTTP/1.1 ${status} ${status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
+  );
+  socket.destroy();
+}
+
 /**
  * The server RPC port's listener: accepts TCP connections, brings up TLS on them when configured (plaintext
  * still accepted unless clients must be verified, as Consul's `verify_incoming = false` allows), refuses

@@ -1,6 +1,4 @@
-import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
-import type { WebSocket } from "ws";
 import type { BackoffOptions } from "./backoff.js";
 import type { TransportTls } from "./tls.js";
 
@@ -60,10 +58,7 @@ export const defaultLimits: TransportLimits = {
 export interface TransportOptions<M> {
   nodeId: string;
   clusterId: string;
-  /** Listen address; port 0 picks a free port (see `ServerTransport.port`). */
-  host: string;
-  port: number;
-  /** The address peers should dial to reach this server; defaults to host:port as bound. */
+  /** The address peers should dial to reach this server; defaults to host:port as bound (`start`). */
   advertiseAddress?: string;
   logger: Logger;
   /** Shape check for Raft messages arriving from the network. */
@@ -74,12 +69,7 @@ export interface TransportOptions<M> {
   random?: () => number;
   /** TLS for accepted and dialed connections; absent: plaintext. */
   tls?: TransportTls;
-  /** Other websocket endpoints served on the same port, by URL path; any other path is refused. */
-  routes?: Readonly<Record<string, TransportRoute>>;
 }
-
-/** Takes over a websocket accepted on a path other than `SERVER_PATH`. */
-export type TransportRoute = (ws: WebSocket, req: IncomingMessage) => void;
 
 /** The URL path server connections use, so the listener can later share a port with other endpoints. */
 export const SERVER_PATH = "/cairn/server";

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { WebSocketServer } from "ws";
 import { InboundConnection, type InboundContext } from "./inbound-connection.js";
-import { RpcListener } from "./listener.js";
+import { RpcListener, refuseUpgrade, upgradePath } from "./listener.js";
 import {
   defaultLimits,
   SERVER_PATH,
@@ -30,7 +30,8 @@ export class ServerTransport<M> {
 
   private constructor(
     private readonly server: WebSocketServer,
-    private readonly listener: RpcListener,
+    /** Only when this transport listens on a port of its own (see `start`). */
+    private readonly listener: RpcListener | undefined,
     private readonly options: TransportOptions<M>,
     readonly limits: TransportLimits,
     readonly address: string,
@@ -64,8 +65,6 @@ export class ServerTransport<M> {
       rpcHandlers: this.rpcHandlers,
     };
     server.on("connection", (ws, req) => {
-      const route = options.routes?.[pathOf(req.url)];
-      if (route !== undefined) return route(ws, req);
       const conn = new InboundConnection<M>(
         ws,
         inboundContext,
@@ -76,41 +75,43 @@ export class ServerTransport<M> {
     });
   }
 
-  /** Starts listening; resolves once the port is bound. */
-  static async start<M>(options: TransportOptions<M>): Promise<ServerTransport<M>> {
-    const limits = { ...defaultLimits, ...options.limits };
-    const server = new WebSocketServer({
-      noServer: true,
-      perMessageDeflate: false,
-      maxPayload: limits.maxFrameBytes,
-    });
-    const paths = new Set([SERVER_PATH, ...Object.keys(options.routes ?? {})]);
-    const log = options.logger;
+  /**
+   * Starts listening on a port of its own that serves only server connections; resolves once it is bound.
+   * A server agent instead owns its RPC port and hands the upgrades on `SERVER_PATH` to `create`'s `upgrade`.
+   */
+  static async start<M>(
+    options: TransportOptions<M> & { host: string; port: number },
+  ): Promise<ServerTransport<M>> {
+    let transport: ServerTransport<M> | undefined;
     const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer) => {
-      const path = pathOf(req.url);
-      const refusal = !paths.has(path)
-        ? { status: 400, reason: undefined }
-        : path === SERVER_PATH
-          ? serverRefusal(options.tls, req)
-          : undefined;
-      if (refusal) {
-        if (refusal.reason !== undefined)
-          log.warn({ remote: remoteOf(req), reason: refusal.reason }, "refused a server connection");
-        socket.end(
-          `HTTP/1.1 ${refusal.status} ${refusal.status === 403 ? "Forbidden" : "Bad Request"}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`,
-        );
-        socket.destroy();
-        return;
-      }
-      server.handleUpgrade(req, socket, head, (ws) => server.emit("connection", ws, req));
+      if (upgradePath(req) === SERVER_PATH && transport) transport.upgrade(req, socket, head);
+      else refuseUpgrade(socket, 400);
     };
-    const listener = await RpcListener.start(options.host, options.port, options.tls, onUpgrade, log);
-    return new ServerTransport(
-      server,
+    const listener = await RpcListener.start(
+      options.host,
+      options.port,
+      options.tls,
+      onUpgrade,
+      options.logger,
+    );
+    transport = new ServerTransport(
+      newServer(options),
       listener,
       options,
-      limits,
+      { ...defaultLimits, ...options.limits },
       options.advertiseAddress ?? `${options.host}:${listener.port}`,
+    );
+    return transport;
+  }
+
+  /** A transport without a listener: whoever owns the port hands it the upgrades on `SERVER_PATH`. */
+  static create<M>(options: TransportOptions<M> & { advertiseAddress: string }): ServerTransport<M> {
+    return new ServerTransport(
+      newServer(options),
+      undefined,
+      options,
+      { ...defaultLimits, ...options.limits },
+      options.advertiseAddress,
     );
   }
 
@@ -119,8 +120,24 @@ export class ServerTransport<M> {
     this.handlers = handlers;
   }
 
+  /** The port of its own listener (see `start`). */
   get port(): number {
+    if (!this.listener) throw new Error("this transport has no listener of its own");
     return this.listener.port;
+  }
+
+  /** Takes a websocket upgrade request on `SERVER_PATH`: a server connecting. */
+  upgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const refusal = serverRefusal(this.options.tls, req);
+    if (refusal) {
+      this.options.logger.warn(
+        { remote: remoteOf(req), reason: refusal.reason },
+        "refused a server connection",
+      );
+      refuseUpgrade(socket, 403);
+      return;
+    }
+    this.server.handleUpgrade(req, socket, head, (ws) => this.server.emit("connection", ws, req));
   }
 
   /** Adds a peer or updates its address; a link to it is dialed at once. */
@@ -179,10 +196,10 @@ export class ServerTransport<M> {
     for (const link of this.links.values()) link.close();
     this.links.clear();
     for (const conn of this.inbound) conn.close();
-    // Sockets of the other routes too: the listener only finishes closing once every connection has.
+    // A listener only finishes closing once every connection has.
     for (const ws of this.server.clients) ws.terminate();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
-    await this.listener.close();
+    await this.listener?.close();
   }
 }
 
@@ -192,16 +209,19 @@ const detached: TransportHandlers<never> = {
   onSnapshot: () => Promise.reject(new Error("not started")),
 };
 
-function pathOf(url: string | undefined): string {
-  const query = url?.indexOf("?") ?? -1;
-  return url === undefined ? "" : query < 0 ? url : url.slice(0, query);
+function newServer(options: TransportOptions<unknown>): WebSocketServer {
+  return new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    maxPayload: options.limits?.maxFrameBytes ?? defaultLimits.maxFrameBytes,
+  });
 }
 
 /** With TLS verification on, only a server's certificate may open the Raft path (CVE-2021-37219 in Consul). */
 function serverRefusal(
   tls: TransportOptions<unknown>["tls"],
   req: IncomingMessage,
-): { status: number; reason: string } | undefined {
+): { status: 403; reason: string } | undefined {
   const socket = req.socket as Partial<TLSSocket>;
   if (!tls?.authorizeServer || !socket.encrypted || !socket.authorized) return undefined;
   const reason = tls.authorizeServer(socket.getPeerCertificate!());

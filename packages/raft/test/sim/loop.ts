@@ -15,8 +15,11 @@ interface Scheduled {
   fn: () => void;
 }
 
-/** Lets every promise continuation that is ready run: the microtask queue drains before any macrotask. */
-const drainMicrotasks = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+/**
+ * Lets every promise continuation that is ready run: Node runs the next tick only once the microtask queue
+ * is empty, including what the continuations queue in turn (a macrotask would cost an event-loop turn).
+ */
+const drainMicrotasks = (): Promise<void> => new Promise((resolve) => process.nextTick(resolve));
 
 /**
  * Simulated time: one queue of events for the whole world (every server's timers, disk completions, message
@@ -34,6 +37,8 @@ export class SimLoop {
 
   /** Runs events up to and including `until`; `after` runs after each one (checks) with its owner. */
   async runUntil(until: number, after?: (owner: Owner | null) => void): Promise<void> {
+    // What was started before (servers opening their drivers) gets as far as it can first.
+    await drainMicrotasks();
     for (;;) {
       const ev = this.queue.pop();
       if (!ev) break;

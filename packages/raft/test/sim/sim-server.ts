@@ -135,6 +135,10 @@ export class SimServer implements NetworkHost {
         this.node = node;
         this.process = { inbound: transport.attached!, owner };
         network.started(this);
+        // As the server agent does for a joining server: dial every server it knows of, as members to be
+        // (they learn its address from the hello, before any of them applies the entry that adds it).
+        if (!this.bootstrap && this.incarnation === 1)
+          for (const [id, address] of Object.entries(this.peers())) node.transport.setPeer(id, address);
         node.on("fatal", (err) => this.world.fail(`${this.id}: driver stopped: ${err.stack ?? err.message}`));
       },
       (err: Error) => this.world.fail(`${this.id}: cannot start: ${err.stack ?? err.message}`),

@@ -146,7 +146,8 @@ export class Simulation implements ServerWorld {
       this.servers.set(s.id, s);
       this.network.add(s);
     }
-    for (const s of first) s.start();
+    // Processes start at different moments, so their tick timers run out of phase as real ones do.
+    for (const s of first) this.loop.at(r.int(1, TICK), null, () => s.start());
     this.loop.at(r.int(0, 300), null, () => this.fault());
     this.loop.at(r.int(0, 50), null, () => this.client());
     this.loop.at(this.chaosEnd, null, () => this.heal());

@@ -74,7 +74,8 @@ export class TimingSim implements ServerWorld {
       this.servers.push(s);
       this.network.add(s);
     }
-    for (const s of this.servers) s.start();
+    // Processes start at different moments, so their tick timers run out of phase as real ones do.
+    for (const s of this.servers) this.loop.at(this.rng.int(1, TICK_MS), null, () => s.start());
   }
 
   get now(): number {
