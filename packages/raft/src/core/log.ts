@@ -39,7 +39,10 @@ export class RaftLog {
     offsetTerm: number,
     offsetConf: ConfState,
     entries: Entry[],
-    private readonly limits: LogCacheLimits = { maxEntries: Number.POSITIVE_INFINITY, maxBytes: Number.POSITIVE_INFINITY },
+    private readonly limits: LogCacheLimits = {
+      maxEntries: Number.POSITIVE_INFINITY,
+      maxBytes: Number.POSITIVE_INFINITY,
+    },
     bounds?: LogBounds,
   ) {
     this.offset = offset;
@@ -57,7 +60,8 @@ export class RaftLog {
       const start = this.last + 1 - tail.length;
       for (let k = 0; k < tail.length; k++) {
         if (tail[k]!.index !== start + k) throw new Error("restored log tail does not end at the last index");
-        if (this.runs.termAt(start + k) !== tail[k]!.term) throw new Error("restored log tail disagrees with its terms");
+        if (this.runs.termAt(start + k) !== tail[k]!.term)
+          throw new Error("restored log tail disagrees with its terms");
       }
     } else {
       this.last = offset;
@@ -133,8 +137,8 @@ export class RaftLog {
     return out;
   }
 
-  /** Where a read from storage starting at `lo` must stop: the window holds the rest. */
-  fetchEnd(lo: number, hi: number): number {
+  /** Where a read from storage must stop (the window holds the rest): at most `hi`. */
+  fetchEnd(hi: number): number {
     return Math.min(hi, this.windowFirst());
   }
 
@@ -148,7 +152,8 @@ export class RaftLog {
     for (const e of entries) {
       if (e.index <= this.offset) continue;
       const prev = kept[kept.length - 1];
-      if (e.index >= first || this.runs.termAt(e.index) !== e.term || (prev && e.index !== prev.index + 1)) break;
+      if (e.index >= first || this.runs.termAt(e.index) !== e.term || (prev && e.index !== prev.index + 1))
+        break;
       kept.push(e);
     }
     if (kept.length > 0) this.fetched = kept;
@@ -190,7 +195,8 @@ export class RaftLog {
   private truncateFrom(i: number): void {
     const first = this.windowFirst();
     if (i >= first) {
-      for (let k = this.head + i - first; k < this.ents.length; k++) this.windowBytes -= this.ents[k]!.data.length;
+      for (let k = this.head + i - first; k < this.ents.length; k++)
+        this.windowBytes -= this.ents[k]!.data.length;
       this.ents.length = this.head + i - first;
     } else {
       // The conflict lies before the window: nothing in it survives; the new entries start a new one.
@@ -265,7 +271,8 @@ export class RaftLog {
     const term = this.term(index)!;
     const first = this.windowFirst();
     if (index >= first) {
-      for (let k = this.head; k < this.head + index + 1 - first; k++) this.windowBytes -= this.ents[k]!.data.length;
+      for (let k = this.head; k < this.head + index + 1 - first; k++)
+        this.windowBytes -= this.ents[k]!.data.length;
       this.ents = this.ents.slice(this.head + index + 1 - first);
       this.head = 0;
     }

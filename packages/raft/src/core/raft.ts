@@ -401,7 +401,7 @@ export class RaftCore {
 
   private fetchFrom(lo: number, hi: number): LogFetch {
     const cache = this.cfg.logCache ?? DEFAULT_LOG_CACHE;
-    const end = Math.min(this.log.fetchEnd(lo, hi), lo + Math.max(1, Math.min(cache.maxEntries, FETCH_ENTRIES)));
+    const end = Math.min(this.log.fetchEnd(hi), lo + Math.max(1, Math.min(cache.maxEntries, FETCH_ENTRIES)));
     return { lo, hi: end, maxBytes: Math.max(1, Math.min(cache.maxBytes, this.cfg.maxAppendBytes * 4)) };
   }
 

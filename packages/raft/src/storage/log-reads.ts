@@ -68,7 +68,8 @@ export async function loadLogShape(db: Db, logDir: string, base: number, logger:
     const index = confIndexOfKey(key);
     if (index === undefined) throw new StorageCorruptionError(logDir, "malformed conf index key");
     const e = await readEntry(db, logDir, index);
-    if (e.kind !== "conf") throw new StorageCorruptionError(logDir, `conf index names entry ${index}, not a conf entry`);
+    if (e.kind !== "conf")
+      throw new StorageCorruptionError(logDir, `conf index names entry ${index}, not a conf entry`);
     confIndexes.push(index);
     confs.push(e);
   }
@@ -80,7 +81,13 @@ function decodeEntryIndex(key: Buffer): number {
 }
 
 /** The term runs of [first, last], bisecting between known terms (the tail's are known already). */
-async function termRuns(db: Db, logDir: string, first: number, last: number, tail: Entry[]): Promise<TermRun[]> {
+async function termRuns(
+  db: Db,
+  logDir: string,
+  first: number,
+  last: number,
+  tail: Entry[],
+): Promise<TermRun[]> {
   if (last < first) return [];
   const tailFirst = tail[0]?.index ?? last + 1;
   const termOf = async (i: number): Promise<number> =>
@@ -90,7 +97,8 @@ async function termRuns(db: Db, logDir: string, first: number, last: number, tai
   const stack: [number, number, number, number][] = [[first, runs[0]!.term, last, await termOf(last)]];
   while (stack.length > 0) {
     const [a, ta, b, tb] = stack.pop()!;
-    if (tb < ta) throw new StorageCorruptionError(logDir, `entry ${b} has term ${tb}, below ${ta} of entry ${a}`);
+    if (tb < ta)
+      throw new StorageCorruptionError(logDir, `entry ${b} has term ${tb}, below ${ta} of entry ${a}`);
     if (ta === tb) continue;
     if (b === a + 1) {
       runs.push({ index: b, term: tb });
@@ -112,14 +120,23 @@ export async function readEntry(db: Db, logDir: string, index: number): Promise<
 }
 
 /** Entries [lo, hi), at least one if any, stopping once `maxBytes` of payload is reached; each verified. */
-export async function readEntries(db: Db, logDir: string, lo: number, hi: number, maxBytes: number): Promise<Entry[]> {
+export async function readEntries(
+  db: Db,
+  logDir: string,
+  lo: number,
+  hi: number,
+  maxBytes: number,
+): Promise<Entry[]> {
   const out: Entry[] = [];
   let bytes = 0;
   for await (const [key, value] of db.iterator({ gte: entryKey(lo), lt: entryKey(hi) })) {
     const e = decodeEntry(key, value);
     if (typeof e === "string") throw new StorageCorruptionError(logDir, e);
     if (e.index !== lo + out.length) {
-      throw new StorageCorruptionError(logDir, `log has entry ${e.index} where ${lo + out.length} was expected`);
+      throw new StorageCorruptionError(
+        logDir,
+        `log has entry ${e.index} where ${lo + out.length} was expected`,
+      );
     }
     bytes += e.data.length;
     if (out.length > 0 && bytes > maxBytes) break;

@@ -30,7 +30,6 @@ import {
   verifySnapshotFile,
 } from "./snapshot-files.js";
 
-
 /** What one Ready asks to make durable, written as one fsynced batch. */
 export interface DurableChanges {
   hardState?: HardState;

@@ -154,7 +154,14 @@ describe("RaftLog window", () => {
       ],
       confs: [confEntry(1, 1, conf3)],
     };
-    const log = new RaftLog(0, 0, none, [e(999, 3), e(1000, 3)], { maxEntries: 10, maxBytes: 1 << 20 }, bounds);
+    const log = new RaftLog(
+      0,
+      0,
+      none,
+      [e(999, 3), e(1000, 3)],
+      { maxEntries: 10, maxBytes: 1 << 20 },
+      bounds,
+    );
     expect(log.lastIndex()).toBe(1000);
     expect([1, 499, 500, 1000].map((i) => log.term(i))).toEqual([1, 1, 3, 3]);
     expect(log.confAt(1000)).toEqual({ index: 1, conf: conf3 });

@@ -263,7 +263,9 @@ describe("RaftStorage", () => {
       return keys;
     };
     let s = await RaftStorage.open(dir, silent);
-    await s.save({ entries: [confEntry(1, 1), ...entries(2, 4, 1), confEntry(5, 1), entry(6, 1), confEntry(7, 1)] });
+    await s.save({
+      entries: [confEntry(1, 1), ...entries(2, 4, 1), confEntry(5, 1), entry(6, 1), confEntry(7, 1)],
+    });
     // The leader replaced 6 onwards: the conf entry at 7 went with it.
     await s.save({ entries: [entry(6, 2), entry(7, 2)] });
     await s.close();
