@@ -206,7 +206,7 @@ export interface RaftConfig {
    * between servers over an election timeout. It also assumes the driver delivers ticks by a monotonic
    * clock: after a stall (GC pause, blocked event loop) it must call tick() once per elapsed tick period
    * before stepping anything else - a plain setInterval that fires once late is not enough (RaftNode
-   * ticks by `Timers.now()` before every input).
+   * ticks by `Scheduler.now()` before every input).
    */
   leaseDriftTicks?: number;
   /**

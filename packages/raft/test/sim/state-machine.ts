@@ -29,15 +29,10 @@ export function encodeWrite(id: number): Uint8Array {
   return encoder.encode(`w${id}`);
 }
 
-/** The write id an entry carries, or null for noop/conf entries. */
-export function decodeWrite(e: Entry): number | null {
-  return e.kind === "normal" ? Number(decoder.decode(e.data).slice(1)) : null;
-}
-
 /** What the simulated state machine answers a write's proposer: where it applied and which write it was. */
 export interface SmResult {
   index: number;
-  write: number | null;
+  write: number;
 }
 
 /** The state machine's side of the simulation: where applied entries are looked up and reported. */
