@@ -6,6 +6,8 @@ import type {
   ConfChange,
   ConfState,
   Entry,
+  LogCacheLimits,
+  LogFetch,
   Message,
   NodeId,
   ProposeResult,
@@ -71,6 +73,8 @@ export interface RaftNodeOptions<R> {
   readTimeoutMs?: number;
   maxInflight?: number;
   maxAppendBytes?: number;
+  /** How much of the log to keep in memory (the rest is read back from disk when needed). */
+  logCache?: LogCacheLimits;
   /** Told of commit latencies and fsync times (metrics); measured with the scheduler's clock. */
   observer?: RaftObserver;
   random?: () => number;
@@ -202,6 +206,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
         checkQuorum: true,
         maxInflight: options.maxInflight ?? 256,
         maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
+        ...(options.logCache ? { logCache: options.logCache } : {}),
         leaseDriftTicks: options.leaseDriftTicks ?? 2,
       },
       { ...restored, applied: current?.meta.index ?? 0 },
@@ -210,7 +215,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     // Oldest knowledge first: conf entries in the log, then the address book (kept current by hellos),
     // then what the operator configured now.
     const addresses = new Map<NodeId, string>();
-    for (const e of restored.entries) learnAddressFrom(e, addresses);
+    const confs = restored.bounds?.confs ?? restored.entries.filter((e) => e.kind === "conf");
+    for (const e of confs) learnAddressFrom(e, addresses);
     for (const [id, address] of Object.entries(storage.addresses)) addresses.set(id, address);
     for (const [id, address] of Object.entries(options.peers ?? {})) addresses.set(id, address);
 
@@ -534,6 +540,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   private carryOut(rd: Ready): void {
     if (rd.softState) this.noteSoftState(rd.softState.leader, rd.softState.role);
     for (const m of rd.messages) this.send(m);
+    if (rd.fetch) this.fetch(rd.fetch);
     for (const e of rd.committed) this.apply(e);
     this.commitTimer?.committed(rd.committed);
     this.core.advance(rd);
@@ -543,6 +550,20 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
       this.reads.answered(rs.ctx, outcome, this.applied);
     }
     this.maybeSnapshot();
+  }
+
+  /** Reads back entries the core no longer holds; it asked only for durable ones, so no write is waited for. */
+  private fetch(f: LogFetch): void {
+    this.storage.entries(f.lo, f.hi, f.maxBytes).then(
+      (entries) => {
+        if (this.stopped) return;
+        this.core.fetched(entries);
+        this.scheduleDrive();
+      },
+      (err: Error) => {
+        if (!this.stopped) this.fatal(err);
+      },
+    );
   }
 
   /** A Ready's write: one fsynced batch; then what waited for it. */

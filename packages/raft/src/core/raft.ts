@@ -9,6 +9,7 @@ import type {
   Entry,
   EntryKind,
   HardState,
+  LogFetch,
   Message,
   NodeId,
   ProposeResult,
@@ -26,6 +27,11 @@ import type {
 type Outgoing = Message extends infer M ? (M extends Message ? Omit<M, "from" | "term"> : never) : never;
 
 const EMPTY = new Uint8Array(0);
+
+/** Enough that a healthy cluster never reads its log back; small enough to bound memory at any log length. */
+export const DEFAULT_LOG_CACHE = { maxEntries: 65_536, maxBytes: 32 * 1024 * 1024 };
+/** Entries per read from storage at most. */
+const FETCH_ENTRIES = 4096;
 
 /**
  * Messages that promise something this server must have on disk first: an accepted append (the entries), a
@@ -97,6 +103,10 @@ export class RaftCore {
   private transferElapsed = 0;
   /** Set once this leader sent TimeoutNow: its target may win an election regardless of stickiness. */
   private leaseRevoked = false;
+  /** A Ready's `fetch` was handed out and fetched() has not been called for it yet. */
+  private fetching = false;
+  /** Followers whose next append needs entries that are only on disk. */
+  private readonly fetchWaiters = new Set<NodeId>();
   /** Appends are batched: proposals mark this and ready() sends once per follower. */
   private broadcastPending = false;
 
@@ -118,7 +128,14 @@ export class RaftCore {
     this.id = config.id;
     const snap = restored.snapshot;
     const emptyConf: ConfState = { voters: [], learners: [] };
-    this.log = new RaftLog(snap?.index ?? 0, snap?.term ?? 0, snap?.conf ?? emptyConf, restored.entries);
+    this.log = new RaftLog(
+      snap?.index ?? 0,
+      snap?.term ?? 0,
+      snap?.conf ?? emptyConf,
+      restored.entries,
+      config.logCache ?? DEFAULT_LOG_CACHE,
+      restored.bounds,
+    );
     this.snapshotMeta = snap ?? { index: 0, term: 0, conf: emptyConf };
     this.term = restored.hardState.term;
     this.vote = restored.hardState.vote;
@@ -128,9 +145,10 @@ export class RaftCore {
     );
     this.commit = Math.min(Math.max(restored.hardState.commit, this.applied), this.log.lastIndex());
     this.handedOff = this.applied;
+    this.log.trim(this.handedOff);
     this.prevHard = { term: this.term, vote: this.vote, commit: this.commit };
 
-    const pristine = this.term === 0 && snap === null && restored.entries.length === 0;
+    const pristine = this.term === 0 && snap === null && this.log.lastIndex() === 0;
     if (pristine && bootstrap) {
       // Every bootstrapping server writes this identical first entry, so their logs agree from the start.
       this.term = 1;
@@ -334,11 +352,57 @@ export class RaftCore {
       this.reads.hasOpenRound() ||
       this.msgs.length > 0 ||
       this.readStates.length > 0 ||
-      this.committable() > this.handedOff ||
+      (this.committable() > this.handedOff && !this.log.missing(this.handedOff + 1)) ||
       this.prevSoft.leader !== this.leader ||
       this.prevSoft.role !== this.role ||
-      (!this.persisting && this.hasWrite())
+      (!this.persisting && this.hasWrite()) ||
+      (!this.fetching && this.wantedFetch() !== null)
     );
+  }
+
+  /**
+   * The driver's answer to a Ready's `fetch`: entries read from storage (possibly fewer than asked, or none if
+   * the range was compacted meanwhile). Appends waiting for them go out now; committed ones go in the next Ready.
+   */
+  fetched(entries: readonly Entry[]): void {
+    this.fetching = false;
+    this.log.supply(entries);
+    if (this.role !== "leader") {
+      this.fetchWaiters.clear();
+      return;
+    }
+    const waiting = [...this.fetchWaiters];
+    this.fetchWaiters.clear();
+    for (const id of waiting) this.sendAppends(id);
+  }
+
+  /**
+   * The next range to read back from storage, if something waits for entries no longer in memory: applying
+   * comes first (it blocks reads and clients), then followers lagging behind the in-memory window.
+   *
+   * Why the core asks rather than reads: it stays pure and deterministic (storage reads are asynchronous), as in
+   * etcd raft, whose storage may answer "unavailable" and whose driver fetches and steps again. Nothing waits for
+   * the answer meanwhile: ticks, votes, proposals and appends to other followers go on.
+   */
+  private wantedFetch(): LogFetch | null {
+    const upTo = this.committable();
+    const lo = this.handedOff + 1;
+    if (upTo >= lo && this.log.missing(lo)) return this.fetchFrom(lo, upTo + 1);
+    if (this.fetchWaiters.size === 0) return null;
+    for (const id of this.fetchWaiters) {
+      const pr = this.progress.get(id);
+      if (this.role === "leader" && pr && pr.state !== "snapshot" && this.log.missing(pr.next)) {
+        return this.fetchFrom(pr.next, this.log.lastIndex() + 1);
+      }
+      this.fetchWaiters.delete(id);
+    }
+    return null;
+  }
+
+  private fetchFrom(lo: number, hi: number): LogFetch {
+    const cache = this.cfg.logCache ?? DEFAULT_LOG_CACHE;
+    const end = Math.min(this.log.fetchEnd(hi), lo + Math.max(1, Math.min(cache.maxEntries, FETCH_ENTRIES)));
+    return { lo, hi: end, maxBytes: Math.max(1, Math.min(cache.maxBytes, this.cfg.maxAppendBytes * 4)) };
   }
 
   /** Collect the work since the last ready(); what it returns is considered handed to the driver. */
@@ -351,13 +415,23 @@ export class RaftCore {
     const upTo = this.committable();
     const r: Ready = {
       messages: this.msgs,
+      // Only what is in memory; the rest comes back from storage through `fetch`, in order.
       committed: upTo > this.handedOff ? this.log.slice(this.handedOff + 1, upTo + 1) : [],
       readStates: this.readStates,
       persist: false,
       entries: [],
       persistedMessages: [],
     };
-    if (upTo > this.handedOff) this.handedOff = upTo;
+    const lastHanded = r.committed[r.committed.length - 1];
+    if (lastHanded) {
+      this.handedOff = lastHanded.index;
+      this.log.trim(this.handedOff);
+    }
+    const fetch = this.fetching ? null : this.wantedFetch();
+    if (fetch) {
+      this.fetching = true;
+      r.fetch = fetch;
+    }
     this.msgs = [];
     this.readStates = [];
     if (this.prevSoft.leader !== this.leader || this.prevSoft.role !== this.role) {
@@ -398,7 +472,10 @@ export class RaftCore {
     this.persisting = false;
     if (r.snapshot && r.snapshot.index > this.applied) this.applied = r.snapshot.index;
     // A snapshot that arrived during the write replaced the log in memory and is not on disk yet.
-    if (this.receivedSnapshot === null) this.log.markStable();
+    if (this.receivedSnapshot === null) {
+      this.log.markStable();
+      this.log.trim(this.handedOff);
+    }
     if (this.role === "leader" && this.maybeCommit()) this.broadcastPending = true;
   }
 
@@ -500,6 +577,7 @@ export class RaftCore {
   private abandonLeadership(): void {
     for (const r of this.reads.drain()) this.answerRead(r.ctx, r.from, "not-leader");
     this.progress.clear();
+    this.fetchWaiters.clear();
     this.leadTransferee = null;
     this.broadcastPending = false;
   }
@@ -699,6 +777,11 @@ export class RaftCore {
       this.sendSnapshot(to, pr);
       return false;
     }
+    if (this.log.missing(pr.next)) {
+      // Behind the in-memory window: ready() asks the driver for the entries, fetched() sends them.
+      this.fetchWaiters.add(to);
+      return false;
+    }
     const entries = this.log.slice(pr.next, this.log.lastIndex() + 1, this.cfg.maxAppendBytes);
     if (entries.length === 0 && !sendIfEmpty) return false;
     this.send({ type: "append", to, prevIndex, prevTerm, entries, commit: this.commit, sent: this.now });
@@ -759,9 +842,7 @@ export class RaftCore {
    * largest index <= hintIndex with a term <= hintTerm is the last possible match point.
    */
   private nextFromHint(hintIndex: number, hintTerm: number): number {
-    let i = Math.min(hintIndex, this.log.lastIndex());
-    while (i > this.log.offset && this.log.term(i)! > hintTerm) i--;
-    return i + 1;
+    return this.log.lastAtMost(hintIndex, hintTerm) + 1;
   }
 
   private handleHeartbeatResponse(m: Extract<Message, { type: "heartbeat-resp" }>): void {
@@ -865,8 +946,7 @@ export class RaftCore {
       });
       return;
     }
-    let hintIndex = Math.min(m.prevIndex, this.log.lastIndex());
-    while (hintIndex > this.log.offset && this.log.term(hintIndex)! > m.prevTerm) hintIndex--;
+    const hintIndex = this.log.lastAtMost(m.prevIndex, m.prevTerm);
     const hintTerm = this.log.term(hintIndex) ?? 0;
     this.send({
       type: "append-resp",
@@ -980,6 +1060,14 @@ export class RaftCore {
   private hardChanged(): boolean {
     const p = this.prevHard;
     return p.term !== this.term || p.vote !== this.vote || p.commit !== this.commit;
+  }
+
+  /**
+   * For invariant checks: the term of entry `index` (undefined if compacted or beyond the log), whether the
+   * entry is in memory or only on disk. Same index and term means the same entry (log matching).
+   */
+  termAt(index: number): number | undefined {
+    return this.log.term(index);
   }
 
   /** For tests and invariant checks: the entry at `index` if it is still in memory. */

@@ -1,6 +1,10 @@
 // Public types of the pure Raft core. The core does no I/O: the driver (src/node.ts, or the simulator)
 // feeds it ticks and messages, then persists and carries out each Ready it produces.
 
+import type { TermRun } from "./term-runs.js";
+
+export type { TermRun } from "./term-runs.js";
+
 export type NodeId = string;
 
 export type Role = "follower" | "pre-candidate" | "candidate" | "leader";
@@ -138,6 +142,35 @@ export interface Ready {
   snapshot?: SnapshotMeta;
   /** Send only once this Ready's write is durable. */
   persistedMessages: Message[];
+  /**
+   * Entries the core needs back from storage (they left its in-memory window): read [lo, hi) - stopping once
+   * `maxBytes` of payload is reached, but at least one entry - and hand them to `fetched()`. The read may take
+   * its time and must not wait for a write in flight (what it asks for is durable already), but must see every
+   * compaction done before it (then it may return fewer entries, or none). At most one is outstanding.
+   */
+  fetch?: LogFetch;
+}
+
+/** How much of the durable log the core keeps in memory (the unstable tail is always kept). */
+export interface LogCacheLimits {
+  maxEntries: number;
+  /** Payload bytes. */
+  maxBytes: number;
+}
+
+/** What the core knows of the log at start, without holding its entries (see RestoreState). */
+export interface LogBounds {
+  lastIndex: number;
+  /** The term of every index after the snapshot, as runs. */
+  terms: readonly TermRun[];
+  /** Every conf entry after the snapshot, in order. */
+  confs: readonly Entry[];
+}
+
+export interface LogFetch {
+  lo: number;
+  hi: number;
+  maxBytes: number;
 }
 
 export interface RaftConfig {
@@ -176,14 +209,24 @@ export interface RaftConfig {
    * ticks by `Scheduler.now()` before every input).
    */
   leaseDriftTicks?: number;
+  /**
+   * How much of the durable log to keep in memory (default DEFAULT_LOG_CACHE): older entries are read back
+   * through Ready's `fetch` when a lagging follower or the state machine needs them.
+   */
+  logCache?: LogCacheLimits;
 }
 
 /** The durable state the driver found on disk at start. */
 export interface RestoreState {
   hardState: HardState;
   snapshot: SnapshotMeta | null;
-  /** The durable log after the snapshot, in order. */
+  /**
+   * The durable log after the snapshot, in order; with `bounds`, only its newest part (possibly none), which
+   * must end at bounds.lastIndex.
+   */
   entries: Entry[];
+  /** The whole log's shape, when `entries` do not hold all of it (storage did not read it all). */
+  bounds?: LogBounds;
   /** Index the state machine already reflects durably (defaults to the snapshot index). */
   applied?: number;
 }

@@ -1,4 +1,4 @@
-import type { Message, NodeId, RestoreState, SnapshotMeta } from "../core/types.js";
+import type { Entry, Message, NodeId, RestoreState, SnapshotMeta } from "../core/types.js";
 import type { DurableChanges } from "../storage/raft-storage.js";
 import type { SnapshotFileInfo } from "../storage/snapshot-files.js";
 import type { SnapshotSink } from "../transport/options.js";
@@ -27,6 +27,11 @@ export interface Storage {
   readonly snapshot: { meta: SnapshotMeta; path: string } | null;
   /** Fsynced log writes and the entries they carried since open (the group-commit ratio). */
   readonly stats: { readonly syncedWrites: number; readonly entriesWritten: number };
+  /**
+   * Durable entries [lo, hi), at least one if any, stopping once `maxBytes` of payload is reached: the answer
+   * to a Ready's `fetch` (the core keeps only part of the log in memory). None if lo was compacted meanwhile.
+   */
+  entries(lo: number, hi: number, maxBytes: number): Promise<Entry[]>;
   /** Makes one Ready durable in a single batch: hard state, entries, an installed snapshot; then fsyncs. */
   save(changes: DurableChanges): Promise<void>;
   /** Opens a writer for the file of snapshot `meta`, taken locally or received from a peer. */

@@ -45,7 +45,7 @@ export async function recoverCluster(
       conf,
       Object.fromEntries(members.map((m) => [m.id, m.address])),
     );
-    const last = restored.entries.at(-1) ?? plan.entries.at(-1);
+    const last = restored.bounds.terms.at(-1) ?? plan.entries.at(-1);
     return {
       previous: plan.previous,
       conf,

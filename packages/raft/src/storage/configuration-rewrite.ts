@@ -1,5 +1,5 @@
 import { decodeConfEntry, encodeConfEntry } from "../core/conf.js";
-import type { ConfState, Entry, HardState, RestoreState, SnapshotMeta } from "../core/types.js";
+import type { ConfState, Entry, HardState, LogBounds, RestoreState, SnapshotMeta } from "../core/types.js";
 
 /** What an offline configuration rewrite puts back into the log database. */
 export interface ConfigurationRewrite {
@@ -36,17 +36,20 @@ function checkConfiguration(conf: ConfState): void {
  * the same way on every survivor keeps "same index and term, same content" true, and keeps each survivor's
  * last index and term, so the election among them still picks the most complete log.
  */
-export function planConfigurationRewrite(restored: RestoreState, conf: ConfState): ConfigurationRewrite {
+export function planConfigurationRewrite(
+  restored: RestoreState & { bounds: LogBounds },
+  conf: ConfState,
+): ConfigurationRewrite {
   checkConfiguration(conf);
   const data = encodeConfEntry({ change: null, conf });
   const stated = (e: Entry): Entry => ({ ...e, data });
-  const confEntries = restored.entries.filter((e) => e.kind === "conf");
+  const confEntries = restored.bounds.confs;
   const lastConf = confEntries.at(-1);
   const previous = lastConf
     ? decodeConfEntry(lastConf.data).conf
     : (restored.snapshot?.conf ?? { voters: [], learners: [] });
 
-  if (restored.snapshot === null && restored.entries.length === 0) {
+  if (restored.snapshot === null && restored.bounds.lastIndex === 0) {
     // Nothing to rewrite: give the log the first entry every cluster's log starts with, as bootstrap does.
     // Every other survivor's entry 1 (term 1) is that bootstrap entry, now rewritten to the same content.
     const { term, vote } = restored.hardState;

@@ -2,13 +2,13 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { Level } from "level";
 import type { Logger } from "pino";
-import type { ConfState, Entry, HardState, RestoreState, SnapshotMeta } from "../core/types.js";
+import type { ConfState, Entry, HardState, LogBounds, RestoreState, SnapshotMeta } from "../core/types.js";
 import { type ConfigurationRewrite, planConfigurationRewrite } from "./configuration-rewrite.js";
 import { StorageCorruptionError, StorageVersionError } from "./errors.js";
+import { type Db, indexConfEntries, loadLogShape, readEntries } from "./log-reads.js";
 import {
-  decodeEntry,
+  confKey,
   decodeRecord,
-  ENTRY_RANGE,
   encodeEntry,
   encodeRecord,
   entryKey,
@@ -21,6 +21,7 @@ import {
   KEY_SNAPSHOT,
   KEY_VERSION,
   type SnapshotRecord,
+  UPGRADABLE_VERSIONS,
 } from "./records.js";
 import {
   removeSnapshotFilesExcept,
@@ -28,8 +29,6 @@ import {
   SnapshotFileWriter,
   verifySnapshotFile,
 } from "./snapshot-files.js";
-
-type Db = Level<Buffer, Buffer>;
 
 /** What one Ready asks to make durable, written as one fsynced batch. */
 export interface DurableChanges {
@@ -40,6 +39,7 @@ export interface DurableChanges {
 }
 
 const EMPTY_HARD_STATE: HardState = { term: 0, vote: null, commit: 0 };
+const EMPTY = Buffer.alloc(0);
 
 function sameTermAndVote(a: HardState, b: HardState): boolean {
   return a.term === b.term && a.vote === b.vote;
@@ -53,14 +53,17 @@ export function snapshotFileName(meta: Pick<SnapshotMeta, "index" | "term">): st
  * The durable half of a Raft server: the log since the last snapshot, the hard state, the snapshot record and
  * its file, and the peer address book. Layout under `dir`: `log/` (LevelDB), `snapshots/` (one current file).
  *
- * The core holds the log in memory; this store is written as the core produces Readys and read back only by
- * `open`, which also checks what it reads: a torn last entry (the tail of a write that never completed) is
- * dropped, anything else that does not verify stops the start.
+ * This store is written as the core produces Readys. `open` reads only the log's shape and newest entries (see
+ * loadLogShape), so a restart costs the same at any log length; older entries are read back by `entries` when
+ * the core asks for them (Ready's `fetch`). What does not verify stops the server, except a torn last entry
+ * (the tail of a write that never completed), which open drops.
  */
 export class RaftStorage {
   private first: number;
   private last: number;
   private current: SnapshotRecord | null;
+  /** Indexes of the conf entries in the log, in order (few: one per membership change since the snapshot). */
+  private confIndexes: number[];
   /** The hard state last written. */
   private durable: HardState;
   /** Fsynced log writes and the entries they carried since open: the group-commit ratio. */
@@ -72,16 +75,18 @@ export class RaftStorage {
     private readonly db: Db,
     readonly logDir: string,
     readonly snapshotDir: string,
-    readonly restored: RestoreState,
+    readonly restored: RestoreState & { bounds: LogBounds },
     readonly addresses: Record<string, string>,
     snapshot: SnapshotRecord | null,
+    confIndexes: number[],
     private readonly logger: Logger,
   ) {
     this.current = snapshot;
+    this.confIndexes = confIndexes;
     this.durable = restored.hardState;
     const base = snapshot?.meta.index ?? 0;
     this.first = base + 1;
-    this.last = restored.entries.at(-1)?.index ?? base;
+    this.last = restored.bounds.lastIndex;
   }
 
   static async open(dir: string, logger: Logger): Promise<RaftStorage> {
@@ -105,6 +110,7 @@ export class RaftStorage {
         loaded.restored,
         loaded.addresses,
         loaded.snapshot,
+        loaded.confIndexes,
         logger,
       );
     } catch (err) {
@@ -132,6 +138,15 @@ export class RaftStorage {
     return this.current && { meta: this.current.meta, path: join(this.snapshotDir, this.current.file.name) };
   }
 
+  /**
+   * Durable entries [lo, hi), at least one if any, stopping once `maxBytes` of payload is reached: the answer to
+   * a Ready's `fetch`. None if lo was compacted meanwhile.
+   */
+  async entries(lo: number, hi: number, maxBytes: number): Promise<Entry[]> {
+    if (lo < this.first) return [];
+    return readEntries(this.db, this.logDir, lo, Math.min(hi, this.last + 1), maxBytes);
+  }
+
   /** Makes one Ready durable in a single batch, fsynced unless it only moves the commit index. */
   async save(changes: DurableChanges): Promise<void> {
     const { entries, snapshot, hardState: hs } = changes;
@@ -146,15 +161,28 @@ export class RaftStorage {
     }
     // Chained rather than array batches: the array form costs ~20x more CPU per operation here.
     const batch = this.db.batch();
+    let confIndexes = this.confIndexes;
     if (installed) {
       batch.put(KEY_SNAPSHOT, encodeRecord(installed));
       for (let i = this.first; i <= this.last; i++) batch.del(entryKey(i));
+      for (const i of confIndexes) batch.del(confKey(i));
+      confIndexes = [];
     }
     if (head) {
       const newLast = head.index + entries.length - 1;
       // Entries past the new tail conflicted with the leader's log; the rest are overwritten below.
       for (let i = newLast + 1; i <= last; i++) batch.del(entryKey(i));
-      for (const e of entries) batch.put(entryKey(e.index), encodeEntry(e));
+      const replaced = confIndexes.filter((i) => i >= head.index);
+      for (const i of replaced) batch.del(confKey(i));
+      if (replaced.length > 0) confIndexes = confIndexes.filter((i) => i < head.index);
+      for (const e of entries) {
+        batch.put(entryKey(e.index), encodeEntry(e));
+        if (e.kind === "conf") {
+          batch.put(confKey(e.index), EMPTY);
+          if (confIndexes === this.confIndexes) confIndexes = [...confIndexes];
+          confIndexes.push(e.index);
+        }
+      }
       last = newLast;
     }
     if (hs) batch.put(KEY_HARD_STATE, encodeRecord(hs));
@@ -167,6 +195,7 @@ export class RaftStorage {
     await batch.write({ sync });
     this.first = first;
     this.last = last;
+    this.confIndexes = confIndexes;
     if (hs) this.durable = hs;
     if (sync) this.stats.syncedWrites++;
     this.stats.entriesWritten += entries.length;
@@ -192,7 +221,10 @@ export class RaftStorage {
     const batch = this.db.batch().put(KEY_SNAPSHOT, encodeRecord(record));
     const upTo = Math.min(meta.index, this.last);
     for (let i = this.first; i <= upTo; i++) batch.del(entryKey(i));
+    const covered = this.confIndexes.filter((i) => i <= meta.index);
+    for (const i of covered) batch.del(confKey(i));
     await batch.write({ sync: true });
+    if (covered.length > 0) this.confIndexes = this.confIndexes.filter((i) => i > meta.index);
     this.first = Math.max(this.first, meta.index + 1);
     this.last = Math.max(this.last, meta.index);
     await this.replaceSnapshot(record);
@@ -220,7 +252,7 @@ export class RaftStorage {
   ): Promise<ConfigurationRewrite> {
     const plan = planConfigurationRewrite(this.restored, conf);
     const batch = this.db.batch();
-    for (const e of plan.entries) batch.put(entryKey(e.index), encodeEntry(e));
+    for (const e of plan.entries) batch.put(entryKey(e.index), encodeEntry(e)).put(confKey(e.index), EMPTY);
     const installed = plan.snapshot && this.current && { meta: plan.snapshot, file: this.current.file };
     if (installed) batch.put(KEY_SNAPSHOT, encodeRecord(installed));
     if (plan.hardState) batch.put(KEY_HARD_STATE, encodeRecord(plan.hardState));
@@ -229,6 +261,7 @@ export class RaftStorage {
     if (installed) this.current = installed;
     if (plan.hardState) this.durable = plan.hardState;
     this.last = Math.max(this.last, plan.entries.at(-1)?.index ?? 0);
+    for (const e of plan.entries) if (!this.confIndexes.includes(e.index)) this.confIndexes.push(e.index);
     return plan;
   }
 
@@ -258,19 +291,24 @@ export class RaftStorage {
 }
 
 interface Loaded {
-  restored: RestoreState;
+  restored: RestoreState & { bounds: LogBounds };
   snapshot: SnapshotRecord | null;
   addresses: Record<string, string>;
+  confIndexes: number[];
 }
 
 async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger): Promise<Loaded> {
-  const version = await db.get(KEY_VERSION);
+  const version = (await db.get(KEY_VERSION))?.toString();
   if (version === undefined) {
     const anything = await db.keys({ limit: 1 }).all();
     if (anything.length > 0) throw new StorageVersionError(logDir, "none", FORMAT_VERSION);
     await db.put(KEY_VERSION, Buffer.from(String(FORMAT_VERSION)), { sync: true });
-  } else if (version.toString() !== String(FORMAT_VERSION)) {
-    throw new StorageVersionError(logDir, version.toString(), FORMAT_VERSION);
+  } else if (UPGRADABLE_VERSIONS.includes(version)) {
+    logger.info({ file: logDir, from: version, to: FORMAT_VERSION }, "upgrading the log format");
+    await indexConfEntries(db);
+    await db.put(KEY_VERSION, Buffer.from(String(FORMAT_VERSION)), { sync: true });
+  } else if (version !== String(FORMAT_VERSION)) {
+    throw new StorageVersionError(logDir, version, FORMAT_VERSION);
   }
 
   const hardState = await readRecord(db, KEY_HARD_STATE, logDir, "hard state", isHardState);
@@ -278,30 +316,9 @@ async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger)
   const addresses = await readRecord(db, KEY_ADDRESSES, logDir, "address book", isAddressBook);
   if (snapshot) await verifySnapshotFile(snapshotDir, snapshot.file);
 
-  const base = snapshot?.meta.index ?? 0;
-  const entries: Entry[] = [];
-  let torn: { key: Buffer; reason: string } | undefined;
-  for await (const [key, value] of db.iterator(ENTRY_RANGE)) {
-    if (torn) throw new StorageCorruptionError(logDir, torn.reason);
-    const e = decodeEntry(key, value);
-    if (typeof e === "string") {
-      torn = { key, reason: e };
-      continue;
-    }
-    const expected = (entries.at(-1)?.index ?? base) + 1;
-    if (e.index !== expected) {
-      throw new StorageCorruptionError(logDir, `log has entry ${e.index} where ${expected} was expected`);
-    }
-    entries.push(e);
-  }
-  if (torn) {
-    // Only the last write can be torn: it was never fsynced completely, so nothing depended on it.
-    logger.warn({ file: logDir, reason: torn.reason }, "dropping torn last log entry");
-    await db.del(torn.key, { sync: true });
-  }
-
+  const shape = await loadLogShape(db, logDir, snapshot?.meta.index ?? 0, logger);
   const hs = hardState ?? EMPTY_HARD_STATE;
-  const last = entries.at(-1)?.index ?? base;
+  const last = shape.bounds.lastIndex;
   if (hs.commit > last) {
     throw new StorageCorruptionError(
       logDir,
@@ -309,9 +326,10 @@ async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger)
     );
   }
   return {
-    restored: { hardState: hs, snapshot: snapshot?.meta ?? null, entries },
+    restored: { hardState: hs, snapshot: snapshot?.meta ?? null, entries: shape.tail, bounds: shape.bounds },
     snapshot: snapshot ?? null,
     addresses: addresses ?? {},
+    confIndexes: shape.confIndexes,
   };
 }
 

@@ -10,21 +10,45 @@ export const KEY_SNAPSHOT = Buffer.from("s");
 export const KEY_ADDRESSES = Buffer.from("a");
 const ENTRY_PREFIX = 0x65; // "e"
 export const ENTRY_RANGE = { gte: Buffer.from([ENTRY_PREFIX]), lt: Buffer.from([ENTRY_PREFIX + 1]) };
+/**
+ * One empty record per conf entry, keyed like the entries: the index of conf entries, so `open` finds the
+ * configurations without reading the log (version 2; a version 1 log is indexed once at open).
+ */
+const CONF_PREFIX = 0x63; // "c"
+export const CONF_RANGE = { gte: Buffer.from([CONF_PREFIX]), lt: Buffer.from([CONF_PREFIX + 1]) };
 
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
+/** Older formats `open` upgrades in place. */
+export const UPGRADABLE_VERSIONS: readonly string[] = ["1"];
 
-export function entryKey(index: number): Buffer {
+function indexKey(prefix: number, index: number): Buffer {
   const key = Buffer.allocUnsafe(9);
-  key[0] = ENTRY_PREFIX;
+  key[0] = prefix;
   key.writeUInt32BE(Math.floor(index / 0x1_0000_0000), 1);
   key.writeUInt32BE(index >>> 0, 5);
   return key;
 }
 
-export function entryIndexOfKey(key: Uint8Array): number | undefined {
-  if (key.length !== 9 || key[0] !== ENTRY_PREFIX) return undefined;
+function indexOfKey(prefix: number, key: Uint8Array): number | undefined {
+  if (key.length !== 9 || key[0] !== prefix) return undefined;
   const b = Buffer.from(key.buffer, key.byteOffset, key.byteLength);
   return b.readUInt32BE(1) * 0x1_0000_0000 + b.readUInt32BE(5);
+}
+
+export function entryKey(index: number): Buffer {
+  return indexKey(ENTRY_PREFIX, index);
+}
+
+export function entryIndexOfKey(key: Uint8Array): number | undefined {
+  return indexOfKey(ENTRY_PREFIX, key);
+}
+
+export function confKey(index: number): Buffer {
+  return indexKey(CONF_PREFIX, index);
+}
+
+export function confIndexOfKey(key: Uint8Array): number | undefined {
+  return indexOfKey(CONF_PREFIX, key);
 }
 
 const KINDS: readonly EntryKind[] = ["normal", "conf", "noop"];

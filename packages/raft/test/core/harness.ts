@@ -2,6 +2,7 @@ import { RaftCore } from "../../src/core/raft.js";
 import type {
   ConfState,
   Entry,
+  LogFetch,
   Message,
   RaftConfig,
   ReadState,
@@ -80,12 +81,14 @@ export class TestCluster {
   flush(): void {
     for (const [id, core] of this.nodes) {
       if (this.held.has(id)) continue;
-      while (core.hasReady()) {
+      for (let n = 0; core.hasReady(); n++) {
+        if (n > 10_000) throw new Error(`${id} never runs out of Readys`);
         const r = carryOut(core);
         this.readys.get(id)!.push(r);
         this.net.push(...r.sent);
         this.applied.get(id)!.push(...r.committed);
         this.reads.get(id)!.push(...r.readStates);
+        if (r.fetch) core.fetched(this.readBack(id, r.fetch));
       }
     }
   }
@@ -123,6 +126,19 @@ export class TestCluster {
       if (r.hardState) hardState = r.hardState;
     }
     return { hardState, snapshot: null, entries };
+  }
+
+  /** What `id`'s storage would answer to a Ready's `fetch`. */
+  readBack(id: string, f: LogFetch): Entry[] {
+    const out: Entry[] = [];
+    let bytes = 0;
+    for (const e of this.durable(id).entries.slice(f.lo - 1, f.hi - 1)) {
+      if (e?.index !== f.lo + out.length) break;
+      bytes += e.data.length;
+      if (out.length > 0 && bytes > f.maxBytes) break;
+      out.push(e);
+    }
+    return out;
   }
 
   /** Crash `id` and start it again from its durable state. */

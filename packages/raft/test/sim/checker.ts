@@ -58,8 +58,7 @@ export class SafetyChecker {
       this.leaders.set(st.term, s.id);
       for (const [index, c] of this.committed) {
         if (c.by >= st.term || index < st.firstIndex) continue; // later commits, or covered by its snapshot
-        const e = core.entryAt(index);
-        if (e?.term !== c.term) {
+        if (core.termAt(index) !== c.term) {
           fail(
             `leader ${s.id} of term ${st.term} lacks entry ${index} (term ${c.term}) committed in term ${c.by}`,
           );
@@ -69,11 +68,11 @@ export class SafetyChecker {
     }
     const all = [...servers];
     for (let i = seen + 1; i <= st.commit; i++) {
-      const e = core.entryAt(i);
-      if (!e) continue;
+      const term = core.termAt(i);
+      if (term === undefined) continue;
       const holding = st.conf.voters.filter((v) => {
         const server = all.find((x) => x.id === v);
-        return server !== undefined && durablyHolds(server, i, e.term);
+        return server !== undefined && durablyHolds(server, i, term);
       });
       if (holding.length <= st.conf.voters.length / 2) {
         fail(
@@ -81,11 +80,11 @@ export class SafetyChecker {
         );
       }
       if (this.committed.has(i)) continue;
-      this.committed.set(i, { term: e.term, by: st.term });
+      this.committed.set(i, { term, by: st.term });
       for (const l of servers) {
         const lst = l.core?.status(false);
         if (lst?.role !== "leader" || lst.term <= st.term || i < lst.firstIndex) continue;
-        if (l.core!.entryAt(i)?.term !== e.term) {
+        if (l.core!.termAt(i) !== term) {
           fail(`leader ${l.id} of term ${lst.term} lacks entry ${i} committed in term ${st.term}`);
         }
       }

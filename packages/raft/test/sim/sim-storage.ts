@@ -1,4 +1,4 @@
-import type { Entry, HardState, RestoreState, SnapshotMeta } from "../../src/core/types.js";
+import type { Entry, HardState, RestoreState, SnapshotMeta, TermRun } from "../../src/core/types.js";
 import type { DurableChanges, SnapshotFileInfo, SnapshotWriter, Storage } from "../../src/node/ports.js";
 
 /** What survives a crash: exactly what was fsynced. Snapshot files are in `files`, by name. */
@@ -23,6 +23,21 @@ export function emptyDisk(): Disk {
 
 export function durableLast(d: Disk): number {
   return d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
+}
+
+/** Newest entries handed over at start; the rest is read back as RaftStorage's are (see loadLogShape). */
+const TAIL = 4;
+
+/** What a restarted process is given, shaped as RaftStorage.open shapes it: the log's bounds and its tail. */
+function restoreOf(d: Disk): RestoreState {
+  const terms: TermRun[] = [];
+  for (const e of d.entries) if (terms.at(-1)?.term !== e.term) terms.push({ index: e.index, term: e.term });
+  return {
+    hardState: { ...d.hard },
+    snapshot: d.snapshot?.meta ?? null,
+    entries: d.entries.slice(-TAIL),
+    bounds: { lastIndex: durableLast(d), terms, confs: d.entries.filter((e) => e.kind === "conf") },
+  };
 }
 
 /** The simulation's part in a write: when its fsync completes, and whether the process dies around it. */
@@ -55,7 +70,7 @@ export class SimStorage implements Storage {
     if (d.hard.commit > durableLast(d)) {
       throw new Error(`durable commit ${d.hard.commit} beyond the durable log (${durableLast(d)})`);
     }
-    this.restored = { hardState: { ...d.hard }, snapshot: d.snapshot?.meta ?? null, entries: [...d.entries] };
+    this.restored = restoreOf(d);
     // As RaftStorage.open: files other than the current snapshot's are leftovers of the previous life.
     for (const name of d.files.keys()) if (name !== d.snapshot?.file.name) d.files.delete(name);
   }
@@ -67,6 +82,20 @@ export class SimStorage implements Storage {
   get snapshot(): { meta: SnapshotMeta; path: string } | null {
     const s = this.disk.snapshot;
     return s && { meta: s.meta, path: s.file.name };
+  }
+
+  async entries(lo: number, hi: number, maxBytes: number): Promise<Entry[]> {
+    const d = this.disk;
+    const offset = d.snapshot?.meta.index ?? 0;
+    if (lo <= offset) return [];
+    const out: Entry[] = [];
+    let bytes = 0;
+    for (const e of d.entries.slice(lo - offset - 1, hi - offset - 1)) {
+      bytes += e.data.length;
+      if (out.length > 0 && bytes > maxBytes) break;
+      out.push(e);
+    }
+    return out;
   }
 
   save(changes: DurableChanges): Promise<void> {

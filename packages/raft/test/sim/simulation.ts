@@ -122,6 +122,8 @@ export class Simulation implements ServerWorld {
       maxAppendBytes: r.pick([1, 8, 64, 1024]),
       leaseDriftTicks: 2,
       snapshotThreshold: r.int(3, 40),
+      // Half the seeds keep only a few entries in memory, so lagging followers and restarts read back.
+      ...(r.chance(0.5) ? { logCache: { maxEntries: r.int(1, 8), maxBytes: r.pick([0, 64, 1 << 20]) } } : {}),
     };
     this.record(`seed ${opts.seed}: ${voters} voters ${JSON.stringify(config)}`);
     this.makeServer = (id, bootstrap) => {

@@ -4,15 +4,20 @@ import { join } from "node:path";
 import { Level } from "level";
 import pino from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { encodeConfEntry } from "../../src/core/conf.js";
 import type { Entry, SnapshotMeta } from "../../src/core/types.js";
 import { StorageCorruptionError, StorageVersionError } from "../../src/storage/errors.js";
 import { RaftStorage } from "../../src/storage/raft-storage.js";
-import { entryKey, KEY_VERSION } from "../../src/storage/records.js";
+import { CONF_RANGE, confKey, entryKey, KEY_VERSION } from "../../src/storage/records.js";
 
 const silent = pino({ level: "silent" });
 
 function entry(index: number, term: number, text = `cmd-${index}`): Entry {
   return { index, term, kind: "normal", data: Buffer.from(text) };
+}
+
+function confEntry(index: number, term: number): Entry {
+  return { index, term, kind: "conf", data: encodeConfEntry({ change: null, conf }) };
 }
 
 function entries(from: number, to: number, term: number): Entry[] {
@@ -61,6 +66,7 @@ describe("RaftStorage", () => {
       hardState: { term: 0, vote: null, commit: 0 },
       snapshot: null,
       entries: [],
+      bounds: { lastIndex: 0, terms: [], confs: [] },
     });
     const conflictFree = [entry(1, 1), { index: 2, term: 1, kind: "conf", data: new Uint8Array() } as Entry];
     await s.save({ hardState: { term: 1, vote: "b", commit: 1 }, entries: conflictFree });
@@ -221,6 +227,81 @@ describe("RaftStorage", () => {
   it("refuses a LevelDB directory that holds something other than a Cairn log", async () => {
     await withRawDb(dir, (db) => db.put(Buffer.from("foreign"), Buffer.from("data")));
     await expect(RaftStorage.open(dir, silent)).rejects.toBeInstanceOf(StorageVersionError);
+  });
+
+  it("reads ranges back, bounded by bytes, and nothing that was compacted", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 10, 1) });
+    expect((await s.entries(3, 6, 1 << 20)).map((e) => e.index)).toEqual([3, 4, 5]);
+    // "cmd-N" is 5 bytes: two fit in 10, and one is always returned.
+    expect((await s.entries(3, 11, 10)).map((e) => e.index)).toEqual([3, 4]);
+    expect((await s.entries(3, 11, 0)).map((e) => e.index)).toEqual([3]);
+    expect((await s.entries(9, 99, 1 << 20)).map((e) => e.index)).toEqual([9, 10]);
+    const meta: SnapshotMeta = { index: 5, term: 1, conf };
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@5")));
+    expect(await s.entries(3, 8, 1 << 20)).toEqual([]);
+    await s.close();
+  });
+
+  it("names a gap met while reading back", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: entries(1, 3000, 1) });
+    await s.close();
+    await withRawDb(dir, (db) => db.del(entryKey(10)));
+    // Open reads only the newest entries, so the gap shows when the range is read.
+    const r = await RaftStorage.open(dir, silent);
+    await expect(r.entries(5, 20, 1 << 20)).rejects.toThrow(/entry 11 where 10 was expected/);
+    await r.close();
+  });
+
+  it("keeps the index of conf entries through conflicts, compaction and installed snapshots", async () => {
+    const confIndexes = async () => {
+      const keys: number[] = [];
+      await withRawDb(dir, async (db) => {
+        for await (const k of db.keys(CONF_RANGE)) keys.push(k.readUInt32BE(5));
+      });
+      return keys;
+    };
+    let s = await RaftStorage.open(dir, silent);
+    await s.save({
+      entries: [confEntry(1, 1), ...entries(2, 4, 1), confEntry(5, 1), entry(6, 1), confEntry(7, 1)],
+    });
+    // The leader replaced 6 onwards: the conf entry at 7 went with it.
+    await s.save({ entries: [entry(6, 2), entry(7, 2)] });
+    await s.close();
+    expect(await confIndexes()).toEqual([1, 5]);
+    s = await RaftStorage.open(dir, silent);
+    expect(s.restored.bounds.confs.map((e) => e.index)).toEqual([1, 5]);
+    expect(s.restored.bounds.terms).toEqual([
+      { index: 1, term: 1 },
+      { index: 6, term: 2 },
+    ]);
+    const meta: SnapshotMeta = { index: 3, term: 1, conf };
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@3")));
+    await s.close();
+    expect(await confIndexes()).toEqual([5]);
+    s = await RaftStorage.open(dir, silent);
+    expect(s.restored.bounds.confs.map((e) => e.index)).toEqual([5]);
+    const installed: SnapshotMeta = { index: 20, term: 3, conf };
+    s.noteReceivedSnapshot(await writeSnapshot(s, installed, Buffer.from("state@20")));
+    await s.save({ snapshot: installed, entries: [confEntry(21, 3)] });
+    await s.close();
+    expect(await confIndexes()).toEqual([21]);
+  });
+
+  it("upgrades a version 1 log by indexing its conf entries once", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ entries: [confEntry(1, 1), ...entries(2, 4, 1), confEntry(5, 2)] });
+    await s.close();
+    await withRawDb(dir, async (db) => {
+      await db.del(confKey(1));
+      await db.del(confKey(5));
+      await db.put(KEY_VERSION, Buffer.from("1"));
+    });
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.bounds.confs.map((e) => e.index)).toEqual([1, 5]);
+    await r.close();
+    await withRawDb(dir, async (db) => expect((await db.get(KEY_VERSION))?.toString()).toBe("2"));
   });
 
   it("removes leftovers of interrupted snapshot writes at start", async () => {
