@@ -88,7 +88,7 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     return this.backend.onLeader(
       true,
       async (node) => this.configurationHere(node),
-      (node, leader) =>
+      (_node, leader) =>
         operatorRequest(
           this.serverRpc(),
           leader,
