@@ -1,4 +1,5 @@
 import { Packr } from "msgpackr";
+import { unpackRecord } from "../tunnel/protocol.js";
 
 /**
  * The servers' own request/response RPC (forwarded writes and reads, session renewals, operator calls), on
@@ -46,10 +47,5 @@ export function decodeReply(data: Uint8Array): ReplyFrame | undefined {
 }
 
 function unpack(data: Uint8Array): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = packr.unpack(data);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
-  }
+  return unpackRecord(packr, data);
 }
