@@ -116,7 +116,7 @@ export class RaftBackend implements ClusterBackend {
   }
 
   /**
-   * Before a planned stop closes the Raft transport (after the leadership hand-off): refuses new forwarded
+   * Before a planned stop closes the server port (after the leadership hand-off): refuses new forwarded
    * requests and waits until those in progress answered (a proposal accepted before the hand-off commits
    * under the new leader and answers here) and none arrived for `quietMs` (servers that have not heard of
    * the new leader yet still send here, and must get the refusal rather than a closed connection). Bounded
