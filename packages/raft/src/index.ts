@@ -42,7 +42,7 @@ export {
 export { StorageCorruptionError, StorageVersionError } from "./storage/errors.js";
 export { RpcListener, refuseUpgrade, type UpgradeHandler, upgradePath } from "./transport/listener.js";
 export type { TransportLimits } from "./transport/options.js";
-export { RpcError, type RpcFailure, type RpcHandler } from "./transport/rpc.js";
+export { RpcError, type RpcFailure } from "./transport/rpc-error.js";
 export type { ServerTransport } from "./transport/server-transport.js";
 export {
   certificateNameError,

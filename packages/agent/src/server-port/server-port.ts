@@ -13,7 +13,10 @@ export class ServerPort {
   private readonly routes = new Map<string, UpgradeHandler>();
   private readonly sockets = new Set<WebSocketServer>();
 
-  private constructor(private readonly listener: RpcListener) {}
+  private constructor(
+    private readonly listener: RpcListener,
+    private readonly log: Logger,
+  ) {}
 
   /** Binds `host:port` (0 picks a free port); rejects with the bind error (EADDRINUSE) if it cannot. */
   static async open(
@@ -28,7 +31,7 @@ export class ServerPort {
       if (route) route(req, socket, head);
       else refuseUpgrade(socket, 400);
     };
-    self = new ServerPort(await RpcListener.start(host, port, tls, onUpgrade, log));
+    self = new ServerPort(await RpcListener.start(host, port, tls, onUpgrade, log), log);
     return self;
   }
 
@@ -41,18 +44,28 @@ export class ServerPort {
     this.routes.set(path, handler);
   }
 
-  /** Serves websockets on `path`: each accepted one is handed to `accept`. */
+  /** Serves websockets on `path`: each accepted one is handed to `accept`, unless `refusal` says why not (403). */
   websocketRoute(
     path: string,
     accept: (ws: WebSocket, req: IncomingMessage) => void,
     maxPayload: number,
+    refusal?: (req: IncomingMessage) => string | undefined,
   ): void {
     const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, maxPayload });
     wss.on("connection", accept);
     this.sockets.add(wss);
-    this.route(path, (req, socket, head) =>
-      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req)),
-    );
+    this.route(path, (req, socket, head) => {
+      const reason = refusal?.(req);
+      if (reason !== undefined) {
+        this.log.warn(
+          { path, remote: `${req.socket.remoteAddress}:${req.socket.remotePort}`, reason },
+          "refused a connection",
+        );
+        refuseUpgrade(socket, 403);
+        return;
+      }
+      wss.handleUpgrade(req, socket, head, (ws) => wss.emit("connection", ws, req));
+    });
   }
 
   /** Ends every connection and stops listening. */

@@ -1,4 +1,5 @@
 import type { ServerRaftNode } from "@cairn/raft";
+import type { ServerRpc } from "../server-rpc/server-rpc.js";
 import { RPC } from "./rpc-codec.js";
 
 const PING_EVERY_MS = 500;
@@ -16,13 +17,14 @@ export class LeaderContact {
 
   constructor(
     private readonly node: ServerRaftNode<unknown>,
+    private readonly rpc: ServerRpc,
     private readonly now: () => number = Date.now,
   ) {
     this.lastContactAt = now();
   }
 
   start(): void {
-    this.node.transport.handle(RPC.ping, () => ({ leader: this.node.isLeader() }));
+    this.rpc.handle(RPC.ping, () => ({ leader: this.node.isLeader() }));
     this.timer = setInterval(() => this.ping(), PING_EVERY_MS);
     this.timer.unref();
   }
@@ -53,7 +55,7 @@ export class LeaderContact {
     }
     if (leader === null || this.inFlight) return;
     this.inFlight = true;
-    this.node.transport
+    this.rpc
       .request(leader, RPC.ping, null, PING_EVERY_MS * 2)
       .then((answer) => {
         if ((answer as { leader?: unknown } | null)?.leader === true) this.touched();

@@ -8,6 +8,7 @@ import type { ApplyResult, AutopilotConfigSpec } from "@cairn/fsm";
 import { RaftRejectedError, RpcError, type ServerRaftNode } from "@cairn/raft";
 import type { AutopilotSettings } from "../config/index.js";
 import type { MembershipView } from "../membership/types.js";
+import type { ServerRpc } from "../server-rpc/server-rpc.js";
 import { Autopilot } from "./autopilot/autopilot.js";
 import type { HealthReport } from "./autopilot/health-monitor.js";
 import type { RaftMembership } from "./leader/member-reconcile.js";
@@ -38,6 +39,7 @@ type Node = ServerRaftNode<ApplyResult>;
  */
 export class RaftAdmin implements RaftOperator, RaftPeerChanges {
   private node: Node | undefined;
+  private rpc: ServerRpc | undefined;
   /** Autopilot's configuration and health; a leader duty. */
   readonly autopilot: Autopilot;
 
@@ -59,9 +61,16 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     });
   }
 
-  attach(node: Node): void {
+  /** Only asked on a path that found Raft running, so after `attach`. */
+  private serverRpc(): ServerRpc {
+    if (!this.rpc) throw new Error("server RPC is not attached yet");
+    return this.rpc;
+  }
+
+  attach(node: Node, rpc: ServerRpc): void {
     this.node = node;
-    const t = node.transport;
+    this.rpc = rpc;
+    const t = rpc;
     t.handle(AUTOPILOT_HEALTH_RPC, () => this.healthHere(node));
     t.handle(RPC.raftConfiguration, () => this.configurationHere(node));
     t.handle(RPC.removePeer, (p) => this.removeHere(node, p as { id: string } | { address: string }));
@@ -79,8 +88,13 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     return this.backend.onLeader(
       true,
       async (node) => this.configurationHere(node),
-      (node, leader) =>
-        operatorRequest(node, leader, RPC.raftConfiguration, null) as Promise<RaftConfigurationView>,
+      (_node, leader) =>
+        operatorRequest(
+          this.serverRpc(),
+          leader,
+          RPC.raftConfiguration,
+          null,
+        ) as Promise<RaftConfigurationView>,
     );
   }
 
@@ -88,7 +102,7 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     await this.backend.onLeader(
       false,
       (node) => this.removeHere(node, peer),
-      (node, leader) => operatorRequest(node, leader, RPC.removePeer, peer),
+      (_node, leader) => operatorRequest(this.serverRpc(), leader, RPC.removePeer, peer),
     );
   }
 
@@ -96,7 +110,8 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     await this.backend.onLeader(
       false,
       (node) => this.transferHere(node, id),
-      (node, leader) => operatorRequest(node, leader, RPC.transferLeader, id === undefined ? {} : { id }),
+      (_node, leader) =>
+        operatorRequest(this.serverRpc(), leader, RPC.transferLeader, id === undefined ? {} : { id }),
     );
   }
 
@@ -117,7 +132,7 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     await this.backend.onLeader(
       false,
       (node) => this.joinHere(node, id, address),
-      (node, leader) => operatorRequest(node, leader, RPC.join, { id, address }),
+      (_node, leader) => operatorRequest(this.serverRpc(), leader, RPC.join, { id, address }),
     );
   }
 
@@ -125,7 +140,8 @@ export class RaftAdmin implements RaftOperator, RaftPeerChanges {
     return this.backend.onLeader(
       false,
       async (node) => this.healthHere(node),
-      (node, leader) => operatorRequest(node, leader, AUTOPILOT_HEALTH_RPC, null) as Promise<HealthReport>,
+      (_node, leader) =>
+        operatorRequest(this.serverRpc(), leader, AUTOPILOT_HEALTH_RPC, null) as Promise<HealthReport>,
     );
   }
 
@@ -244,13 +260,13 @@ async function whenFree(change: () => Promise<void>): Promise<void> {
 
 /** A forwarded operator request; the leader's refusals come back as the same refusals. */
 async function operatorRequest(
-  node: Node,
+  rpc: ServerRpc,
   leader: string,
   method: string,
   payload: unknown,
 ): Promise<unknown> {
   try {
-    return await node.transport.request(leader, method, payload, OPERATOR_RPC_TIMEOUT_MS);
+    return await rpc.request(leader, method, payload, OPERATOR_RPC_TIMEOUT_MS);
   } catch (err) {
     if (err instanceof RpcError && err.remoteName === "RaftOperatorError")
       throw new RaftOperatorError(err.message);

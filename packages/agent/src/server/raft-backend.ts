@@ -16,6 +16,7 @@ import {
 } from "@cairn/fsm";
 import { NotLeaderError, RpcError, type ServerRaftNode } from "@cairn/raft";
 import type { Logger } from "pino";
+import type { ServerRpc } from "../server-rpc/server-rpc.js";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
@@ -43,6 +44,7 @@ export interface RaftBackendDeps {
  */
 export class RaftBackend implements ClusterBackend {
   private node: ServerRaftNode<ApplyResult> | undefined;
+  private rpc: ServerRpc | undefined;
   private contact: LeaderContact | undefined;
   private readonly holdMs: number;
   /** Held requests, woken when a leader becomes known (one listener on the node however many are held). */
@@ -67,21 +69,28 @@ export class RaftBackend implements ClusterBackend {
     this.store = stateReader(deps.fsm.store);
   }
 
+  /** Only asked on a path that found Raft running, so after `attach`. */
+  private serverRpc(): ServerRpc {
+    if (!this.rpc) throw new Error("server RPC is not attached yet");
+    return this.rpc;
+  }
+
   /** Raft is running: serve through it, and answer the requests other servers forward here. */
-  attach(node: ServerRaftNode<ApplyResult>, contact: LeaderContact): void {
+  attach(node: ServerRaftNode<ApplyResult>, contact: LeaderContact, rpc: ServerRpc): void {
     this.node = node;
+    this.rpc = rpc;
     this.contact = contact;
     node.on("leader", (leader) => {
       this.leadership++;
       if (leader !== null) for (const wake of [...this.leaderWaiters]) wake();
     });
-    node.transport.handle(RPC.apply, (payload) =>
+    rpc.handle(RPC.apply, (payload) =>
       this.serveForwarded(node, async () => {
         if (!(payload instanceof Uint8Array)) throw new TypeError("apply expects encoded entry bytes");
         return packValue(await node.propose(stampLeaderTime(payload, this.now())));
       }),
     );
-    node.transport.handle(RPC.renewSession, (payload) =>
+    rpc.handle(RPC.renewSession, (payload) =>
       this.serveForwarded(node, async () => {
         const { id, ns } = payload as { id: unknown; ns: unknown };
         if (typeof id !== "string" || typeof ns !== "string") throw new TypeError("renew expects {id, ns}");
@@ -107,7 +116,7 @@ export class RaftBackend implements ClusterBackend {
   }
 
   /**
-   * Before a planned stop closes the Raft transport (after the leadership hand-off): refuses new forwarded
+   * Before a planned stop closes the server port (after the leadership hand-off): refuses new forwarded
    * requests and waits until those in progress answered (a proposal accepted before the hand-off commits
    * under the new leader and answers here) and none arrived for `quietMs` (servers that have not heard of
    * the new leader yet still send here, and must get the refusal rather than a closed connection). Bounded
@@ -157,10 +166,10 @@ export class RaftBackend implements ClusterBackend {
     return this.onLeader(
       false,
       (node) => node.propose(asLeader()),
-      async (node, leader) => {
+      async (_node, leader) => {
         let answer: unknown;
         try {
-          answer = await node.transport.request(leader, RPC.apply, asForwarded(), FORWARD_TIMEOUT_MS);
+          answer = await this.serverRpc().request(leader, RPC.apply, asForwarded(), FORWARD_TIMEOUT_MS);
         } catch (err) {
           throw this.outcomeUnknown(err);
         }
@@ -204,9 +213,9 @@ export class RaftBackend implements ClusterBackend {
     return this.onLeader(
       true,
       async () => this.renewHere(id, ns),
-      async (node, leader) =>
+      async (_node, leader) =>
         unpackValue(
-          await node.transport.request(leader, RPC.renewSession, { id, ns }, QUICK_RPC_TIMEOUT_MS),
+          await this.serverRpc().request(leader, RPC.renewSession, { id, ns }, QUICK_RPC_TIMEOUT_MS),
         ) as Session | null,
     );
   }

@@ -1,7 +1,7 @@
 import { Packr } from "msgpackr";
 
 // Answers that carry state-machine values (KV flags are bigint, values are bytes) are packed here rather than
-// left to the transport's frame encoder, which does not round-trip 64-bit integers.
+// left to the server RPC's frame encoder, which does not round-trip 64-bit integers.
 const packr = new Packr({ useRecords: false, int64AsType: "bigint", mapsAsObjects: true });
 
 export function packValue(value: unknown): Uint8Array {
@@ -13,7 +13,7 @@ export function unpackValue(data: unknown): unknown {
   return packr.unpack(data);
 }
 
-/** Names of the requests servers make of each other over the Raft transport. */
+/** Names of the requests servers make of each other over the server RPC (`server-rpc/`). */
 export const RPC = {
   apply: "cairn.apply",
   renewSession: "cairn.session.renew",

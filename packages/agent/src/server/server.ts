@@ -16,6 +16,7 @@ import type { AgentConfig } from "../config/index.js";
 import { agentNodeMeta } from "../local/node-meta.js";
 import type { AgentMember, MembershipView } from "../membership/types.js";
 import { ServerPort } from "../server-port/server-port.js";
+import { ServerRpc } from "../server-rpc/server-rpc.js";
 import { clientCalls, MAX_FRAME_BYTES, TUNNEL_PATH, type TunnelFetch, tunnelRoute } from "../tunnel/index.js";
 import { advertiseHost, hostPort } from "./addresses.js";
 import { planFormation } from "./formation-plan.js";
@@ -119,6 +120,8 @@ interface ServerEvents {
 export class CairnServer extends EventEmitter<ServerEvents> {
   readonly backend: RaftBackend;
   readonly admin: RaftAdmin;
+  /** Requests between the servers (forwarding to the leader, operator calls), on the server port. */
+  private readonly rpc: ServerRpc;
   private node: ServerRaftNode<ApplyResult> | undefined;
   private serverPort: ServerPort | undefined;
   private contact: LeaderContact | undefined;
@@ -161,6 +164,13 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       sessions,
       log: log.child({ component: "rpc" }),
       now: this.now,
+    });
+    this.rpc = new ServerRpc({
+      nodeId: this.self.id,
+      clusterId: config.datacenter,
+      addressOf: (peer) => this.node?.addressOf(peer),
+      ...(options.tls ? { tls: options.tls } : {}),
+      log: log.child({ component: "server.rpc" }),
     });
     this.admin = new RaftAdmin(this.backend, () => this.serverNames(), {
       settings: config.autopilot,
@@ -421,10 +431,10 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     // first answers would wait for that link; dial every server it knows of now, as members to be.
     if (bootstrap === undefined)
       for (const [id, address] of Object.entries(peers)) node.transport.setPeer(id, address);
-    this.contact = new LeaderContact(node);
+    this.contact = new LeaderContact(node, this.rpc);
     this.contact.start();
-    this.backend.attach(node, this.contact);
-    this.admin.attach(node);
+    this.backend.attach(node, this.contact, this.rpc);
+    this.admin.attach(node, this.rpc);
     node.on("leader", (_leader, role) => {
       this.emit("leadership", role === "leader");
       this.duties.leadership(role === "leader");
@@ -456,6 +466,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       this.rpcAddress = hostPort(config.bindAddr, port.port);
       this.self = { ...this.self, serverPort: port.port };
     }
+    this.rpc.serve(port);
     if (this.options.clientFetch)
       port.websocketRoute(TUNNEL_PATH, this.clientTunnel(this.options.clientFetch), MAX_FRAME_BYTES);
     return port;
@@ -578,6 +589,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     this.duties.stop();
     this.contact?.stop();
     await this.node?.stop();
+    this.rpc.close();
     await this.serverPort?.close();
   }
 }

@@ -91,6 +91,11 @@ export function decodeServerFrame(data: Uint8Array): ServerFrame | undefined {
 }
 
 function unpack(data: Uint8Array): Record<string, unknown> | undefined {
+  return unpackRecord(packr, data);
+}
+
+/** A msgpack map as a record; undefined for anything else or undecodable bytes. */
+export function unpackRecord(packr: Packr, data: Uint8Array): Record<string, unknown> | undefined {
   try {
     const value: unknown = packr.unpack(data);
     return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : undefined;

@@ -2,18 +2,17 @@ import { Packr } from "msgpackr";
 
 /**
  * Wire frames of a server connection. Every frame is a msgpack array whose first element is its kind, so one
- * connection multiplexes Raft traffic, snapshot streams and request/response RPC.
+ * connection multiplexes Raft traffic and snapshot streams (the agent's server RPC has a route of its own).
  *
- * A connection has a direction: the dialer sends HELLO, RAFT, RPC_REQUEST and the SNAPSHOT_* data frames; the
- * acceptor answers with WELCOME, RPC_RESPONSE, SNAPSHOT_ACK and SNAPSHOT_DONE. A frame in the wrong direction
+ * A connection has a direction: the dialer sends HELLO, RAFT and the SNAPSHOT_* data frames; the
+ * acceptor answers with WELCOME, SNAPSHOT_ACK and SNAPSHOT_DONE. A frame in the wrong direction
  * is as malformed as an undecodable one.
  */
 export const FrameKind = {
   hello: 0,
   welcome: 1,
   raft: 2,
-  rpcRequest: 3,
-  rpcResponse: 4,
+  // 3 and 4 carried request/response RPC, now the agent's own (`/cairn/rpc`): never reuse them.
   snapshotBegin: 5,
   snapshotChunk: 6,
   snapshotEnd: 7,
@@ -34,14 +33,12 @@ export type DialerFrame<M> =
       address: string;
     }
   | { kind: typeof FrameKind.raft; messages: M[] }
-  | { kind: typeof FrameKind.rpcRequest; id: number; method: string; payload: unknown }
   | { kind: typeof FrameKind.snapshotBegin; stream: number; message: M; size: number }
   | { kind: typeof FrameKind.snapshotChunk; stream: number; seq: number; data: Uint8Array }
   | { kind: typeof FrameKind.snapshotEnd; stream: number; crc: number };
 
 export type AcceptorFrame =
   | { kind: typeof FrameKind.welcome; node: string }
-  | { kind: typeof FrameKind.rpcResponse; id: number; ok: boolean; payload: unknown }
   | { kind: typeof FrameKind.snapshotAck; stream: number; seq: number }
   | { kind: typeof FrameKind.snapshotDone; stream: number; ok: boolean; reason: string };
 
@@ -57,10 +54,6 @@ export function encodeFrame<M>(frame: Frame<M>): Buffer {
       return packr.pack([frame.kind, frame.node]);
     case FrameKind.raft:
       return packr.pack([frame.kind, frame.messages]);
-    case FrameKind.rpcRequest:
-      return packr.pack([frame.kind, frame.id, frame.method, frame.payload]);
-    case FrameKind.rpcResponse:
-      return packr.pack([frame.kind, frame.id, frame.ok, frame.payload]);
     case FrameKind.snapshotBegin:
       return packr.pack([frame.kind, frame.stream, frame.message, frame.size]);
     case FrameKind.snapshotChunk:
@@ -112,11 +105,6 @@ export function decodeDialerFrame<M>(
         return { ok: true, frame: { kind, messages: x as M[] } };
       }
       return bad("malformed raft batch");
-    case FrameKind.rpcRequest:
-      if (isUint(x) && isString(y) && a.length === 4) {
-        return { ok: true, frame: { kind, id: x, method: y, payload: z } };
-      }
-      return bad("malformed rpc request");
     case FrameKind.snapshotBegin:
       if (isUint(x) && isMessage(y) && isUint(z) && a.length === 4) {
         return { ok: true, frame: { kind, stream: x, message: y, size: z } };
@@ -144,10 +132,6 @@ export function decodeAcceptorFrame(bytes: Uint8Array): Decoded<AcceptorFrame> {
     case FrameKind.welcome:
       if (isString(x) && a.length === 2) return { ok: true, frame: { kind, node: x } };
       return bad("malformed welcome");
-    case FrameKind.rpcResponse:
-      if (isUint(x) && isBool(y) && a.length === 4)
-        return { ok: true, frame: { kind, id: x, ok: y, payload: z } };
-      return bad("malformed rpc response");
     case FrameKind.snapshotAck:
       if (isUint(x) && isUint(y) && a.length === 3) return { ok: true, frame: { kind, stream: x, seq: y } };
       return bad("malformed snapshot ack");

@@ -10,7 +10,6 @@ import {
 } from "./frames.js";
 import { closeWithReason, keepAlive } from "./keepalive.js";
 import type { TransportHandlers, TransportLimits } from "./options.js";
-import { type RpcHandler, remoteErrorPayload } from "./rpc.js";
 import { SnapshotReceiver } from "./snapshot-receiver.js";
 
 export interface InboundContext<M> {
@@ -20,12 +19,11 @@ export interface InboundContext<M> {
   limits: TransportLimits;
   isMessage: (value: unknown) => value is M;
   handlers: TransportHandlers<M>;
-  rpcHandlers: ReadonlyMap<string, RpcHandler>;
 }
 
 /**
  * A connection a peer dialed to this server. It must introduce itself first (HELLO, same cluster, meant for
- * this node); after that it carries the peer's Raft messages, requests and snapshot streams, and this side
+ * this node); after that it carries the peer's Raft messages and snapshot streams, and this side
  * answers on it.
  */
 export class InboundConnection<M> {
@@ -82,9 +80,6 @@ export class InboundConnection<M> {
       case FrameKind.raft:
         this.ctx.handlers.onMessages(peer, frame.messages);
         return;
-      case FrameKind.rpcRequest:
-        void this.serve(peer, frame.id, frame.method, frame.payload);
-        return;
       case FrameKind.snapshotBegin:
         this.beginSnapshot(peer, frame.stream, frame.message, frame.size);
         return;
@@ -118,26 +113,6 @@ export class InboundConnection<M> {
     this.log = this.log.child({ peer: frame.from });
     this.ctx.handlers.onPeerAddress?.(frame.from, frame.address);
     this.send({ kind: FrameKind.welcome, node: this.ctx.nodeId });
-  }
-
-  private async serve(peer: string, id: number, method: string, payload: unknown): Promise<void> {
-    const handler = this.ctx.rpcHandlers.get(method);
-    if (!handler) {
-      const message = `no handler for ${method}`;
-      this.send({
-        kind: FrameKind.rpcResponse,
-        id,
-        ok: false,
-        payload: { failure: "no-handler", name: "", message },
-      });
-      return;
-    }
-    try {
-      const result = await handler(payload, peer);
-      this.send({ kind: FrameKind.rpcResponse, id, ok: true, payload: result });
-    } catch (err) {
-      this.send({ kind: FrameKind.rpcResponse, id, ok: false, payload: remoteErrorPayload(err) });
-    }
   }
 
   private beginSnapshot(peer: string, stream: number, message: M, size: number): void {

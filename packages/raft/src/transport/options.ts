@@ -30,8 +30,6 @@ export interface TransportLimits {
   maxBatchMessages: number;
   /** Bytes the socket to one peer may hold unsent before Raft messages to it are dropped. */
   maxBufferedBytes: number;
-  /** Requests waiting for a connection to one peer before further ones fail as overloaded. */
-  maxWaitingRequests: number;
   /** Largest frame accepted. */
   maxFrameBytes: number;
   snapshotChunkBytes: number;
@@ -46,7 +44,6 @@ export interface TransportLimits {
 export const defaultLimits: TransportLimits = {
   maxBatchMessages: 4096,
   maxBufferedBytes: 16 * 1024 * 1024,
-  maxWaitingRequests: 1024,
   maxFrameBytes: 64 * 1024 * 1024,
   snapshotChunkBytes: 512 * 1024,
   snapshotWindow: 4,

@@ -11,7 +11,7 @@ import {
 } from "./frames.js";
 import { closeWithReason, keepAlive } from "./keepalive.js";
 import { SERVER_PATH, type TransportLimits } from "./options.js";
-import { PendingRequests, RpcError } from "./rpc.js";
+import { RpcError } from "./rpc-error.js";
 import { SnapshotSender } from "./snapshot-sender.js";
 import { dialTarget, type TransportTls } from "./tls.js";
 
@@ -30,7 +30,7 @@ export interface LinkContext {
 
 /**
  * This server's outbound connection to one peer. Everything this server initiates towards the peer travels
- * on it: Raft messages, requests, snapshot streams; the peer's answers come back on it. It redials with
+ * on it: Raft messages and snapshot streams; the peer's answers come back on it. It redials with
  * backoff whenever it drops, until closed.
  */
 export class PeerLink<M> {
@@ -42,8 +42,6 @@ export class PeerLink<M> {
   private readonly backoff: Backoff;
   private batch: M[] = [];
   private flushScheduled = false;
-  private readonly requests = new PendingRequests();
-  private openWaiters: Array<() => void> = [];
   private snapshot: SnapshotSender<M> | undefined;
   private nextStream = 1;
   private readonly log: Logger;
@@ -80,18 +78,6 @@ export class PeerLink<M> {
       this.flushScheduled = true;
       setImmediate(() => this.flush());
     }
-  }
-
-  async request(method: string, payload: unknown, timeoutMs: number): Promise<unknown> {
-    if (this.closed) throw new RpcError("unreachable", `link to ${this.peer} is closed`);
-    const { id, answer } = this.requests.open(timeoutMs, method);
-    const send = () => {
-      if (this.requests.markSent(id)) this.sendFrame({ kind: FrameKind.rpcRequest, id, method, payload });
-    };
-    if (this.open) send();
-    else if (this.openWaiters.length < this.ctx.limits.maxWaitingRequests) this.openWaiters.push(send);
-    else this.requests.fail(id, new RpcError("overloaded", `too many requests waiting for ${this.peer}`));
-    return answer;
   }
 
   /** Streams a snapshot file; resolves once the peer has it durably, rejects if the stream broke. */
@@ -201,14 +187,8 @@ export class PeerLink<M> {
         this.open = true;
         this.backoff.reset();
         this.log.info("server connection established");
-        const waiters = this.openWaiters;
-        this.openWaiters = [];
-        for (const w of waiters) w();
         return;
       }
-      case FrameKind.rpcResponse:
-        this.requests.settle(frame.id, frame.ok, frame.payload);
-        return;
       case FrameKind.snapshotAck:
         if (this.snapshot?.stream === frame.stream) this.snapshot.onAck(frame.seq);
         return;
@@ -226,14 +206,7 @@ export class PeerLink<M> {
 
   private lost(reason: string): void {
     this.open = false;
-    const err = new RpcError("unreachable", reason);
-    if (this.closed) {
-      this.requests.failAll(err);
-      this.openWaiters = [];
-    } else {
-      this.requests.failSent(err);
-    }
-    this.snapshot?.fail(err);
+    this.snapshot?.fail(new RpcError("unreachable", reason));
   }
 }
 

@@ -12,7 +12,7 @@ import {
   type TransportOptions,
 } from "./options.js";
 import { type LinkContext, PeerLink } from "./peer-link.js";
-import { RpcError, type RpcHandler } from "./rpc.js";
+import { RpcError } from "./rpc-error.js";
 
 /**
  * Connections between the servers of one cluster. Each server dials every peer it knows once (its outbound
@@ -25,7 +25,6 @@ export class ServerTransport<M> {
   private handlers: TransportHandlers<M>;
   private readonly links = new Map<string, PeerLink<M>>();
   private readonly inbound = new Set<InboundConnection<M>>();
-  private readonly rpcHandlers = new Map<string, RpcHandler>();
   private readonly linkContext: LinkContext;
 
   private constructor(
@@ -62,7 +61,6 @@ export class ServerTransport<M> {
       limits,
       isMessage: options.isMessage,
       handlers,
-      rpcHandlers: this.rpcHandlers,
     };
     server.on("connection", (ws, req) => {
       const conn = new InboundConnection<M>(
@@ -177,19 +175,6 @@ export class ServerTransport<M> {
     const link = this.links.get(peer);
     if (!link) return Promise.reject(new RpcError("unreachable", `unknown peer ${peer}`));
     return link.sendSnapshot(message, path);
-  }
-
-  /** Sends a request to `peer` and resolves with the handler's answer; see `RpcError` for failures. */
-  request(peer: string, method: string, payload: unknown, timeoutMs: number): Promise<unknown> {
-    const link = this.links.get(peer);
-    if (!link) return Promise.reject(new RpcError("unreachable", `unknown peer ${peer}`));
-    return link.request(method, payload, timeoutMs);
-  }
-
-  /** Registers the handler that answers requests for `method`; its result (or thrown error) is sent back. */
-  handle(method: string, handler: RpcHandler): void {
-    if (this.rpcHandlers.has(method)) throw new Error(`a handler for ${method} is already registered`);
-    this.rpcHandlers.set(method, handler);
   }
 
   async close(): Promise<void> {

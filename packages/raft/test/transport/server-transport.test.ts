@@ -9,7 +9,6 @@ import { WebSocket, WebSocketServer } from "ws";
 import type { Message } from "../../src/core/types.js";
 import { encodeFrame, FrameKind, PROTOCOL_VERSION } from "../../src/transport/frames.js";
 import { SERVER_PATH } from "../../src/transport/options.js";
-import { RpcError } from "../../src/transport/rpc.js";
 import { append, heartbeat, startServer, type TestServer, waitFor } from "./helpers.js";
 
 const started: TestServer[] = [];
@@ -227,56 +226,5 @@ describe("ServerTransport", () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
-  });
-
-  it("answers requests, reports remote errors, unknown methods and timeouts", async () => {
-    const [a, b] = await connectedPair();
-    b.transport.handle("echo", (payload, from) => ({ payload, from }));
-    b.transport.handle("fail", () => {
-      const err = new Error("not the leader") as Error & { data: unknown };
-      err.name = "NotLeaderError";
-      err.data = { leader: "c" };
-      throw err;
-    });
-    b.transport.handle("hang", () => new Promise(() => {}));
-
-    const answers = await Promise.all(
-      Array.from({ length: 50 }, (_, i) =>
-        a.transport.request("b", "echo", { n: i, bytes: Buffer.from([i]) }, 2000),
-      ),
-    );
-    expect(answers[7]).toEqual({ payload: { n: 7, bytes: Buffer.from([7]) }, from: "a" });
-
-    const failed = await a.transport.request("b", "fail", null, 2000).catch((e: unknown) => e);
-    expect(failed).toBeInstanceOf(RpcError);
-    expect(failed).toMatchObject({
-      failure: "remote",
-      remoteName: "NotLeaderError",
-      message: "not the leader",
-      remoteData: { leader: "c" },
-    });
-
-    await expect(a.transport.request("b", "nope", null, 2000)).rejects.toMatchObject({
-      failure: "no-handler",
-    });
-    await expect(a.transport.request("b", "hang", null, 100)).rejects.toMatchObject({ failure: "timeout" });
-    await expect(a.transport.request("zz", "echo", null, 100)).rejects.toMatchObject({
-      failure: "unreachable",
-    });
-  });
-
-  it("holds a request for a peer that is not up yet until it connects", async () => {
-    const a = await server("a");
-    const probe = await server("probe");
-    const port = probe.transport.port;
-    await probe.transport.close();
-    started.splice(started.indexOf(probe), 1);
-
-    a.transport.setPeer("b", `127.0.0.1:${port}`);
-    const answer = a.transport.request("b", "echo", "hi", 5000);
-    await new Promise((r) => setTimeout(r, 100));
-    const b = await server("b", { port });
-    b.transport.handle("echo", (p) => p);
-    expect(await answer).toBe("hi");
   });
 });
