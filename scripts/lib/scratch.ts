@@ -25,6 +25,8 @@ export class AgentScratch {
   /** Kills every agent by PID and removes the directory (for afterAll). */
   async dispose(): Promise<void> {
     await Promise.all(this.agents.map((a) => kill(a.process)));
-    rmSync(this.root, { recursive: true, force: true });
+    // CAIRN_KEEP_TEST_DIRS=1 keeps data directories and agent logs to read after a failure.
+    if (process.env.CAIRN_KEEP_TEST_DIRS) console.error(`kept ${this.root}`);
+    else rmSync(this.root, { recursive: true, force: true });
   }
 }

@@ -20,11 +20,11 @@ export interface StreamRestoreOptions {
 /**
  * Streams an archive into the log through `propose` (which commits an entry and returns what the state
  * machine answered): restore-begin, chunk entries in order, and restore-commit, each waiting for the
- * previous one. Its header is checked before anything is proposed; the rest is checked by the commit, on
- * every server alike, which refuses a bad archive (a SnapshotFormatError here) and changes nothing. On
- * any failure an abort entry drops what was staged (best effort: if it cannot
- * commit either, the staging stays until the next restore's begin replaces it, and never shows).
- * Memory: one chunk here; the staged archive once in each server's state machine.
+ * previous one. Its header is checked before anything is proposed and the whole archive before the commit
+ * is (a SnapshotFormatError); the commit checks it again on every server alike, refusing a bad archive with
+ * nothing changed. On any failure an abort entry drops what was staged (best effort: if it cannot commit
+ * either, the staging stays until the next restore's begin replaces it, and never shows).
+ * Memory: one chunk and the frame being checked here; the staged archive once in each server's state machine.
  */
 export async function streamRestore(
   archive: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -52,9 +52,11 @@ async function* restoreEntries(
   id: string,
   chunkBytes: number,
 ): AsyncGenerator<Uint8Array> {
-  // Only the header is checked here, at once: the commit checks the rest on every server, from the staged
-  // bytes, so the archive is never parsed or buffered twice on its way in.
-  const header = new SnapshotReader();
+  // The whole archive is checked here, as it streams in and before the commit is proposed: a damaged frame
+  // can take seconds to decode (corrupt bytes read as millions of tiny msgpack values), and in the commit
+  // that would stall every server's apply at once, long enough to lose the leader. The commit checks again,
+  // as a backstop. The check keeps no tables, only the frame being read.
+  const check = new SnapshotReader({ checkOnly: true });
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let seq = 0;
@@ -72,18 +74,17 @@ async function* restoreEntries(
   for await (const piece of archive) {
     pending.push(piece);
     pendingBytes += piece.byteLength;
-    if (!header.started) {
-      header.push(piece);
-      // Begun once the header is a snapshot's: an empty, oversized or foreign upload never reaches the log.
-      if (!header.started) continue;
-    }
+    check.push(piece);
+    // Begun once the header is a snapshot's: an empty, oversized or foreign upload never reaches the log.
+    if (!check.started) continue;
     if (!begun) {
       begun = true;
       yield encodeRestoreEntry({ kind: "restore-begin", id });
     }
     while (pendingBytes >= chunkBytes) yield chunk(chunkBytes);
   }
-  if (!header.started) throw new SnapshotFormatError("snapshot stream is truncated");
+  if (!check.started) throw new SnapshotFormatError("snapshot stream is truncated");
+  check.finish();
   if (pendingBytes > 0) yield chunk(pendingBytes);
   yield encodeRestoreEntry({ kind: "restore-commit", id, chunks: seq, bytes });
 }

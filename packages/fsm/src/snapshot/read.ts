@@ -12,6 +12,8 @@ export interface SnapshotReaderOptions {
    * entries/machine.ts). Without it, data after the end is refused.
    */
   readonly trailer?: (frame: unknown[]) => void;
+  /** Checks the stream (framing, header, tables, row counts) without building the tables. */
+  readonly checkOnly?: boolean;
 }
 
 /** Far above any real header (magic, version, index and the tables' indexes): more is not a snapshot. */
@@ -114,6 +116,7 @@ export class SnapshotReader {
       throw new SnapshotFormatError(`malformed snapshot frame for table "${String(table)}"`);
     }
     this.#rows += count;
+    if (this.#options.checkOnly) return;
     if (table === "kv") {
       this.#kvRows(cells);
       return;
