@@ -73,7 +73,8 @@ describe("Key/value view", () => {
     await page.getByLabel("Value").fill(HTML);
     await page.getByRole("button", { name: "Create key" }).click();
     await page.getByRole("heading", { level: 1, name: ODD_KEY, exact: true }).waitFor();
-    expect(await page.locator("textarea").inputValue()).toBe(HTML);
+    // The heading comes with the route; the value follows once the key's read answers.
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe(HTML);
     // Stored under exactly that key, with exactly that value.
     expect(await read(ODD_KEY)).toMatchObject({ status: 200, value: HTML });
     expect(await page.locator("main img").count()).toBe(0);
