@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { Logger } from "pino";
 import { decodeConfEntry } from "./core/conf.js";
@@ -78,6 +79,11 @@ export interface RaftNodeOptions<R> {
   /** Told of commit latencies and fsync times (metrics); measured with the scheduler's clock. */
   observer?: RaftObserver;
   random?: () => number;
+  /**
+   * Names this start of the server in its read requests, so none is mistaken for one of an earlier start;
+   * default random. The simulator passes a count.
+   */
+  incarnation?: string;
 }
 
 /** The world a driver runs in (see node/ports.ts). */
@@ -126,6 +132,13 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   private snapshotting = false;
   private compaction: { index: number; term: number; file: SnapshotFileInfo } | undefined;
   private readSeq = 0;
+  /**
+   * Read contexts name this incarnation of the server, not just the server: a leader may still hold, or the
+   * network still carry, the answer to a read asked before a restart, and with a counter that starts again
+   * at 1 that old, lower index would answer a new read (a stale read; found by simulator seeds 100038 and
+   * 202320 once the simulator ran this driver).
+   */
+  private readonly readPrefix: string;
   private leader: NodeId | null = null;
   private role: Role = "follower";
   private stopped = false;
@@ -161,6 +174,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.timers = scheduler;
     this.proposals = new PendingProposals<R>(scheduler);
     this.reads = new PendingReads(scheduler);
+    this.readPrefix = `${options.id}/${options.incarnation ?? randomBytes(6).toString("base64url")}`;
     this.tickMs = options.tickMs ?? 100;
     this.tickedUntil = this.timers.now();
     this.ranAt = this.tickedUntil;
@@ -282,7 +296,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
    */
   async readIndex(options: { lease?: boolean } = {}): Promise<number> {
     if (this.stopped) throw new NodeStoppedError();
-    const ctx = `${this.id}/${++this.readSeq}`;
+    const ctx = `${this.readPrefix}/${++this.readSeq}`;
     const answer = this.reads.add(ctx, this.options.readTimeoutMs ?? this.electionTimeoutMs() * 2);
     this.catchUpTicks();
     this.core.readIndex(ctx, { lease: options.lease ?? false });

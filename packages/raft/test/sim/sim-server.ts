@@ -125,6 +125,7 @@ export class SimServer implements NetworkHost {
         stateMachine,
         logger: silent,
         random: this.random,
+        incarnation: String(this.incarnation),
       },
       { storage, transport, scheduler },
     ).then(
