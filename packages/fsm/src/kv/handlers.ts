@@ -1,7 +1,6 @@
 import { bytes, int, optStr, type Raw, str, u64 } from "../commands/fields.js";
 import type { HandlerMap } from "../commands/handler.js";
 import { COMMAND_VERSION } from "../commands/version.js";
-import { toBinaryString } from "../store/binary.js";
 import { applyError } from "../store/errors.js";
 import { DEFAULT_NAMESPACE, joinKey } from "../store/keys.js";
 import type { KvCommand } from "./commands.js";
@@ -22,7 +21,7 @@ export const kvHandlers: HandlerMap<KvCommand> = {
       flags: u64(r, "flags"),
     }),
     apply(tx, c) {
-      kvSet(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags);
+      kvSet(tx, ck(c.ns, c.key), c.value, c.flags);
       return true;
     },
   },
@@ -36,7 +35,7 @@ export const kvHandlers: HandlerMap<KvCommand> = {
       flags: u64(r, "flags"),
       index: int(r, "index"),
     }),
-    apply: (tx, c) => kvCas(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags, c.index),
+    apply: (tx, c) => kvCas(tx, ck(c.ns, c.key), c.value, c.flags, c.index),
   },
   "kv.delete": {
     decode: (r) => ({ v, type: "kv.delete", ns: ns(r), key: str(r, "key") }),
@@ -68,7 +67,7 @@ export const kvHandlers: HandlerMap<KvCommand> = {
       now: int(r, "now"),
     }),
     apply(tx, c) {
-      const outcome = kvLock(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags, c.session, c.now);
+      const outcome = kvLock(tx, ck(c.ns, c.key), c.value, c.flags, c.session, c.now);
       if (outcome === "invalid-session")
         return applyError(`invalid session "${c.session}"`, "invalid-session");
       return outcome === "locked";
@@ -84,7 +83,7 @@ export const kvHandlers: HandlerMap<KvCommand> = {
       flags: u64(r, "flags"),
       session: str(r, "session"),
     }),
-    apply: (tx, c) => kvUnlock(tx, ck(c.ns, c.key), toBinaryString(c.value), c.flags, c.session),
+    apply: (tx, c) => kvUnlock(tx, ck(c.ns, c.key), c.value, c.flags, c.session),
   },
   "tombstone.reap": {
     decode: (r) => ({ v, type: "tombstone.reap", index: int(r, "index") }),

@@ -1,8 +1,7 @@
-import { fromBinaryString } from "../store/binary.js";
 import { DEFAULT_NAMESPACE, joinKey, prefixEnd, SEP } from "../store/keys.js";
 import { type Read, readAt, type ViewScope } from "../store/read.js";
 import { kvKeyWatch, kvPrefixWatch } from "../store/watch/keys.js";
-import type { KVEntry, KvRecord } from "./records.js";
+import { type KVEntry, type KvRecord, kvModifyIndex, kvValue, unpackKv } from "./records.js";
 
 export function splitKvKey(ck: string): { ns: string; key: string } {
   const at = ck.indexOf(SEP);
@@ -11,16 +10,17 @@ export function splitKvKey(ck: string): { ns: string; key: string } {
 
 export function toKVEntry(ck: string, r: KvRecord, withValue: boolean): KVEntry {
   const { ns, key } = splitKvKey(ck);
+  const m = unpackKv(r);
   const entry: KVEntry = {
     Key: key,
-    Value: withValue ? fromBinaryString(r.value) : null,
-    Flags: r.flags,
-    CreateIndex: r.createIndex,
-    ModifyIndex: r.modifyIndex,
-    LockIndex: r.lockIndex,
+    Value: withValue ? kvValue(r, m.valueAt) : null,
+    Flags: m.flags,
+    CreateIndex: m.createIndex,
+    ModifyIndex: m.modifyIndex,
+    LockIndex: m.lockIndex,
     Namespace: ns,
   };
-  return r.session ? { ...entry, Session: r.session } : entry;
+  return m.session ? { ...entry, Session: m.session } : entry;
 }
 
 /** Found: its ModifyIndex. Missing: the KV table index, as Consul does. */
@@ -30,7 +30,7 @@ export function kvGet(v: ViewScope, key: string, ns: string = DEFAULT_NAMESPACE)
   return readAt(
     v,
     r ? toKVEntry(ck, r, true) : undefined,
-    r ? r.modifyIndex : v.t.indexes.kvs,
+    r ? kvModifyIndex(r) : v.t.indexes.kvs,
     kvKeyWatch(ck),
   );
 }
@@ -77,7 +77,7 @@ function scanKv(v: ViewScope, prefix: string, ns: string, visit: (ck: string, r:
     t.kv.forEach((r, ck) => {
       if (splitKvKey(ck).key.startsWith(prefix)) {
         visit(ck, r);
-        if (r.modifyIndex > max) max = r.modifyIndex;
+        max = Math.max(max, kvModifyIndex(r));
       }
     });
     t.tombstones.forEach((at, ck) => {
@@ -88,7 +88,7 @@ function scanKv(v: ViewScope, prefix: string, ns: string, visit: (ck: string, r:
     const end = prefixEnd(cp);
     t.kv.forRange(cp, end, false, (ck, r) => {
       visit(ck, r);
-      if (r.modifyIndex > max) max = r.modifyIndex;
+      max = Math.max(max, kvModifyIndex(r));
     });
     t.tombstones.forRange(cp, end, false, (_, at) => {
       if (at > max) max = at;

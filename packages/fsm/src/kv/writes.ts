@@ -1,11 +1,9 @@
 import { joinKey, prefixEnd, SEP } from "../store/keys.js";
 import type { Tables } from "../store/tables.js";
 import type { Tx } from "../store/tx.js";
-import { KvRecord } from "./records.js";
+import { type KvRecord, kvModifyIndex, packKv, repackKv, unpackKv } from "./records.js";
 
 /** KV writes on a Tx, with Consul's state-store semantics. Keys here are composite (`ns \0 key`). */
-
-export const ZERO_FLAGS = 0n;
 
 /** A key changed: its watchers wake and the KV table index moves. */
 function changed(tx: Tx, ck: string): void {
@@ -13,35 +11,44 @@ function changed(tx: Tx, ck: string): void {
   tx.tables.indexes.kvs = tx.index;
 }
 
-function put(tx: Tx, ck: string, record: KvRecord, previous: KvRecord | undefined): void {
+/** Stores an entry and keeps the session index in step with who holds it. */
+function put(
+  tx: Tx,
+  ck: string,
+  record: KvRecord,
+  session: string | undefined,
+  previous: string | undefined,
+): void {
   const t = tx.tables;
   t.kv.set(ck, record);
-  if (previous?.session !== record.session) {
-    if (previous?.session) t.kvBySession.delete(joinKey(previous.session, ck));
-    if (record.session) t.kvBySession.set(joinKey(record.session, ck), true);
+  if (previous !== session) {
+    if (previous) t.kvBySession.delete(joinKey(previous, ck));
+    if (session) t.kvBySession.set(joinKey(session, ck), true);
   }
   changed(tx, ck);
 }
 
 /** Plain set: keeps CreateIndex, LockIndex and the holding session of an existing entry. */
-export function kvSet(tx: Tx, ck: string, value: string, flags: bigint): void {
-  const f = flags === 0n ? ZERO_FLAGS : flags;
+export function kvSet(tx: Tx, ck: string, value: Uint8Array, flags: bigint): void {
   // Hot path: replace an existing entry in one descent of the tree (its session, hence kvBySession, stays).
   let replaced = false;
   tx.tables.kv.editRange(ck, ck, true, (_, existing) => {
     replaced = true;
-    return {
-      value: new KvRecord(value, f, existing.createIndex, tx.index, existing.lockIndex, existing.session),
-    };
+    const old = unpackKv(existing);
+    return { value: packKv(value, { ...old, flags, modifyIndex: tx.index }) };
   });
   if (replaced) changed(tx, ck);
-  else put(tx, ck, new KvRecord(value, f, tx.index, tx.index, 0, undefined), undefined);
+  else {
+    const meta = { flags, createIndex: tx.index, modifyIndex: tx.index, lockIndex: 0, session: undefined };
+    put(tx, ck, packKv(value, meta), undefined, undefined);
+  }
 }
 
 /** index 0: only if absent; otherwise only if the ModifyIndex matches. */
-export function kvCas(tx: Tx, ck: string, value: string, flags: bigint, index: number): boolean {
+export function kvCas(tx: Tx, ck: string, value: Uint8Array, flags: bigint, index: number): boolean {
   const existing = tx.tables.kv.get(ck);
-  if (index === 0 ? existing !== undefined : existing?.modifyIndex !== index) return false;
+  if (index === 0 ? existing !== undefined : existing === undefined || kvModifyIndex(existing) !== index)
+    return false;
   kvSet(tx, ck, value, flags);
   return true;
 }
@@ -51,7 +58,8 @@ export function kvDelete(tx: Tx, ck: string): void {
   const existing = t.kv.get(ck);
   if (!existing) return;
   t.kv.delete(ck);
-  if (existing.session) t.kvBySession.delete(joinKey(existing.session, ck));
+  const { session } = unpackKv(existing);
+  if (session) t.kvBySession.delete(joinKey(session, ck));
   t.tombstones.set(ck, tx.index);
   changed(tx, ck);
 }
@@ -60,7 +68,7 @@ export function kvDelete(tx: Tx, ck: string): void {
 export function kvDeleteCas(tx: Tx, ck: string, index: number): boolean {
   const existing = tx.tables.kv.get(ck);
   if (!existing) return true;
-  if (existing.modifyIndex !== index) return false;
+  if (kvModifyIndex(existing) !== index) return false;
   kvDelete(tx, ck);
   return true;
 }
@@ -79,7 +87,7 @@ export type LockOutcome = "locked" | "held-by-other" | "lock-delay" | "invalid-s
 export function kvLock(
   tx: Tx,
   ck: string,
-  value: string,
+  value: Uint8Array,
   flags: bigint,
   session: string,
   now: number,
@@ -88,46 +96,28 @@ export function kvLock(
   const delayUntil = t.lockDelays.get(ck);
   if (delayUntil !== undefined && delayUntil > now) return "lock-delay";
   if (!session || !t.sessions.has(session)) return "invalid-session";
-  const existing = t.kv.get(ck);
+  const stored = t.kv.get(ck);
+  const existing = stored === undefined ? undefined : unpackKv(stored);
   if (existing?.session && existing.session !== session) return "held-by-other";
   const lockIndex = existing
     ? existing.session === session
       ? existing.lockIndex
       : existing.lockIndex + 1
     : 1;
-  put(
-    tx,
-    ck,
-    new KvRecord(
-      value,
-      flags === 0n ? ZERO_FLAGS : flags,
-      existing?.createIndex ?? tx.index,
-      tx.index,
-      lockIndex,
-      session,
-    ),
-    existing,
-  );
+  const createIndex = existing?.createIndex ?? tx.index;
+  const meta = { flags, createIndex, modifyIndex: tx.index, lockIndex, session };
+  put(tx, ck, packKv(value, meta), session, existing?.session);
   return "locked";
 }
 
 /** False unless `session` holds the key. */
-export function kvUnlock(tx: Tx, ck: string, value: string, flags: bigint, session: string): boolean {
-  const existing = tx.tables.kv.get(ck);
-  if (!existing || !session || existing.session !== session) return false;
-  put(
-    tx,
-    ck,
-    new KvRecord(
-      value,
-      flags === 0n ? ZERO_FLAGS : flags,
-      existing.createIndex,
-      tx.index,
-      existing.lockIndex,
-      undefined,
-    ),
-    existing,
-  );
+export function kvUnlock(tx: Tx, ck: string, value: Uint8Array, flags: bigint, session: string): boolean {
+  const stored = tx.tables.kv.get(ck);
+  if (!stored || !session) return false;
+  const existing = unpackKv(stored);
+  if (existing.session !== session) return false;
+  const meta = { ...existing, flags, modifyIndex: tx.index, session: undefined };
+  put(tx, ck, packKv(value, meta), undefined, session);
   return true;
 }
 
@@ -151,17 +141,7 @@ export function kvEndSessionLock(
     kvDelete(tx, ck);
     return;
   }
-  t.kv.set(
-    ck,
-    new KvRecord(
-      existing.value,
-      existing.flags === 0n ? ZERO_FLAGS : existing.flags,
-      existing.createIndex,
-      tx.index,
-      existing.lockIndex,
-      undefined,
-    ),
-  );
+  t.kv.set(ck, repackKv(existing, { ...unpackKv(existing), modifyIndex: tx.index, session: undefined }));
   changed(tx, ck);
 }
 
@@ -177,7 +157,8 @@ export function pruneLockDelays(t: Tables, now: number): void {
 /** Rebuilds the index of the keys each session holds from the KV table. */
 export function rebuildKvIndexes(t: Tables): void {
   t.kv.forEach((r, ck) => {
-    if (r.session) t.kvBySession.set(joinKey(r.session, ck), true);
+    const { session } = unpackKv(r);
+    if (session) t.kvBySession.set(joinKey(session, ck), true);
   });
 }
 

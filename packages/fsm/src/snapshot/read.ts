@@ -1,5 +1,4 @@
-import { KvRecord } from "../kv/records.js";
-import { ZERO_FLAGS } from "../kv/writes.js";
+import { packKv } from "../kv/records.js";
 import { newTables, PRIMARY_TABLES, type PrimaryTable, rebuildDerived } from "../schema.js";
 import type { BTree, TableIndexes, Tables } from "../store/tables.js";
 import { KV_CELLS, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, SnapshotFormatError, snapshotPackr } from "./format.js";
@@ -128,18 +127,14 @@ export class SnapshotReader {
   #kvRows(cells: Cells): void {
     const kv = this.#tables.kv;
     for (let at = 0; at < cells.length; at += KV_CELLS) {
-      const flags = cells[at + 2] as bigint;
-      kv.set(
-        cells[at] as string,
-        new KvRecord(
-          (cells[at + 1] as Buffer).toString("latin1"),
-          flags === 0n ? ZERO_FLAGS : flags,
-          cells[at + 3] as number,
-          cells[at + 4] as number,
-          cells[at + 5] as number,
-          (cells[at + 6] as string | null) ?? undefined,
-        ),
-      );
+      const meta = {
+        flags: cells[at + 2] as bigint,
+        createIndex: cells[at + 3] as number,
+        modifyIndex: cells[at + 4] as number,
+        lockIndex: cells[at + 5] as number,
+        session: (cells[at + 6] as string | null) ?? undefined,
+      };
+      kv.set(cells[at] as string, packKv(cells[at + 1] as Buffer, meta));
     }
   }
 }

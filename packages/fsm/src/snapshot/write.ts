@@ -1,3 +1,4 @@
+import { kvValue, unpackKv } from "../kv/records.js";
 import { PRIMARY_TABLES, type PrimaryTable } from "../schema.js";
 import type { BTree, Tables } from "../store/tables.js";
 import { ROWS_PER_FRAME, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, snapshotPackr } from "./format.js";
@@ -15,14 +16,15 @@ export function frame(value: unknown): Uint8Array {
 function* rows(t: Tables, table: PrimaryTable, cells: unknown[]): Generator<void> {
   if (table === "kv") {
     for (const [k, r] of t.kv.entries()) {
+      const m = unpackKv(r);
       cells.push(
         k,
-        Buffer.from(r.value, "latin1"),
-        r.flags,
-        r.createIndex,
-        r.modifyIndex,
-        r.lockIndex,
-        r.session ?? null,
+        kvValue(r, m.valueAt),
+        m.flags,
+        m.createIndex,
+        m.modifyIndex,
+        m.lockIndex,
+        m.session ?? null,
       );
       yield;
     }

@@ -17,9 +17,9 @@ import {
   getService,
 } from "../catalog/writes.js";
 import { toKVEntry } from "../kv/reads.js";
+import { kvModifyIndex, unpackKv } from "../kv/records.js";
 import { kvCas, kvDelete, kvDeleteCas, kvDeleteTree, kvLock, kvSet, kvUnlock } from "../kv/writes.js";
 import { namespaceProblem } from "../namespaces/problem.js";
-import { toBinaryString } from "../store/binary.js";
 import { DEFAULT_NAMESPACE, joinKey, prefixEnd } from "../store/keys.js";
 import type { Tx } from "../store/tx.js";
 import type { TxnCheckOp, TxnKVOp, TxnNodeOp, TxnOp, TxnServiceOp } from "./commands.js";
@@ -56,10 +56,12 @@ export function runTxn(tx: Tx, ops: readonly TxnOp[], now: number): TxnResponse 
   return errors.length > 0 ? { Results: null, Errors: errors } : { Results: results, Errors: null };
 }
 
+const EMPTY = new Uint8Array(0);
+
 function kvOp(tx: Tx, op: TxnKVOp, now: number): OpOutcome {
   const t = tx.tables;
   const ck = joinKey(op.Namespace ?? DEFAULT_NAMESPACE, op.Key);
-  const value = () => toBinaryString(op.Value ?? new Uint8Array(0));
+  const value = () => op.Value ?? EMPTY;
   const flags = op.Flags ?? 0n;
   const stored = (withValue: boolean): OpOutcome => {
     const r = t.kv.get(ck);
@@ -97,16 +99,18 @@ function kvOp(tx: Tx, op: TxnKVOp, now: number): OpOutcome {
     case "check-index": {
       const r = t.kv.get(ck);
       if (!r) return `failed to check index, key "${op.Key}" doesn't exist`;
-      return r.modifyIndex === (op.Index ?? 0)
+      const modifyIndex = kvModifyIndex(r);
+      return modifyIndex === (op.Index ?? 0)
         ? stored(false)
-        : `failed index check for key "${op.Key}", current modify index ${r.modifyIndex} != ${op.Index ?? 0}`;
+        : `failed index check for key "${op.Key}", current modify index ${modifyIndex} != ${op.Index ?? 0}`;
     }
     case "check-session": {
       const r = t.kv.get(ck);
       if (!r) return `failed to check session, key "${op.Key}" doesn't exist`;
-      return r.session === (op.Session || undefined)
+      const { session } = unpackKv(r);
+      return session === (op.Session || undefined)
         ? stored(false)
-        : `failed session check for key "${op.Key}", current session "${r.session ?? ""}" != "${op.Session ?? ""}"`;
+        : `failed session check for key "${op.Key}", current session "${session ?? ""}" != "${op.Session ?? ""}"`;
     }
     case "check-not-exists":
       return t.kv.has(ck) ? `key "${op.Key}" exists` : [];
