@@ -7,6 +7,7 @@
 //
 //   node --conditions=source --import tsx scripts/bench/catalog.ts [--dev] [--nodes 5000]
 //        [--services-per-node 4] [--names 100] [--clients 64] [--seconds 10] [--warmup 1] [--keep]
+//        [--cpu-prof DIR]   (the servers write V8 CPU profiles to DIR when they stop)
 
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
@@ -31,6 +32,7 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "10" },
     warmup: { type: "string", default: "1" },
     keep: { type: "boolean", default: false },
+    "cpu-prof": { type: "string" },
   },
 });
 const NODES = Number(values.nodes);
@@ -207,14 +209,16 @@ async function main(): Promise<void> {
   const loadBefore = loadAverage();
   const root = await mkdtemp(join(tmpdir(), "cairn-catalog-bench-"));
   let rows: Row[];
+  const profiles = values["cpu-prof"];
+  const nodeArgs = profiles ? ["--cpu-prof", `--cpu-prof-dir=${profiles}`] : [];
   try {
     let leader: AgentProcess;
     if (values.dev) {
       log("starting one -dev agent");
-      leader = await startCairnDev();
+      leader = await startCairnDev("dev", { nodeArgs });
     } else {
       log(`starting ${CLUSTER_SIZE} servers`);
-      leader = (await startCairnCluster(CLUSTER_SIZE, root)).leader;
+      leader = (await startCairnCluster(CLUSTER_SIZE, root, { nodeArgs })).leader;
       log(`leader: ${leader.name} (pid ${leader.process.pid})`);
     }
     rows = await bench(leader);

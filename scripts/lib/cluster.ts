@@ -18,9 +18,17 @@ export interface RunningAgent extends AgentProcess {
  * A `cairn agent -dev` server on free ports, once it has elected itself and registered its own node (which
  * sessions need; the registration follows the election, it is not part of it).
  */
-export async function startCairnDev(nodeName = "dev"): Promise<RunningAgent> {
+export async function startCairnDev(
+  nodeName = "dev",
+  options: { nodeArgs?: readonly string[] } = {},
+): Promise<RunningAgent> {
   const [http, server] = (await freePorts(2)) as [number, number];
-  const agent = spawnAgent({ name: nodeName, ports: { http, server }, flags: ["-dev", "-node", nodeName] });
+  const agent = spawnAgent({
+    name: nodeName,
+    ports: { http, server },
+    flags: ["-dev", "-node", nodeName],
+    ...(options.nodeArgs ? { nodeArgs: options.nodeArgs } : {}),
+  });
   try {
     await awaitLeader([agent]);
     await waitFor("the dev agent's own node in the catalog", async () => {

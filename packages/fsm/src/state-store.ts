@@ -6,6 +6,7 @@ import { namespaceRefusal } from "./namespace-guard.js";
 import { newTables } from "./schema.js";
 import { SnapshotReader, type SnapshotReaderOptions } from "./snapshot/read.js";
 import { isApplyError } from "./store/errors.js";
+import { ReadMemo } from "./store/memo.js";
 import { Tx } from "./store/tx.js";
 import { WatchRegistry } from "./store/watch/registry.js";
 import { StateView } from "./view.js";
@@ -22,6 +23,7 @@ export class StateStore {
   #tables = newTables();
   #index = 0;
   #view: StateView | undefined;
+  #memo = new ReadMemo();
   readonly watches = new WatchRegistry(() => this.#index);
 
   /** Last applied Raft index. */
@@ -71,7 +73,7 @@ export class StateStore {
 
   /** A consistent read view at the current index; O(1), shared until the next apply. */
   view(): StateView {
-    this.#view ??= new StateView(this.#tables.clone(), this.#index);
+    this.#view ??= new StateView(this.#tables.clone(), this.#index, this.#memo);
     return this.#view;
   }
 
@@ -104,6 +106,7 @@ export class StateStore {
     this.#tables = tables;
     this.#index = atIndex ?? index;
     this.#view = undefined;
+    this.#memo = new ReadMemo();
     this.watches.wakeAll();
   }
 }

@@ -23,6 +23,7 @@ import type { PreparedQuery } from "./queries/records.js";
 import * as sessions from "./sessions/reads.js";
 import type { Session } from "./sessions/records.js";
 import { writeSnapshot } from "./snapshot/write.js";
+import type { ReadMemo } from "./store/memo.js";
 import type { Read, ViewScope } from "./store/read.js";
 import type { Tables } from "./store/tables.js";
 import { Tx } from "./store/tx.js";
@@ -62,8 +63,18 @@ export class StateView {
     t: Tables,
     /** Last index applied when the view was taken. */
     readonly index: number,
+    memo?: ReadMemo,
   ) {
-    this.#v = { t, index };
+    this.#v = memo ? { t, index, memo } : { t, index };
+  }
+
+  /**
+   * `compute()` remembered by `key` at `index` in the store's memo (see ReadMemo), for a caller that turns
+   * a read of this view into the same answer every time (the API's encoded list responses). The caller
+   * owns the key and must name in it everything besides the read that the answer depends on.
+   */
+  memoized<T>(key: string, index: number, compute: () => T, weigh: (value: T) => number): T {
+    return this.#v.memo ? this.#v.memo.get(key, index, compute, weigh) : compute();
   }
 
   kvGet(key: string, ns?: string): Read<KVEntry | undefined> {

@@ -109,7 +109,22 @@ function reads(v: StateView): unknown {
   };
 }
 
+/** Health as its definition reads: each instance with its node's checks and its own (no memo involved). */
+function healthByDefinition(v: StateView, name: string): unknown {
+  return v.serviceInstances(name).value.map((inst) => ({
+    ...inst,
+    checks: v
+      .checksForNode(inst.node.Node)
+      .value.filter(
+        (c) =>
+          c.ServiceID === "" || (c.ServiceID === inst.service.ID && c.Namespace === inst.service.Namespace),
+      ),
+  }));
+}
+
 function checkInvariants(v: StateView): void {
+  // The store memoizes health reads by the service name's index: that index must move with every change.
+  for (const name of SERVICES) expect(v.serviceHealth(name).value).toEqual(healthByDefinition(v, name));
   const nodes = new Set(v.nodes().value.map((n) => n.Node));
   for (const n of NODES) {
     const entry = v.node(n).value;

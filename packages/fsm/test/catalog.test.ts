@@ -191,3 +191,20 @@ describe("coordinates", () => {
     expect(v.coordinates().index).toBe(2);
   });
 });
+
+describe("health reads after a service is renamed", () => {
+  it("a check deleted after its service was renamed leaves the new name's health", () => {
+    const h = new Harness();
+    h.registerNode("n1", {
+      Service: { ID: "s1", Service: "web" },
+      Check: { CheckID: "c1", ServiceID: "s1", Status: "critical" },
+    });
+    h.registerNode("n1", { SkipNodeUpdate: true, Service: { ID: "s1", Service: "db" } });
+    const before = h.store.view().serviceHealth("db");
+    expect(before.value[0]?.checks.map((c) => c.CheckID)).toEqual(["c1"]);
+    h.run("catalog.deregister", { node: "n1", checkID: "c1", now: h.now });
+    const after = h.store.view().serviceHealth("db");
+    expect(after.index).toBeGreaterThan(before.index);
+    expect(after.value[0]?.checks).toEqual([]);
+  });
+});

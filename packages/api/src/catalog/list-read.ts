@@ -1,6 +1,7 @@
 import type { FilterPredicate } from "@cairn/discovery";
 import type { StateView } from "@cairn/fsm";
 import type { Context } from "hono";
+import { allowAll } from "../authorizer.js";
 import { blockingRead, type ReadFn } from "../http/blocking-query.js";
 import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
@@ -28,10 +29,34 @@ export interface ListShape<R> {
   finish?: (records: R[]) => R[];
 }
 
+/** A number per authorizer object, so a memoized answer is never served under another one (say, after a reload). */
+const authorizerIds = new WeakMap<object, number>();
+let authorizersSeen = 0;
+function authorizerId(authorizer: object): number {
+  let id = authorizerIds.get(authorizer);
+  if (id === undefined) authorizerIds.set(authorizer, (id = ++authorizersSeen));
+  return id;
+}
+
+/** Parameters that choose how or when to read, never what the answer holds. */
+const READ_MODE_PARAMS: ReadonlySet<string> = new Set([
+  "index",
+  "wait",
+  "stale",
+  "consistent",
+  "cached",
+  "token",
+]);
+
 /**
  * Serves a list read as Consul's catalog endpoints do: the read runs (blocking on `index` in the requested
  * consistency mode), then node-meta/ACL, `filter`, `near` and any last step apply to its result, and the
  * list is encoded once. The reported index is the read's, whatever the filters left.
+ *
+ * The encoded answer is memoized by the read's index and everything else it depends on (path, parameters,
+ * namespace, and with ACLs on the token and the ACL tables' index): a list many clients poll, such as a
+ * service's health, is shaped and encoded once per change instead of once per request. `near` answers are
+ * not: they depend on coordinates, which move no catalog index.
  */
 export async function serveList<R>(
   ctx: RouteContext,
@@ -40,12 +65,29 @@ export async function serveList<R>(
   shape: ListShape<R>,
 ): Promise<Response> {
   const opts = parseReadOptions(c.var.query, ctx.random);
-  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
+  const { result, meta, view } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
   setReadMeta(c, meta);
+  const encode = () => Buffer.from(encodeList(ctx, result, shape));
+  if (shape.near !== undefined || typeof meta.index !== "number") return encodedJsonResponse(c, encode());
+  const { token, namespace } = c.var;
+  const access =
+    ctx.authorizer === allowAll
+      ? ""
+      : `${authorizerId(ctx.authorizer)}\u0000${ctx.backend.store.aclIndex}\u0000${token}`;
+  const key = ["list", c.req.path, namespace, access, c.var.query.keyWithout(READ_MODE_PARAMS)].join(
+    "\u0000",
+  );
+  return encodedJsonResponse(
+    c,
+    view.memoized(key, meta.index, encode, (body) => body.byteLength),
+  );
+}
+
+function encodeList<R>(ctx: RouteContext, result: readonly R[], shape: ListShape<R>): string {
   const kept = shape.keep ? result.filter(shape.keep) : result;
   const sorted = shape.nodeOf ? sortNear(ctx.backend.store.view(), shape.near, kept, shape.nodeOf) : kept;
   const filter = shape.filter;
   let selected = filter ? sorted.filter((record) => filter(shape.toJson(record))) : [...sorted];
   if (shape.finish) selected = shape.finish(selected);
-  return encodedJsonResponse(c, `[${selected.map(shape.encode).join(",")}]`);
+  return `[${selected.map(shape.encode).join(",")}]`;
 }

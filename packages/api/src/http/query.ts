@@ -30,6 +30,13 @@ export class Query {
     return this.params.get(name) ?? undefined;
   }
 
+  /** Every parameter but `ignored`, in one canonical string (sorted, NUL-separated): a cache key's part. */
+  keyWithout(ignored: ReadonlySet<string>): string {
+    const kept: string[] = [];
+    for (const [name, value] of this.params) if (!ignored.has(name)) kept.push(`${name}=${value}`);
+    return kept.sort().join("\u0000");
+  }
+
   /** Unsigned 64-bit integer, exact; undefined when absent. */
   uint64(name: string): bigint | undefined {
     const raw = this.params.get(name);

@@ -29,6 +29,10 @@ export function verbatimJsonResponse(c: Context, value: unknown): Response {
  * A JSON response whose body the route already encoded (hot paths build their JSON directly, with the
  * namespace member from `scopedNamespace`).
  */
-export function encodedJsonResponse(c: Context, body: string, status: 200 | 409 = 200): Response {
+export function encodedJsonResponse(
+  c: Context,
+  body: string | Uint8Array<ArrayBuffer>,
+  status: 200 | 409 = 200,
+): Response {
   return c.body(body, status, JSON_TYPE);
 }

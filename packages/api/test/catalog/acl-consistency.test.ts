@@ -61,6 +61,10 @@ describe("ACL seam on catalog endpoints", () => {
     expect((await getJson<Rec[]>(s, "/v1/catalog/service/web")).body.map((n) => n.Node)).toEqual(["open"]);
     expect((await getJson<Rec[]>(s, "/v1/health/service/web?token=ops")).body).toHaveLength(2);
     expect((await getJson<Rec[]>(s, "/v1/health/service/web")).body).toHaveLength(1);
+    // Answers are memoized per index: again, in the other order, each token still gets its own.
+    expect((await getJson<Rec[]>(s, "/v1/health/service/web")).body).toHaveLength(1);
+    expect((await getJson<Rec[]>(s, "/v1/health/service/web?token=ops")).body).toHaveLength(2);
+    expect((await getJson<Rec[]>(s, "/v1/catalog/service/web?token=ops")).body).toHaveLength(2);
     expect(Object.keys((await getJson<{ Services: Rec }>(s, "/v1/catalog/node/open")).body.Services)).toEqual(
       ["web"],
     );

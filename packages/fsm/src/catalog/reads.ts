@@ -108,8 +108,24 @@ export function connectInstances(
   );
 }
 
-/** Instances with their node's checks and their own, for /health/service. */
+/**
+ * Instances with their node's checks and their own, for /health/service. The service name's index moves
+ * on every change to its instances, their nodes and their checks, so one namespace's answer is memoized by
+ * that index: a catalog read by many watchers is built once per change, not once per request.
+ */
 export function serviceHealth(v: ViewScope, name: string, query: ServiceQuery = {}): Read<ServiceHealth[]> {
+  const ns = query.ns ?? DEFAULT_NAMESPACE;
+  const named = ns === "*" ? 0 : (v.t.serviceIndexes.get(joinKey(ns, name)) ?? 0);
+  if (v.memo === undefined || named === 0) return buildServiceHealth(v, name, query);
+  const key = `health${SEP}${joinKey(ns, name)}${SEP}${query.tags?.join(SEP) ?? ""}`;
+  // Only the value is shared: the index and the watch belong to the view that asks.
+  const build = () => Object.freeze(buildServiceHealth(v, name, query).value);
+  // About 100 bytes an instance: the entry object and its checks array; the records themselves are shared.
+  const value = v.memo.get(key, named, build, (list) => 100 * list.length);
+  return readAt(v, value as ServiceHealth[], named, ...serviceWatch(name, ns));
+}
+
+function buildServiceHealth(v: ViewScope, name: string, query: ServiceQuery): Read<ServiceHealth[]> {
   const read = serviceInstances(v, name, query);
   const value = read.value.map((inst) => ({
     ...inst,

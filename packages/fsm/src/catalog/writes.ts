@@ -76,8 +76,15 @@ function checksChanged(tx: Tx, c: HealthCheck): void {
   tx.touch(Channels.checks);
   tx.touch(Channels.node(c.Node));
   // A node-level check is part of every service instance's health on that node.
+  if (!c.ServiceID) {
+    for (const s of servicesOnNode(tx.tables, c.Node)) changedService(tx, s.Namespace, s.Service);
+    return;
+  }
   if (c.ServiceName) changedService(tx, c.Namespace, c.ServiceName);
-  else for (const s of servicesOnNode(tx.tables, c.Node)) changedService(tx, s.Namespace, s.Service);
+  // Health reads match a service's checks by service ID, and the name stored on the check is the one its
+  // service had when the check was written: when the service was renamed since, its new name moves too.
+  const bound = getService(tx.tables, c.Node, c.Namespace, c.ServiceID);
+  if (bound && bound.Service !== c.ServiceName) changedService(tx, bound.Namespace, bound.Service);
 }
 
 export function ensureNode(tx: Tx, spec: NodeSpec): string | undefined {

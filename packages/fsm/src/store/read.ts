@@ -1,4 +1,5 @@
 import { DEFAULT_NAMESPACE } from "./keys.js";
+import type { ReadMemo } from "./memo.js";
 import type { Tables } from "./tables.js";
 import { channelWatch, type WatchSet } from "./watch/keys.js";
 
@@ -13,6 +14,8 @@ export interface Read<T> {
 export interface ViewScope {
   readonly t: Tables;
   readonly index: number;
+  /** The store's memo of expensive reads; absent on views that must not share one (a transaction's). */
+  readonly memo?: ReadMemo;
 }
 
 export function readAt<T>(scope: ViewScope, value: T, index: number, ...keys: string[]): Read<T> {
