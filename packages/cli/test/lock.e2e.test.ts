@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { GiveUp, waitFor } from "../../../scripts/lib/wait.js";
 import { type CairnResult, cairn, cairnArgv, cairnInProcess } from "./helpers/cairn.js";
 import { startServer, type TestServer } from "./helpers/server.js";
 
@@ -45,14 +46,6 @@ async function getJson(path: string): Promise<unknown> {
   return res.status === 404 ? null : res.json();
 }
 
-async function waitFor(check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error("condition not reached in time");
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /**
  * A child that runs until killed. Its `sleep` does not inherit our pipes: when `cairn lock` kills the shell,
  * the orphaned sleep must not keep the test waiting for the pipes to close.
@@ -69,14 +62,35 @@ function background(args: string[]) {
   let stderr = "";
   child.stdout.on("data", (d: Buffer) => stdout.push(d));
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+  let exited = false;
   const done = new Promise<CairnResult>((resolve) =>
     child.on("close", (code) => {
+      exited = true;
       const bytes = Buffer.concat(stdout);
       resolve({ code, stdout: bytes.toString(), stdoutBytes: bytes, stderr });
     }),
   );
-  return { child, done };
+  /**
+   * Waits until `check` holds while the process runs: a process starting on a busy machine may take many
+   * seconds, so the deadline is generous, and a process that ended gives up at once with its stderr.
+   */
+  const until = (what: string, check: () => Promise<boolean>) =>
+    waitFor(
+      what,
+      async () => {
+        if (exited) throw new GiveUp(`cairn lock ${args.join(" ")} exited before ${what}: ${stderr}`);
+        return (await check()) || undefined;
+      },
+      START_DEADLINE_MS,
+      50,
+    );
+  return { child, done, until };
 }
+
+/** How long a `cairn lock` process may take to start and reach its point (node + tsx, cold, loaded machine). */
+const START_DEADLINE_MS = 30_000;
+/** Tests that wait for a background process: its start-up deadline plus what the test does after it. */
+const WITH_BACKGROUND_MS = START_DEADLINE_MS + 30_000;
 
 describe("cairn lock", () => {
   it("never runs two holders' children at the same time", async () => {
@@ -106,68 +120,89 @@ describe("cairn lock", () => {
     expect(await getJson("/v1/session/list")).toEqual([]);
   });
 
-  it("refuses a semaphore where a lock is held", async () => {
-    const holder = background(["jobs/mixed", LONG]);
-    await waitFor(async () => (await getJson("/v1/kv/jobs/mixed/.lock")) !== null);
-    const sem = await cairn(["lock", "-n=3", "jobs/mixed", "true"], { env: server.env });
-    expect(sem.code).toBe(1);
-    expect(sem.stderr).toBe("Lock acquisition failed: Existing key does not match semaphore use\n");
-    holder.child.kill("SIGTERM");
-    await holder.done;
-  });
+  it(
+    "refuses a semaphore where a lock is held",
+    async () => {
+      const holder = background(["jobs/mixed", LONG]);
+      await holder.until(
+        "the holder to hold jobs/mixed",
+        async () => (await getJson("/v1/kv/jobs/mixed/.lock")) !== null,
+      );
+      const sem = await cairn(["lock", "-n=3", "jobs/mixed", "true"], { env: server.env });
+      expect(sem.code).toBe(1);
+      expect(sem.stderr).toBe("Lock acquisition failed: Existing key does not match semaphore use\n");
+      holder.child.kill("SIGTERM");
+      await holder.done;
+    },
+    WITH_BACKGROUND_MS,
+  );
 
-  it("gives up after -timeout while the lock is held elsewhere", async () => {
-    const holder = background(["jobs/timeout", LONG]);
-    let holderSession = "";
-    await waitFor(async () => {
-      const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[] | null;
-      holderSession = entries?.[0]?.Session ?? "";
-      return holderSession !== "";
-    });
-    const r = await cairn(["lock", "-timeout=600ms", "jobs/timeout", "echo never"], { env: server.env });
-    expect(r).toMatchObject({
-      code: 1,
-      stdout: "",
-      stderr: "Shutdown triggered or timeout during lock acquisition\n",
-    });
-    // It gave up while the holder still held: it did not wait for the holder's child to end (the bug
-    // this guards against), however long its own start-up took. Its session is gone with it.
-    const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[];
-    expect(entries[0]?.Session).toBe(holderSession);
-    const sessions = (await getJson("/v1/session/list")) as { ID: string }[];
-    expect(sessions.map((s) => s.ID)).toEqual([holderSession]);
-    holder.child.kill("SIGTERM");
-    await holder.done;
-  });
+  it(
+    "gives up after -timeout while the lock is held elsewhere",
+    async () => {
+      const holder = background(["jobs/timeout", LONG]);
+      let holderSession = "";
+      await holder.until("the holder to hold jobs/timeout", async () => {
+        const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[] | null;
+        holderSession = entries?.[0]?.Session ?? "";
+        return holderSession !== "";
+      });
+      const r = await cairn(["lock", "-timeout=600ms", "jobs/timeout", "echo never"], { env: server.env });
+      expect(r).toMatchObject({
+        code: 1,
+        stdout: "",
+        stderr: "Shutdown triggered or timeout during lock acquisition\n",
+      });
+      // It gave up while the holder still held: it did not wait for the holder's child to end (the bug
+      // this guards against), however long its own start-up took. Its session is gone with it.
+      const entries = (await getJson("/v1/kv/jobs/timeout/.lock")) as { Session?: string }[];
+      expect(entries[0]?.Session).toBe(holderSession);
+      const sessions = (await getJson("/v1/session/list")) as { ID: string }[];
+      expect(sessions.map((s) => s.ID)).toEqual([holderSession]);
+      holder.child.kill("SIGTERM");
+      await holder.done;
+    },
+    WITH_BACKGROUND_MS,
+  );
 
-  it("passes SIGTERM to the child, then releases and cleans up", async () => {
-    const file = join(dir, "signal.log");
-    const child = `trap 'echo got-term >> ${file}; exit 0' TERM; echo ready >> ${file}; while true; do sleep 0.05; done`;
-    const run = background(["-verbose", "jobs/signal", child]);
-    await waitFor(async () => (await readFile(file, "utf8").catch(() => "")).includes("ready"));
-    run.child.kill("SIGTERM");
-    const r = await run.done;
-    expect(r.code).toBe(0);
-    expect(await readFile(file, "utf8")).toBe("ready\ngot-term\n");
-    expect(r.stdout).toContain("Shutdown triggered, killing child");
-    expect(r.stdout).toContain("Cleanup succeeded");
-    expect(await getJson("/v1/kv/jobs/signal/.lock")).toBeNull();
-  });
+  it(
+    "passes SIGTERM to the child, then releases and cleans up",
+    async () => {
+      const file = join(dir, "signal.log");
+      const child = `trap 'echo got-term >> ${file}; exit 0' TERM; echo ready >> ${file}; while true; do sleep 0.05; done`;
+      const run = background(["-verbose", "jobs/signal", child]);
+      await run.until("the child to start", async () =>
+        (await readFile(file, "utf8").catch(() => "")).includes("ready"),
+      );
+      run.child.kill("SIGTERM");
+      const r = await run.done;
+      expect(r.code).toBe(0);
+      expect(await readFile(file, "utf8")).toBe("ready\ngot-term\n");
+      expect(r.stdout).toContain("Shutdown triggered, killing child");
+      expect(r.stdout).toContain("Cleanup succeeded");
+      expect(await getJson("/v1/kv/jobs/signal/.lock")).toBeNull();
+    },
+    WITH_BACKGROUND_MS,
+  );
 
-  it("kills the child when the lock is lost", async () => {
-    const file = join(dir, "lost.log");
-    const run = background(["jobs/lost", `echo start >> ${file}; ${LONG}; echo end >> ${file}`]);
-    let session = "";
-    await waitFor(async () => {
-      const entries = (await getJson("/v1/kv/jobs/lost/.lock")) as { Session?: string }[] | null;
-      session = entries?.[0]?.Session ?? "";
-      return session !== "";
-    });
-    await fetch(`${server.url}/v1/session/destroy/${session}`, { method: "PUT" });
-    const r = await run.done;
-    expect(r.stderr).toContain("Lock lost, killing child");
-    expect(await readFile(file, "utf8")).toBe("start\n");
-  });
+  it(
+    "kills the child when the lock is lost",
+    async () => {
+      const file = join(dir, "lost.log");
+      const run = background(["jobs/lost", `echo start >> ${file}; ${LONG}; echo end >> ${file}`]);
+      let session = "";
+      await run.until("the lock to be held", async () => {
+        const entries = (await getJson("/v1/kv/jobs/lost/.lock")) as { Session?: string }[] | null;
+        session = entries?.[0]?.Session ?? "";
+        return session !== "";
+      });
+      await fetch(`${server.url}/v1/session/destroy/${session}`, { method: "PUT" });
+      const r = await run.done;
+      expect(r.stderr).toContain("Lock lost, killing child");
+      expect(await readFile(file, "utf8")).toBe("start\n");
+    },
+    WITH_BACKGROUND_MS,
+  );
 
   it("exits 2 with -child-exit-code when the child fails", async () => {
     const env = { ...server.env, PATH: process.env.PATH ?? "" };

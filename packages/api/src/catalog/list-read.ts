@@ -34,7 +34,10 @@ const authorizerIds = new WeakMap<object, number>();
 let authorizersSeen = 0;
 function authorizerId(authorizer: object): number {
   let id = authorizerIds.get(authorizer);
-  if (id === undefined) authorizerIds.set(authorizer, (id = ++authorizersSeen));
+  if (id === undefined) {
+    id = ++authorizersSeen;
+    authorizerIds.set(authorizer, id);
+  }
   return id;
 }
 

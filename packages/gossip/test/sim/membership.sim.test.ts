@@ -38,19 +38,17 @@ describe("simulated cluster", async () => {
     }
   });
 
-  it("declares no healthy member dead under 10% packet loss (CI seed set)", async () => {
-    let falsePositives = 0;
-    let probesWorth = 0;
-    for (const seed of [1, 2, 3, 4, 5, 6, 7, 8]) {
+  // One test per seed: each is about 2 s of CPU, so a busy machine stretches none of them past the timeout
+  // (all eight in one test took 14 s idle and 43 s on a loaded machine, over the 30 s limit).
+  it.each([1, 2, 3, 4, 5, 6, 7, 8])(
+    "declares no healthy member dead with one packet in ten lost (CI seed %i)",
+    async (seed) => {
       const sim = await SimCluster.start({ members: 100, seed, loss: 0.1 });
       sim.bootstrap();
       sim.runFor(120_000);
-      falsePositives += sim.events.filter((e) => e.event.type === "member-failed").length;
-      probesWorth += 100 * 120;
-    }
-    expect(probesWorth).toBeGreaterThan(0);
-    expect(falsePositives).toBe(0);
-  });
+      expect(sim.events.filter((e) => e.event.type === "member-failed")).toEqual([]);
+    },
+  );
 
   it("heals a partition: both sides see each other alive again", async () => {
     const n = 60;
