@@ -44,10 +44,10 @@ function niceMax(max: number): number {
 export function lineChartsSvg(title: string, xLabel: string, panels: readonly Panel[]): string {
   const xs = panels.flatMap((p) => p.series.flatMap((s) => s.points.map(([x]) => x)));
   const xMin = Math.min(...xs, 0);
-  const xMax = Math.max(...xs, xMin + 1);
+  const xMax = Math.max(...xs, xMin + 1e-9);
   const plotWidth = WIDTH - MARGIN.left - MARGIN.right;
   const plotHeight = PANEL_HEIGHT - MARGIN.top - MARGIN.bottom;
-  const height = 30 + panels.length * PANEL_HEIGHT;
+  const height = 30 + panels.length * PANEL_HEIGHT + 14;
   const out: string[] = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" font-family="sans-serif" font-size="11">`,
     `<rect width="100%" height="100%" fill="white"/>`,
@@ -95,7 +95,7 @@ export function lineChartsSvg(title: string, xLabel: string, panels: readonly Pa
       );
     });
   });
-  const last = 30 + panels.length * PANEL_HEIGHT - 6;
+  const last = height - 6;
   out.push(
     `<text x="${MARGIN.left + plotWidth / 2}" y="${last}" text-anchor="middle">${escapeXml(xLabel)}</text>`,
   );
