@@ -21,7 +21,7 @@ import { type HttpTarget, keepAliveAgent, keepAliveTlsAgent } from "./lib/http-c
 import { cairnKv } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { formatMs, formatRate, markdownTable } from "./lib/table.js";
-import { ensureWrk, runWrk } from "./lib/wrk.js";
+import { ensureWrk, keyRequests, runWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -66,10 +66,12 @@ async function cell(side: Side, op: Operation): Promise<LoadResult> {
     const run = (seconds: number) =>
       runWrk({
         target: side.leader,
-        method: op === "put" ? "PUT" : "GET",
-        prefix: "/v1/kv/bench/key-",
-        keys: keyCount,
-        ...(op === "put" ? { body: value.toString() } : {}),
+        requests: keyRequests(
+          op === "put" ? "PUT" : "GET",
+          "/v1/kv/bench/key-",
+          keyCount,
+          op === "put" ? value.toString() : undefined,
+        ),
         connections: clients,
         threads: 2,
         seconds,

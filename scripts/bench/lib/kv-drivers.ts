@@ -4,12 +4,16 @@
 
 import type { Agent } from "node:http";
 import { type HttpTarget, httpOk } from "./http-client.js";
+import type { WrkRequest } from "./wrk.js";
 
 /** default: answered by (or through) the leader; local: any server from its own replica. */
 export type ReadMode = "default" | "local";
 
 export interface KvDriver {
   system: string;
+  /** The requests, as the wrk load generator sends them (the Node one sends the same through put/get). */
+  putRequest(key: string, value: Buffer): WrkRequest;
+  getRequest(key: string, mode: ReadMode): WrkRequest;
   put(agent: Agent, target: HttpTarget, key: string, value: Buffer): Promise<void>;
   get(agent: Agent, target: HttpTarget, key: string, mode: ReadMode): Promise<void>;
 }
@@ -19,12 +23,24 @@ const JSON_BODY = { "content-type": "application/json" };
 
 export const cairnKv: KvDriver = {
   system: "Cairn",
+  putRequest: (key, value) => ({
+    method: "PUT",
+    path: `/v1/kv/${key}`,
+    body: value.toString(),
+    headers: OCTETS,
+  }),
+  getRequest: (key, mode) => ({
+    method: "GET",
+    path: mode === "local" ? `/v1/kv/${key}?stale` : `/v1/kv/${key}`,
+  }),
   async put(agent, target, key, value) {
-    const res = await httpOk(agent, target, "PUT", `/v1/kv/${key}`, value, OCTETS);
+    const r = cairnKv.putRequest(key, value);
+    const res = await httpOk(agent, target, r.method, r.path, value, OCTETS);
     if (res.body.toString() !== "true") throw new Error(`PUT ${key} answered ${res.body.toString()}`);
   },
   async get(agent, target, key, mode) {
-    await httpOk(agent, target, "GET", mode === "local" ? `/v1/kv/${key}?stale` : `/v1/kv/${key}`);
+    const r = cairnKv.getRequest(key, mode);
+    await httpOk(agent, target, r.method, r.path);
   },
 };
 
@@ -32,12 +48,24 @@ const b64 = (s: string | Buffer) => Buffer.from(s).toString("base64");
 
 export const etcdKv: KvDriver = {
   system: "etcd",
+  putRequest: (key, value) => ({
+    method: "POST",
+    path: "/v3/kv/put",
+    body: `{"key":"${b64(key)}","value":"${b64(value)}"}`,
+    headers: JSON_BODY,
+  }),
+  getRequest: (key, mode) => ({
+    method: "POST",
+    path: "/v3/kv/range",
+    body: mode === "local" ? `{"key":"${b64(key)}","serializable":true}` : `{"key":"${b64(key)}"}`,
+    headers: JSON_BODY,
+  }),
   async put(agent, target, key, value) {
-    const body = `{"key":"${b64(key)}","value":"${b64(value)}"}`;
-    await httpOk(agent, target, "POST", "/v3/kv/put", body, JSON_BODY);
+    const r = etcdKv.putRequest(key, value);
+    await httpOk(agent, target, r.method, r.path, r.body, JSON_BODY);
   },
   async get(agent, target, key, mode) {
-    const body = mode === "local" ? `{"key":"${b64(key)}","serializable":true}` : `{"key":"${b64(key)}"}`;
-    await httpOk(agent, target, "POST", "/v3/kv/range", body, JSON_BODY);
+    const r = etcdKv.getRequest(key, mode);
+    await httpOk(agent, target, r.method, r.path, r.body, JSON_BODY);
   },
 };

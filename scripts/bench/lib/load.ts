@@ -22,6 +22,7 @@ export interface LoadResult {
   opsPerSec: number;
   p50: number;
   p99: number;
+  p999: number;
   max: number;
   firstError?: string;
 }
@@ -61,6 +62,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadResult> {
     opsPerSec: latencies.count / seconds,
     p50: latencies.percentile(50),
     p99: latencies.percentile(99),
+    p999: latencies.percentile(99.9),
     max: latencies.max(),
     ...(firstError === undefined ? {} : { firstError }),
   };

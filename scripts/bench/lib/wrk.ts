@@ -1,6 +1,6 @@
 // wrk (Debian's package) as the load generator: written in C over OpenSSL, it costs far less CPU per request
 // than a Node client, which matters on a 2-core machine where generator and servers share the cores and TLS
-// doubles the client's own work. Keys are drawn uniformly at random by a small Lua script.
+// doubles the client's own work. Requests are drawn uniformly at random from a list by a small Lua script.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -17,41 +17,105 @@ export function ensureWrk(log: (line: string) => void = console.error): void {
   if (!runs()) throw new Error("wrk installed, but does not run");
 }
 
+/** One kind of request wrk sends; each request it sends is one of the list, drawn uniformly at random. */
+export interface WrkRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly body?: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 export interface WrkOptions {
   target: HttpTarget;
-  method: "GET" | "PUT";
-  /** Paths are `${prefix}${index padded to 8 digits}` for a uniformly random index below `keys`. */
-  prefix: string;
-  keys: number;
-  body?: string;
+  requests: readonly WrkRequest[];
   connections: number;
   threads: number;
   seconds: number;
 }
 
-/** One wrk run; latency percentiles from wrk's --latency table, errors = non-2xx answers + socket errors. */
-export async function runWrk(o: WrkOptions): Promise<LoadResult> {
+/** wrk's figures, with p99.9 from its latency histogram and the CPU wrk itself used, in cores. */
+export interface WrkResult extends LoadResult {
+  readonly generatorCores: number;
+}
+
+/** `/prefix00000042`-style GETs or PUTs over `keys` keys (the TLS benchmark's shape). */
+export function keyRequests(
+  method: "GET" | "PUT",
+  prefix: string,
+  keys: number,
+  body?: string,
+): WrkRequest[] {
+  return Array.from({ length: keys }, (_, i) => ({
+    method,
+    path: `${prefix}${i.toString().padStart(8, "0")}`,
+    ...(body === undefined ? {} : { body }),
+  }));
+}
+
+/** A Lua long string: no escaping, as long as the text does not hold the closing bracket. */
+function luaString(text: string): string {
+  if (text.includes("]==]")) throw new Error(`wrk: cannot quote ${JSON.stringify(text)} for Lua`);
+  return `[==[${text}]==]`;
+}
+
+/**
+ * The wrk script: the request list as a Lua table, formatted once per thread; each request drawn at
+ * random; at the end, p99.9 of the latency histogram (in microseconds), which --latency does not print.
+ */
+function script(requests: readonly WrkRequest[]): string {
+  const specs = requests.map((r) => {
+    const headers = Object.entries(r.headers ?? {})
+      // The spaces matter: "[[" would open a Lua long string.
+      .map(([k, v]) => `[ ${luaString(k)} ]=${luaString(v)}`)
+      .join(",");
+    return `{${luaString(r.method)},${luaString(r.path)},${r.body === undefined ? "nil" : luaString(r.body)},{${headers}}}`;
+  });
+  return [
+    `local specs = {\n${specs.join(",\n")}\n}`,
+    "local reqs = {}",
+    // Each thread its own random stream: setup() runs in the main state once per thread, before init().
+    "local threads = 0",
+    'setup = function(thread) threads = threads + 1; thread:set("id", threads) end',
+    "init = function(args)",
+    "  math.randomseed(os.time() * 1000 + id)",
+    "  for i, s in ipairs(specs) do reqs[i] = wrk.format(s[1], s[2], s[4], s[3]) end",
+    "end",
+    "request = function() return reqs[math.random(#reqs)] end",
+    'done = function(summary, latency, requests) io.write(string.format("P999 %d\\n", latency:percentile(99.9))) end',
+  ].join("\n");
+}
+
+/**
+ * One wrk run. Latency percentiles come from wrk's --latency table and the script's p99.9; errors are
+ * non-2xx answers plus socket errors; wrk runs under bash so `times` reports the CPU it used.
+ */
+export async function runWrk(o: WrkOptions): Promise<WrkResult> {
   const dir = await mkdtemp(join(tmpdir(), "cairn-wrk-"));
   try {
-    const script = join(dir, "keys.lua");
-    await writeFile(
-      script,
-      [
-        `local n = ${o.keys}`,
-        `local body = ${o.body === undefined ? "nil" : JSON.stringify(o.body)}`,
-        "math.randomseed(os.time())",
-        "request = function()",
-        `  return wrk.format(${JSON.stringify(o.method)}, ${JSON.stringify(o.prefix)} .. string.format("%08d", math.random(0, n - 1)), nil, body)`,
-        "end",
-      ].join("\n"),
-    );
+    const file = join(dir, "requests.lua");
+    await writeFile(file, script(o.requests));
     const url = `${o.target.tls ? "https" : "http"}://${o.target.host}:${o.target.port}/`;
     const args = ["-t", String(o.threads), "-c", String(o.connections), "-d", `${o.seconds}s`, "--latency"];
-    const out = await run("wrk", [...args, "-s", script, url]);
-    return parseWrk(out, o.connections);
+    const started = performance.now();
+    const out = await run("bash", ["-c", 'wrk "$@" && times', "wrk", ...args, "-s", file, url]);
+    const seconds = (performance.now() - started) / 1000;
+    // Without the script's line the script did not load, and wrk silently sent plain GETs of "/".
+    const p999Line = /^P999 (\d+)$/m.exec(out);
+    if (!p999Line) throw new Error(`wrk: the request script did not run:\n${out}`);
+    const result = parseWrk(out, o.connections);
+    const p999 = Number(p999Line[1]) / 1000;
+    return { ...result, p999, generatorCores: childCpuSeconds(out) / seconds };
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/** bash's `times` prints the shell's user and system time, then its children's: the second line is wrk's. */
+function childCpuSeconds(out: string): number {
+  const lines = out.trim().split("\n");
+  const m = /^(\d+)m([\d.]+)s (\d+)m([\d.]+)s$/.exec(lines.at(-1) ?? "");
+  if (!m) return Number.NaN;
+  return Number(m[1]) * 60 + Number(m[2]) + Number(m[3]) * 60 + Number(m[4]);
 }
 
 function run(cmd: string, args: string[]): Promise<string> {
@@ -79,7 +143,7 @@ function durationMs(text: string): number {
   return Number(m[1]) * (UNIT_MS[m[2]!] ?? Number.NaN);
 }
 
-/** Reads wrk's report (exported for its test). */
+/** Reads wrk's report. */
 export function parseWrk(out: string, concurrency: number): LoadResult {
   const number = (re: RegExp) => Number(re.exec(out)?.[1] ?? Number.NaN);
   const percentile = (p: string) => {
@@ -100,6 +164,7 @@ export function parseWrk(out: string, concurrency: number): LoadResult {
     opsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
     p50: percentile("50"),
     p99: percentile("99"),
+    p999: Number.NaN, // from the script's done() line, read by runWrk
     max: max ? durationMs(max) : Number.NaN,
   };
   if (!Number.isFinite(result.opsPerSec)) throw new Error(`wrk: cannot read its report:\n${out}`);
