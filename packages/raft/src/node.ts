@@ -127,6 +127,10 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   private appliedTerm: number;
   private snapshotIndex: number;
   private driveScheduled = false;
+  /** The configuration of the last applied conf entry (or snapshot); links are kept to its members too. */
+  private appliedConf: ConfState = { voters: [], learners: [] };
+  /** The core's configuration when links were last synced: a new one (appended or taken back) resyncs. */
+  private linkedConf: ConfState | undefined;
   /** Storage work, one job at a time in order: each Ready's write, and log compactions between them. */
   private disk: Promise<void> = Promise.resolve();
   private snapshotting = false;
@@ -180,7 +184,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.ranAt = this.tickedUntil;
     const observer = options.observer;
     this.commitTimer = observer && new CommitTimer(observer, () => this.timers.now());
-    this.syncPeers(core.status().conf);
+    this.appliedConf = core.status().conf;
+    this.syncPeers();
     this.tickHandle = this.timers.setInterval(() => this.tick(), this.tickMs);
     this.scheduleDrive();
   }
@@ -496,7 +501,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     if (this.addresses.get(peer) === address) return;
     this.addresses.set(peer, address);
     this.saveAddresses();
-    this.syncPeers(this.core.status().conf);
+    this.syncPeers();
   }
 
   // --- the loop -----------------------------------------------------------------------------------------
@@ -533,6 +538,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
         this.carryOut(rd);
         if (rd.persist) this.onDisk(() => this.write(rd));
       }
+      if (!this.stopped && this.core.configuration !== this.linkedConf) this.syncPeers();
     } catch (err) {
       this.fatal(err as Error);
     }
@@ -641,7 +647,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
           this.addresses.set(change.node, address);
           this.saveAddresses();
         }
-        this.syncPeers(conf);
+        this.appliedConf = conf;
+        this.syncPeers();
         this.proposals.applied(e.index, e.term, { ok: true, value: undefined as R });
         break;
       }
@@ -653,9 +660,17 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.appliedTerm = e.term;
   }
 
-  /** Keeps one link per other member (and the leader); links to servers no longer members close. */
-  private syncPeers(conf: ConfState): void {
+  /**
+   * Keeps one link per other member, of the configuration in force in the core and of the last applied one,
+   * and to the leader; links to servers in neither close. The core's configuration can change without an
+   * apply: an appended change takes effect at once, and a truncated tail takes it back. A member restored
+   * that way must get its link back, or a leader keeps it in its configuration and never reaches it.
+   */
+  private syncPeers(): void {
+    const conf = this.core.configuration;
+    this.linkedConf = conf;
     const members = new Set([...conf.voters, ...conf.learners]);
+    for (const id of [...this.appliedConf.voters, ...this.appliedConf.learners]) members.add(id);
     if (this.leader) members.add(this.leader);
     members.delete(this.id);
     for (const id of members) {
@@ -722,7 +737,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.applied = index;
     this.appliedTerm = term;
     this.snapshotIndex = index;
-    this.syncPeers(conf);
+    this.appliedConf = conf;
+    this.syncPeers();
     this.log.info({ index, term }, "installed snapshot from leader");
   }
 

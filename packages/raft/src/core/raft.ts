@@ -496,6 +496,14 @@ export class RaftCore {
   }
 
   /** `withProgress: false` skips the per-follower progress (cheaper, for frequent polling). */
+  /**
+   * The configuration in force: the latest in the log, committed or not. A new object whenever it changes,
+   * including when a truncated tail takes an appended change back.
+   */
+  get configuration(): ConfState {
+    return this.conf;
+  }
+
   status(withProgress = true): RaftStatus {
     let progress: RaftStatus["progress"] = null;
     if (this.role === "leader" && withProgress) {

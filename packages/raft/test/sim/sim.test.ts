@@ -31,6 +31,16 @@ describe("deterministic cluster simulation", () => {
     }
   });
 
+  it("keeps links to members a truncated tail restored (seeds a long exploration failed on)", async () => {
+    // A removal appended (not committed) made the driver close the link to the removed member; a new leader's
+    // log then took the removal back, and the core counted the member again, but no link came back: the
+    // leader kept it in its configuration and never reached it.
+    for (const seed of [764344331, 78573390]) {
+      const res = await new Simulation({ seed }).run();
+      expect(res.ok, `seed ${seed}: ${res.error}`).toBe(true);
+    }
+  });
+
   it("replays a seed exactly", async () => {
     const a = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
     const b = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
