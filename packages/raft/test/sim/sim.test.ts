@@ -35,7 +35,7 @@ describe("deterministic cluster simulation", () => {
     // A removal appended (not committed) made the driver close the link to the removed member; a new leader's
     // log then took the removal back, and the core counted the member again, but no link came back: the
     // leader kept it in its configuration and never reached it.
-    for (const seed of [764344331, 78573390]) {
+    for (const seed of [764344331, 78573390, 411806277]) {
       const res = await new Simulation({ seed }).run();
       expect(res.ok, `seed ${seed}: ${res.error}`).toBe(true);
     }
