@@ -12,8 +12,14 @@ export interface TagInputs {
 }
 
 /**
+ * Cairn's own server tag: the server's primary_datacenter. A leader does not add a server of its datacenter
+ * that names another one to Raft (Consul has no such tag; its tools ignore tags they do not know).
+ */
+export const PRIMARY_DC_TAG = "primary_dc";
+
+/**
  * The tags an agent gossips, named as Consul's: role (consul|node), dc, segment, id, protocol versions and
- * build; servers add port (RPC), raft_vsn, bootstrap/expect and, on the LAN, wan_join_port.
+ * build; servers add port (RPC), raft_vsn, bootstrap/expect, primary_dc and, on the LAN, wan_join_port.
  */
 export function agentTags(inputs: TagInputs): Record<string, string> {
   const { config, nodeId, serverPort, wanJoinPort, wan } = inputs;
@@ -33,6 +39,7 @@ export function agentTags(inputs: TagInputs): Record<string, string> {
   if (!server) return tags;
   tags.port = String(serverPort);
   tags.raft_vsn = String(config.raftProtocol);
+  tags[PRIMARY_DC_TAG] = config.primaryDatacenter;
   if (config.bootstrap) tags.bootstrap = "1";
   if (config.bootstrapExpect > 0) tags.expect = String(config.bootstrapExpect);
   if (!wan && wanJoinPort !== undefined) tags.wan_join_port = String(wanJoinPort);

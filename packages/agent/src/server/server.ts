@@ -231,7 +231,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
       this.admin.autopilot,
       ...gossipDuties({
         membership: options.membership,
-        self: () => this.self,
+        self: () => ({ ...this.self, primaryDatacenter: config.primaryDatacenter }),
         store: this.fsm.store,
         apply: (command) => this.backend.applyAsLeader(command),
         raft: this.admin,

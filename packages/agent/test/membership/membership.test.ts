@@ -37,6 +37,8 @@ describe("AgentMembership on real gossip pools", () => {
         segment: "",
         port: "8300",
         raft_vsn: "3",
+        // Cairn's own: a leader keeps a server naming another primary datacenter out of Raft.
+        primary_dc: "dc1",
         expect: "3",
         vsn: "2",
         vsn_min: "2",

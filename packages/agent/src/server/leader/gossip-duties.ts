@@ -4,6 +4,7 @@ import type { AutopilotSettings } from "../../config/index.js";
 import type { MembershipView } from "../../membership/types.js";
 import { DeadServerCleanup } from "./dead-server-cleanup.js";
 import type { LeaderDuty } from "./leader-duties.js";
+import type { ReconcileSelf } from "./member-reconcile.js";
 import { MemberReconciler, type RaftPeerChanges } from "./member-reconciler.js";
 
 /** Consul's reconcile_interval: a full member pass this often even without gossip events. */
@@ -14,7 +15,7 @@ const DEAD_SERVER_CHECK_MS = 5_000;
 
 export interface GossipDutiesOptions {
   membership: MembershipView | undefined;
-  self: () => { name: string; id: string; datacenter: string };
+  self: () => ReconcileSelf;
   store: StateStore;
   apply: (command: Command) => Promise<unknown>;
   raft: RaftPeerChanges;

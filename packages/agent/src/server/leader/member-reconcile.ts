@@ -1,4 +1,5 @@
 import { type CatalogNode, COMMAND_VERSION, type Command, type StateView } from "@cairn/fsm";
+import { PRIMARY_DC_TAG } from "../../membership/tags.js";
 import type { AgentMember } from "../../membership/types.js";
 import {
   defaultTaggedAddresses,
@@ -20,9 +21,18 @@ export type ReconcileStep =
   | { kind: "raft-join"; id: string; address: string }
   | { kind: "raft-remove"; id: string; reason: string };
 
+/** The leader as reconciliation sees it. */
+export interface ReconcileSelf {
+  name: string;
+  id: string;
+  datacenter: string;
+  /** Servers gossiping another primary datacenter stay out of Raft (see `PRIMARY_DC_TAG`). */
+  primaryDatacenter: string;
+}
+
 export interface ReconcileInput {
   /** The leader itself: never marked failed, never deregistered; its own entry is self-registration's. */
-  self: { name: string; id: string; datacenter: string };
+  self: ReconcileSelf;
   /** Whom to look at: every LAN member on a full pass, the changed ones on an event. */
   members: readonly AgentMember[];
   /** On a full pass: the names of every LAN member, so catalog nodes of members gone from gossip are reaped. */
@@ -66,7 +76,7 @@ export function planReconcile(input: ReconcileInput): ReconcileStep[] {
 function aliveSteps(input: ReconcileInput, member: AgentMember): ReconcileStep[] {
   const steps: ReconcileStep[] = [];
   const serverPort = member.role === "server" ? rpcPort(member) : undefined;
-  if (member.role === "server") steps.push(...raftJoinSteps(input.raft, member));
+  if (member.role === "server") steps.push(...raftJoinSteps(input.raft, member, input.self));
   const current = input.view.node(member.name).value;
   if (current && isAliveEntry(input.view, current, member, serverPort)) return steps;
   const node = current?.node;
@@ -177,10 +187,17 @@ export function absentNodes(view: StateView, known: ReadonlySet<string>, self: s
 /**
  * An alive server of this datacenter missing from Raft joins as a non-voter (learner promotion makes it a
  * voter once stable). A stale entry at the same address under another ID (the server's data was wiped) goes
- * first, as Consul's leader does, so the two never count towards quorum together.
+ * first, as Consul's leader does, so the two never count towards quorum together. A server that names another
+ * primary datacenter stays out: its join refusal (the hello exchange) must not lose a race with this.
  */
-function raftJoinSteps(raft: RaftMembership | undefined, member: AgentMember): ReconcileStep[] {
+function raftJoinSteps(
+  raft: RaftMembership | undefined,
+  member: AgentMember,
+  self: ReconcileSelf,
+): ReconcileStep[] {
   if (!raft || !member.id || !member.rpcAddress || inConfiguration(raft, member.id)) return [];
+  const primary = member.tags[PRIMARY_DC_TAG];
+  if (primary !== undefined && primary !== self.primaryDatacenter) return [];
   const address = member.rpcAddress;
   const stale = [...raft.voters, ...raft.learners].filter((id) => raft.address(id) === address);
   return [

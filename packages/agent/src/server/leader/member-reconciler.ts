@@ -1,7 +1,13 @@
 import type { Command, StateStore, StateView } from "@cairn/fsm";
 import type { Logger } from "pino";
 import type { AgentMember, MembershipView } from "../../membership/types.js";
-import { absentNodes, planReconcile, type RaftMembership, type ReconcileStep } from "./member-reconcile.js";
+import {
+  absentNodes,
+  planReconcile,
+  type RaftMembership,
+  type ReconcileSelf,
+  type ReconcileStep,
+} from "./member-reconcile.js";
 
 /** Changes to the Raft peer set, made on the leader. */
 export interface RaftPeerChanges {
@@ -13,7 +19,7 @@ export interface RaftPeerChanges {
 }
 
 export interface MemberReconcilerOptions {
-  self: () => { name: string; id: string; datacenter: string };
+  self: () => ReconcileSelf;
   membership: MembershipView;
   store: StateStore;
   apply: (command: Command) => Promise<unknown>;

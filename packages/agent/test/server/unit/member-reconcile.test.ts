@@ -11,7 +11,7 @@ import { MemberReconciler } from "../../../src/server/leader/member-reconciler.j
 import { selfRegistration } from "../../../src/server/self-registration.js";
 import { client, DrivenMembership, server } from "./membership-fixture.js";
 
-const SELF = { name: "leader", id: "id-leader", datacenter: "dc1" };
+const SELF = { name: "leader", id: "id-leader", datacenter: "dc1", primaryDatacenter: "dc1" };
 const NOW = Date.parse("2026-01-01T00:00:00Z");
 
 function catalog() {
@@ -121,6 +121,21 @@ describe("member reconciliation plan", () => {
     expect(c.store.view().node("s2").value?.services).toMatchObject([
       { ID: "consul", Service: "consul", Port: 8300 },
     ]);
+  });
+
+  it("keeps a server that names another primary datacenter out of Raft (one naming none, or the same, joins)", () => {
+    const c = catalog();
+    const tagged = (name: string, primary: string | undefined) => {
+      const s = server(name, `10.0.0.${name.slice(1)}`);
+      return { ...s, tags: { ...s.tags, ...(primary === undefined ? {} : { primary_dc: primary }) } };
+    };
+    const steps = reconcile(c, [tagged("s2", "dc9"), tagged("s3", "dc1"), tagged("s4", undefined)]);
+    expect(steps.filter((s) => s.kind === "raft-join").map((s) => ("id" in s ? s.id : ""))).toEqual([
+      "id-s3",
+      "id-s4",
+    ]);
+    // Still registered in the catalog, as any member of the datacenter's pool.
+    expect(c.store.view().node("s2").value).toBeDefined();
   });
 
   it("removes a stale Raft entry at the address a rejoining server now answers at under a new ID", () => {
