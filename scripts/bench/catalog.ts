@@ -8,6 +8,8 @@
 //   node --conditions=source --import tsx scripts/bench/catalog.ts [--dev] [--nodes 5000]
 //        [--services-per-node 4] [--names 100] [--clients 64] [--seconds 10] [--warmup 1] [--keep]
 //        [--cpu-prof DIR]   (the servers write V8 CPU profiles to DIR when they stop)
+//        [--generator wrk|node]   (reads: wrk by default, plain and with Accept-Encoding: gzip as Go's
+//                                  client sends it; node: the Node client, plain only)
 
 import { mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
@@ -21,6 +23,7 @@ import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { Latencies } from "./lib/latency.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { formatMs, formatRate, markdownTable } from "./lib/table.js";
+import { ensureWrk, runWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -33,8 +36,10 @@ const { values } = parseArgs({
     warmup: { type: "string", default: "1" },
     keep: { type: "boolean", default: false },
     "cpu-prof": { type: "string" },
+    generator: { type: "string", default: "wrk" },
   },
 });
+if (values.generator !== "wrk" && values.generator !== "node") throw new Error("--generator: wrk or node");
 const NODES = Number(values.nodes);
 const PER_NODE = Number(values["services-per-node"]);
 const NAMES = Number(values.names);
@@ -169,8 +174,26 @@ function readLoad(agent: Agent, target: HttpTarget, pathOf: (name: string) => st
   });
 }
 
+/** The same reads from wrk, names drawn at random; `headers` on every request. */
+async function wrkReadLoad(
+  target: HttpTarget,
+  pathOf: (name: string) => string,
+  headers: Record<string, string>,
+): Promise<LoadResult & { generatorCores: number }> {
+  const requests = Array.from({ length: NAMES }, (_, j) => ({
+    method: "GET",
+    path: pathOf(serviceName(j)),
+    headers,
+  }));
+  if (warmupMs > 0)
+    await runWrk({ target, requests, connections: CLIENTS, threads: 1, seconds: Math.ceil(warmupMs / 1000) });
+  return runWrk({ target, requests, connections: CLIENTS, threads: 1, seconds: durationMs / 1000 });
+}
+
 interface Row {
   label: string;
+  /** CPU the load generator used, in cores (wrk only). */
+  generatorCores?: number;
   ops: number;
   opsPerSec: number;
   p50: number;
@@ -192,12 +215,24 @@ async function bench(leader: AgentProcess): Promise<Row[]> {
       [`GET /v1/catalog/service/:name?filter=${FILTER}`, filterPath],
     ];
     for (const [label, pathOf] of reads) {
-      const r = await readLoad(agent, leader.http, pathOf);
-      log(
-        `${label}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
-          (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
-      );
-      rows.push({ label, ...r });
+      const variants: Array<[string, Record<string, string>]> =
+        values.generator === "wrk"
+          ? [
+              ["", {}],
+              [" (Accept-Encoding: gzip)", { "Accept-Encoding": "gzip" }],
+            ]
+          : [["", {}]];
+      for (const [suffix, headers] of variants) {
+        const r =
+          values.generator === "wrk"
+            ? await wrkReadLoad(leader.http, pathOf, headers)
+            : await readLoad(agent, leader.http, pathOf);
+        log(
+          `${label}${suffix}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms` +
+            (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
+        );
+        rows.push({ label: `${label}${suffix}`, ...r });
+      }
     }
     return rows;
   } finally {
@@ -206,6 +241,7 @@ async function bench(leader: AgentProcess): Promise<Row[]> {
 }
 
 async function main(): Promise<void> {
+  if (values.generator === "wrk") ensureWrk(log);
   const loadBefore = loadAverage();
   const root = await mkdtemp(join(tmpdir(), "cairn-catalog-bench-"));
   let rows: Row[];
@@ -232,12 +268,12 @@ async function main(): Promise<void> {
   console.log(`### Catalog: ${NODES.toLocaleString("en-US")} nodes x ${PER_NODE} services, ${setup}\n`);
   console.log(
     `${NAMES} service names (${(NODES * PER_NODE) / NAMES} instances each, half with env=prod, about 10% with a critical check); ` +
-      `${CLIENTS} closed-loop keep-alive clients to the leader; registration: every one once, reads: ${values.seconds} s ` +
-      `after ${values.warmup} s warm-up, names in turn. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
+      `${CLIENTS} closed-loop keep-alive clients to the leader (reads from ${values.generator === "wrk" ? "wrk, names at random" : "the Node client, names in turn"}); registration: every one once, reads: ${values.seconds} s ` +
+      `after ${values.warmup} s warm-up. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(
     markdownTable(
-      ["operation", "clients", "ops", "ops/s", "p50 ms", "p99 ms", "errors"],
+      ["operation", "clients", "ops", "ops/s", "p50 ms", "p99 ms", "errors", "generator CPU (cores)"],
       rows.map((r) => [
         r.label,
         String(CLIENTS),
@@ -246,6 +282,7 @@ async function main(): Promise<void> {
         formatMs(r.p50),
         formatMs(r.p99),
         String(r.errors),
+        r.generatorCores === undefined ? "-" : r.generatorCores.toFixed(2),
       ]),
     ),
   );

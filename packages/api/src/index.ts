@@ -64,6 +64,7 @@ export {
 } from "./events.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
+export { acceptsGzip, gzipResponses, withReusableBody } from "./http/gzip.js";
 export { LocalBackend } from "./local-backend.js";
 export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";

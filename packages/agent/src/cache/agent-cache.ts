@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { withReusableBody } from "@cairn/api";
 import { DurationError, parseDurationMs } from "@cairn/duration";
 import type { Logger } from "pino";
 import { requestToken } from "../tunnel/request-token.js";
@@ -112,7 +113,8 @@ function answer(s: Stored, cache?: { hit: boolean; ageMs: number }): Response {
     headers.set("X-Cache", cache.hit ? "HIT" : "MISS");
     if (cache.hit) headers.set("Age", String(Math.max(0, Math.round(cache.ageMs / 1000))));
   }
-  return new Response(s.status === 204 || s.status === 304 ? null : s.body, { status: s.status, headers });
+  if (s.status === 204 || s.status === 304) return new Response(null, { status: s.status, headers });
+  return withReusableBody(new Response(s.body, { status: s.status, headers }), s.body);
 }
 
 const text = (status: number, body: string): Stored => ({

@@ -1,6 +1,7 @@
 import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
+import { withReusableBody } from "./gzip.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -27,12 +28,14 @@ export function verbatimJsonResponse(c: Context, value: unknown): Response {
 
 /**
  * A JSON response whose body the route already encoded (hot paths build their JSON directly, with the
- * namespace member from `scopedNamespace`).
+ * namespace member from `scopedNamespace`). A buffer body is one a memo serves again: the HTTP edge keeps
+ * its gzip form beside it.
  */
 export function encodedJsonResponse(
   c: Context,
   body: string | Uint8Array<ArrayBuffer>,
   status: 200 | 409 = 200,
 ): Response {
-  return c.body(body, status, JSON_TYPE);
+  const response = c.body(body, status, JSON_TYPE);
+  return typeof body === "string" ? response : withReusableBody(response, body);
 }

@@ -1,0 +1,98 @@
+import { gunzipSync } from "node:zlib";
+import { describe, expect, it } from "vitest";
+import { acceptsGzip, gzipResponses, withReusableBody } from "../../src/http/gzip.js";
+
+const big = JSON.stringify(
+  Array.from({ length: 200 }, (_, i) => ({ Node: `node-${i}`, Address: "10.0.0.1" })),
+);
+const JSON_TYPE = { "Content-Type": "application/json" };
+
+function request(acceptEncoding?: string, method = "GET"): Request {
+  return new Request("http://agent/v1/health/service/web", {
+    method,
+    headers: acceptEncoding === undefined ? {} : { "Accept-Encoding": acceptEncoding },
+  });
+}
+
+async function bytes(r: Response): Promise<Buffer> {
+  return Buffer.from(await r.arrayBuffer());
+}
+
+describe("Accept-Encoding", () => {
+  it.each([
+    ["gzip", true],
+    ["gzip, deflate, br", true],
+    ["deflate, GZIP;q=0.5", true],
+    ["x-gzip", true],
+    ["*", true],
+    ["br, *;q=0.1", true],
+    ["gzip;q=0", false],
+    ["gzip;q=0.000, *", false],
+    ["*;q=0", false],
+    ["identity", false],
+    ["deflate, br", false],
+    ["", false],
+  ])("%j admits gzip: %s", (header, expected) => {
+    expect(acceptsGzip(header)).toBe(expected);
+  });
+
+  it("no header admits nothing", () => {
+    expect(acceptsGzip(null)).toBe(false);
+  });
+});
+
+describe("gzip at the HTTP edge", () => {
+  it("compresses a large JSON answer for a client that accepts gzip, keeping status and headers", async () => {
+    const edge = gzipResponses(
+      () => new Response(big, { status: 200, headers: { ...JSON_TYPE, "X-Consul-Index": "7" } }),
+    );
+    const r = await edge(request("gzip, deflate"));
+    expect(r.status).toBe(200);
+    expect(r.headers.get("content-encoding")).toBe("gzip");
+    expect(r.headers.get("vary")).toBe("Accept-Encoding");
+    expect(r.headers.get("x-consul-index")).toBe("7");
+    expect(gunzipSync(await bytes(r)).toString()).toBe(big);
+  });
+
+  it("sends plain bodies to clients that did not ask, small bodies, HEAD, and non-JSON streams, all with Vary", async () => {
+    // [request, response, the body expected through the edge]
+    const cases: [Request, Response, string][] = [
+      [request(), new Response(big, { headers: JSON_TYPE }), big],
+      [request("gzip"), new Response('{"a":1}', { headers: JSON_TYPE }), '{"a":1}'],
+      [request("gzip", "HEAD"), new Response(null, { headers: JSON_TYPE }), ""],
+      [request("gzip"), new Response(big, { headers: { "Content-Type": "text/plain; charset=utf-8" } }), big],
+      [request("gzip"), new Response(big, { headers: { ...JSON_TYPE, "Content-Encoding": "br" } }), big],
+      [request("gzip"), new Response(null, { status: 304, headers: JSON_TYPE }), ""],
+    ];
+    for (const [req, res, expected] of cases) {
+      const r = await gzipResponses(() => res)(req);
+      expect(r.headers.get("content-encoding")).not.toBe("gzip");
+      expect(r.headers.get("vary")).toBe("Accept-Encoding");
+      expect((await bytes(r)).toString()).toBe(expected);
+    }
+  });
+
+  it("adds Accept-Encoding to an existing Vary once", async () => {
+    const vary = async (existing: string) =>
+      (
+        await gzipResponses(() => new Response("{}", { headers: { ...JSON_TYPE, Vary: existing } }))(
+          request(),
+        )
+      ).headers.get("vary");
+    expect(await vary("Origin")).toBe("Origin, Accept-Encoding");
+    expect(await vary("origin, accept-encoding")).toBe("origin, accept-encoding");
+    expect(await vary("*")).toBe("*");
+  });
+
+  it("compresses a body served again (a memoized answer) the same way each time", async () => {
+    const body = Buffer.from(big);
+    const edge = gzipResponses(() => withReusableBody(new Response(body, { headers: JSON_TYPE }), body));
+    const first = await bytes(await edge(request("gzip")));
+    const second = await bytes(await edge(request("gzip")));
+    expect(gunzipSync(first).toString()).toBe(big);
+    expect(second.equals(first)).toBe(true);
+    const plain = await edge(request());
+    expect(plain.headers.get("content-encoding")).toBeNull();
+    expect((await bytes(plain)).toString()).toBe(big);
+  });
+});
