@@ -46,6 +46,8 @@ export type AddressedConfChange = ConfChange & { address?: string };
 
 /** After a very long stall every timer has long expired: replaying more ticks than this changes nothing. */
 const MAX_CATCH_UP_ELECTIONS = 10;
+/** Consul's raft_trailing_logs default. */
+const DEFAULT_TRAILING_LOGS = 10_240;
 /** Gaps between runs of the driver up to this many tick periods are normal timer lateness, not stalls. */
 const STALL_SLACK_TICKS = 2;
 
@@ -66,6 +68,11 @@ export interface RaftNodeOptions<R> {
   heartbeatTicks?: number;
   /** Take a snapshot and compact the log after this many applied entries. */
   snapshotThreshold?: number;
+  /**
+   * Entries a compaction keeps before the snapshot's index (default 10,240, Consul's raft_trailing_logs),
+   * so a follower that fell only that far behind catches up from the log rather than by a whole snapshot.
+   */
+  trailingLogs?: number;
   /** Lease reads need this margin (in ticks) for clock drift between servers. */
   leaseDriftTicks?: number;
   /** How long a proposal may wait to be applied (default 30 s); the outcome of a timed-out one is unknown. */
@@ -775,7 +782,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   /** Runs on the disk queue, between writes, so the core's log and the durable log shrink together. */
   private async compact(c: { index: number; term: number; file: SnapshotFileInfo }): Promise<void> {
     this.snapshotting = false;
-    const meta = this.core.compact(c.index);
+    const trailing = this.options.trailingLogs ?? DEFAULT_TRAILING_LOGS;
+    const meta = this.core.compact(c.index, trailing);
     if (meta.index !== c.index) {
       // A snapshot installed from the leader meanwhile already covers more than ours.
       await this.storage.discardSnapshotFile(c.file);
@@ -783,7 +791,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     }
     if (meta.term !== c.term)
       throw new Error(`core compacted ${c.index} at term ${meta.term}, applied ${c.term}`);
-    await this.storage.compact(meta, c.file);
+    await this.storage.compact(meta, c.file, c.index - trailing);
     this.snapshotIndex = c.index;
     this.log.info({ index: c.index }, "log compacted");
   }

@@ -109,7 +109,7 @@ describe("recoverCluster", () => {
     const meta = { index: 5, term: 2, conf: old };
     const writer = await s.createSnapshotWriter(meta);
     await writer.write(Buffer.from("state machine through 5"));
-    await s.compact(meta, await writer.commit());
+    await s.compact(meta, await writer.commit(), meta.index);
     await s.close();
 
     const outcome = await recoverCluster(dir, survivors, silent);

@@ -188,6 +188,9 @@ export function buildAgentConfig(
     // crashed is replaced at once at any value (OPERATIONS.md).
     performance: { raftMultiplier: v.performance?.raft_multiplier ?? 3 },
     raftProtocol: v.raft_protocol ?? 3,
+    // Consul's defaults: a snapshot every 16,384 entries, keeping 10,240 behind it for slow followers.
+    raftSnapshotThreshold: v.raft_snapshot_threshold ?? 16_384,
+    raftTrailingLogs: v.raft_trailing_logs ?? 10_240,
     nodeMeta: v.node_meta ?? {},
     services: v.services ?? [],
     checks: v.checks ?? [],

@@ -117,6 +117,8 @@ export const configSourceSchema = z.strictObject({
   telemetry: section({ prometheus_retention_time: durationField, disable_hostname: booleanField }),
   performance: section({ raft_multiplier: integerField(1, 10, "expected an integer from 1 to 10") }),
   raft_protocol: integerField(3, 3, "expected 3, the only Raft protocol version Cairn speaks"),
+  raft_snapshot_threshold: integerField(1, Number.MAX_SAFE_INTEGER, "expected a positive integer"),
+  raft_trailing_logs: count,
   node_meta: stringMapField,
   services: definitionList(serviceDefinition),
   service: definitionList(serviceDefinition),

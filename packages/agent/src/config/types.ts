@@ -55,6 +55,10 @@ export interface AgentConfig {
   readonly telemetry: { readonly prometheusRetentionMs: number; readonly disableHostname: boolean };
   readonly performance: { readonly raftMultiplier: number };
   readonly raftProtocol: number;
+  /** Applied entries between snapshots (raft_snapshot_threshold). */
+  readonly raftSnapshotThreshold: number;
+  /** Entries a compaction keeps behind the snapshot (raft_trailing_logs). */
+  readonly raftTrailingLogs: number;
   readonly nodeMeta: Readonly<Record<string, string>>;
   /** Service definitions from `service`/`services`, in Consul's JSON shape; the local-services module reads them. */
   readonly services: readonly Readonly<Record<string, unknown>>[];

@@ -68,8 +68,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "raft_boltdb",
   "raft_logstore",
   "raft_snapshot_interval",
-  "raft_snapshot_threshold",
-  "raft_trailing_logs",
   "read_replica",
   "reconnect_timeout",
   "reconnect_timeout_wan",

@@ -125,6 +125,8 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
     // Unlimited shows as -1, Consul's default `limits.rpc_rate`.
     RPCRateLimit: config.limits.rpcRate ?? -1,
     RaftProtocol: config.raftProtocol,
+    RaftSnapshotThreshold: config.raftSnapshotThreshold,
+    RaftTrailingLogs: config.raftTrailingLogs,
     RejoinAfterLeave: config.rejoinAfterLeave,
     RetryJoinIntervalLAN: ms(config.retryIntervalMs),
     RetryJoinIntervalWAN: ms(config.retryIntervalWanMs),

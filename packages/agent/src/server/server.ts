@@ -405,6 +405,8 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionJitterTicks: ELECTION_JITTER_TICKS * multiplier,
         electionRetryTicks: ELECTION_RETRY_TICKS,
         heartbeatTicks: multiplier,
+        snapshotThreshold: config.raftSnapshotThreshold,
+        trailingLogs: config.raftTrailingLogs,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.tls ? { tls: this.options.tls } : {}),
         observer: {

@@ -87,6 +87,9 @@ performance {
   raft_multiplier = 1
 }
 
+raft_snapshot_threshold = 8192
+raft_trailing_logs      = 20000
+
 telemetry {
   prometheus_retention_time = "24h"
   disable_hostname          = true
@@ -199,6 +202,8 @@ describe("a real Consul server configuration", () => {
         tokens: { initialManagement: "b1gs33cr3t", agent: "agent-token" },
       },
       performance: { raftMultiplier: 1 },
+      raftSnapshotThreshold: 8192,
+      raftTrailingLogs: 20_000,
       telemetry: { prometheusRetentionMs: 86_400_000, disableHostname: true },
       autopilot: {
         cleanupDeadServers: true,
@@ -552,6 +557,8 @@ describe("errors name the source and the key", () => {
       "performance { raft_multiplier = 11 }",
       "performance.raft_multiplier: expected an integer from 1 to 10, got 11",
     ],
+    ["a.hcl", "raft_snapshot_threshold = 0", "raft_snapshot_threshold: expected a positive integer, got 0"],
+    ["a.hcl", "raft_trailing_logs = -1", "raft_trailing_logs: expected a non-negative integer, got -1"],
     [
       "a.hcl",
       "raft_protocol = 2",

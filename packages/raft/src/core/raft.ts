@@ -318,15 +318,17 @@ export class RaftCore {
   }
 
   /**
-   * The application has a snapshot of its state machine through `index` (<= applied): drop the log
-   * up to it. Returns the metadata to store with the snapshot (and to send to lagging followers).
+   * The application has a snapshot of its state machine through `index` (<= applied): drop the log up to
+   * it, except its last `trailing` entries, so a follower only slightly behind catches up from the log
+   * instead of needing the whole snapshot (Consul's raft_trailing_logs). Returns the metadata to store with
+   * the snapshot (and to send to followers behind the kept entries).
    */
-  compact(index: number): SnapshotMeta {
-    if (index <= this.log.offset) return this.snapshotMeta;
+  compact(index: number, trailing = 0): SnapshotMeta {
+    if (index <= this.snapshotMeta.index) return this.snapshotMeta;
     if (index > this.applied) throw new Error(`compact(${index}) beyond applied index ${this.applied}`);
     const conf = this.log.confAt(index).conf;
     const term = this.log.term(index)!;
-    this.log.compact(index);
+    this.log.compact(index - trailing);
     this.snapshotMeta = { index, term, conf };
     return this.snapshotMeta;
   }

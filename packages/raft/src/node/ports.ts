@@ -38,8 +38,12 @@ export interface Storage {
   createSnapshotWriter(meta: Pick<SnapshotMeta, "index" | "term">): Promise<SnapshotWriter>;
   /** Notes a committed snapshot file from a peer, so a later `save` with its meta can record it. */
   noteReceivedSnapshot(info: SnapshotFileInfo): void;
-  /** Records a snapshot taken of the local state machine and drops the log entries it covers. */
-  compact(meta: SnapshotMeta, file: SnapshotFileInfo): Promise<void>;
+  /**
+   * Records a snapshot taken of the local state machine and drops the log entries through `dropThrough`
+   * (at most `meta.index`: entries the snapshot covers may be kept for followers a little behind). A
+   * restart starts the log after the snapshot again.
+   */
+  compact(meta: SnapshotMeta, file: SnapshotFileInfo, dropThrough: number): Promise<void>;
   /** Deletes a finished snapshot file that will not be recorded (a newer snapshot overtook it). */
   discardSnapshotFile(file: SnapshotFileInfo): Promise<void>;
   saveAddresses(addresses: Record<string, string>): Promise<void>;

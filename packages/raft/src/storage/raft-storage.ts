@@ -7,10 +7,12 @@ import { type ConfigurationRewrite, planConfigurationRewrite } from "./configura
 import { StorageCorruptionError, StorageVersionError } from "./errors.js";
 import { type Db, indexConfEntries, loadLogShape, readEntries } from "./log-reads.js";
 import {
+  CONF_RANGE,
   confKey,
   decodeRecord,
   encodeEntry,
   encodeRecord,
+  ENTRY_RANGE,
   entryKey,
   FORMAT_VERSION,
   isAddressBook,
@@ -213,19 +215,21 @@ export class RaftStorage {
   }
 
   /**
-   * Records a snapshot this server took of its own state machine and drops the log entries it covers.
+   * Records a snapshot this server took of its own state machine and drops the log entries through
+   * `dropThrough` (<= the snapshot's index; the rest it covers stay for followers a little behind).
    * `meta` comes from the core's `compact`, `file` from the finished writer.
    */
-  async compact(meta: SnapshotMeta, file: SnapshotFileInfo): Promise<void> {
+  async compact(meta: SnapshotMeta, file: SnapshotFileInfo, dropThrough: number): Promise<void> {
+    const through = Math.min(dropThrough, meta.index);
     const record: SnapshotRecord = { meta, file };
     const batch = this.db.batch().put(KEY_SNAPSHOT, encodeRecord(record));
-    const upTo = Math.min(meta.index, this.last);
+    const upTo = Math.min(through, this.last);
     for (let i = this.first; i <= upTo; i++) batch.del(entryKey(i));
-    const covered = this.confIndexes.filter((i) => i <= meta.index);
+    const covered = this.confIndexes.filter((i) => i <= through);
     for (const i of covered) batch.del(confKey(i));
     await batch.write({ sync: true });
-    if (covered.length > 0) this.confIndexes = this.confIndexes.filter((i) => i > meta.index);
-    this.first = Math.max(this.first, meta.index + 1);
+    if (covered.length > 0) this.confIndexes = this.confIndexes.filter((i) => i > through);
+    this.first = Math.max(this.first, through + 1);
     this.last = Math.max(this.last, meta.index);
     await this.replaceSnapshot(record);
   }
@@ -316,7 +320,9 @@ async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger)
   const addresses = await readRecord(db, KEY_ADDRESSES, logDir, "address book", isAddressBook);
   if (snapshot) await verifySnapshotFile(snapshotDir, snapshot.file);
 
-  const shape = await loadLogShape(db, logDir, snapshot?.meta.index ?? 0, logger);
+  const base = snapshot?.meta.index ?? 0;
+  await dropTrailingEntries(db, base);
+  const shape = await loadLogShape(db, logDir, base, logger);
   const hs = hardState ?? EMPTY_HARD_STATE;
   const last = shape.bounds.lastIndex;
   if (hs.commit > last) {
@@ -331,6 +337,26 @@ async function load(db: Db, logDir: string, snapshotDir: string, logger: Logger)
     addresses: addresses ?? {},
     confIndexes: shape.confIndexes,
   };
+}
+
+/**
+ * Entries a compaction kept before the snapshot's index (trailing logs, for followers a little behind) go at
+ * a restart: the log starts after the snapshot again, as the core restarts from it.
+ */
+async function dropTrailingEntries(db: Db, base: number): Promise<void> {
+  if (base === 0) return;
+  const batch = db.batch();
+  let any = false;
+  for await (const key of db.keys({ gte: ENTRY_RANGE.gte, lte: entryKey(base) })) {
+    batch.del(key);
+    any = true;
+  }
+  for await (const key of db.keys({ gte: CONF_RANGE.gte, lte: confKey(base) })) {
+    batch.del(key);
+    any = true;
+  }
+  if (any) await batch.write({ sync: true });
+  else await batch.close();
 }
 
 async function readRecord<T>(

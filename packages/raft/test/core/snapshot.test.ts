@@ -50,6 +50,34 @@ describe("compaction and snapshots", () => {
     expect(c.dataOf("c")).toEqual(["after"]);
   });
 
+  it("keeps trailing entries behind a snapshot: a follower within them catches up from the log", () => {
+    const c = new TestCluster(["a", "b", "c"]);
+    c.elect("a");
+    c.get("a").propose(bytes("x0"));
+    c.deliver();
+    // c holds the log through x0, then misses x1..x4.
+    c.drop = (m) => m.to === "c" || m.from === "c";
+    for (let i = 1; i < 5; i++) c.get("a").propose(bytes(`x${i}`));
+    c.deliver();
+    const meta = c.get("a").compact(7, 4);
+    expect(meta.index).toBe(7);
+    expect(c.get("a").status().firstIndex).toBe(4);
+    expect(c.get("a").entryAt(3)).toBeUndefined();
+    expect(c.get("a").entryAt(5)).toBeDefined();
+    const sent: Message[] = [];
+    c.drop = (m) => (m.type === "snapshot" ? sent.push(m) > 0 : false);
+    for (let i = 0; i < 12; i++) {
+      c.tick("a");
+      c.deliver();
+    }
+    expect(sent).toEqual([]);
+    expect(c.get("a").status().progress?.c).toMatchObject({ state: "replicate", match: 7 });
+    expect(c.dataOf("c")).toEqual(["x0", "x1", "x2", "x3", "x4"]);
+    // A later compaction keeps its own trailing entries and never grows the log back.
+    expect(c.get("a").compact(7, 100)).toEqual(meta);
+    expect(c.get("a").status().firstIndex).toBe(4);
+  });
+
   it("a failed snapshot stream puts the follower back into probe and is retried", () => {
     const c = new TestCluster(["a", "b", "c"]);
     c.elect("a");

@@ -1,6 +1,6 @@
 import type { Entry, Message, NodeId } from "../../src/core/types.js";
 import type { SimServer } from "./sim-server.js";
-import { durableLast } from "./sim-storage.js";
+import { durableEntryTerm, durableLast } from "./sim-storage.js";
 import { hashBytes, type SmState } from "./state-machine.js";
 
 export class InvariantViolation extends Error {}
@@ -18,9 +18,8 @@ interface LogSlot {
 /** Whether `s` has entry (index, term) on disk, or a snapshot covering it. */
 function durablyHolds(s: SimServer, index: number, term: number): boolean {
   const d = s.durable;
-  const offset = d.snapshot?.meta.index ?? 0;
-  if (index <= offset) return true;
-  return d.entries[index - offset - 1]?.term === term;
+  if (index <= (d.snapshot?.meta.index ?? 0)) return true;
+  return durableEntryTerm(d, index) === term;
 }
 
 /**

@@ -3,7 +3,7 @@ import pino from "pino";
 import type { Entry, NodeId, Role } from "../../src/core/types.js";
 import type { TransportInbound } from "../../src/node/ports.js";
 import { RaftNode, type RaftNodeOptions } from "../../src/node.js";
-import { type Disk, emptyDisk, SimStorage } from "./sim-storage.js";
+import { type Disk, durableEntryTerm, emptyDisk, SimStorage } from "./sim-storage.js";
 import { type NetworkHost, type SimRaftNetwork, SimTransport } from "./sim-transport.js";
 import { SimStateMachine, type SmResult, type SmState } from "./state-machine.js";
 
@@ -154,8 +154,6 @@ export class SimServer implements NetworkHost {
   }
 
   private durableTerm(index: number): number | undefined {
-    const d = this.disk;
-    const offset = d.snapshot?.meta.index ?? 0;
-    return index > offset ? d.entries[index - offset - 1]?.term : undefined;
+    return durableEntryTerm(this.disk, index);
   }
 }

@@ -5,7 +5,7 @@ import type { DurableChanges, SnapshotFileInfo, SnapshotWriter, Storage } from "
 export interface Disk {
   hard: HardState;
   snapshot: { meta: SnapshotMeta; file: SnapshotFileInfo } | null;
-  /** The log after the snapshot, in order. */
+  /** The log, in order: after the snapshot, or from a little before it (entries a compaction kept). */
   entries: Entry[];
   addresses: Record<string, string>;
   files: Map<string, Uint8Array>;
@@ -21,6 +21,17 @@ export function emptyDisk(): Disk {
   };
 }
 
+/** The index before the log's first entry. */
+function logOffset(d: Disk): number {
+  return d.entries.length > 0 ? d.entries[0]!.index - 1 : (d.snapshot?.meta.index ?? 0);
+}
+
+/** The term of entry `index` in the durable log, if it holds it. */
+export function durableEntryTerm(d: Disk, index: number): number | undefined {
+  const offset = logOffset(d);
+  return index > offset ? d.entries[index - offset - 1]?.term : undefined;
+}
+
 export function durableLast(d: Disk): number {
   return d.entries[d.entries.length - 1]?.index ?? d.snapshot?.meta.index ?? 0;
 }
@@ -28,8 +39,13 @@ export function durableLast(d: Disk): number {
 /** Newest entries handed over at start; the rest is read back as RaftStorage's are (see loadLogShape). */
 const TAIL = 4;
 
-/** What a restarted process is given, shaped as RaftStorage.open shapes it: the log's bounds and its tail. */
+/**
+ * What a restarted process is given, shaped as RaftStorage.open shapes it: the log's bounds and its tail.
+ * As open, it drops the entries a compaction kept before the snapshot first.
+ */
 function restoreOf(d: Disk): RestoreState {
+  const base = d.snapshot?.meta.index ?? 0;
+  d.entries = d.entries.filter((e) => e.index > base);
   const terms: TermRun[] = [];
   for (const e of d.entries) if (terms.at(-1)?.term !== e.term) terms.push({ index: e.index, term: e.term });
   return {
@@ -86,7 +102,7 @@ export class SimStorage implements Storage {
 
   async entries(lo: number, hi: number, maxBytes: number): Promise<Entry[]> {
     const d = this.disk;
-    const offset = d.snapshot?.meta.index ?? 0;
+    const offset = logOffset(d);
     if (lo <= offset) return [];
     const out: Entry[] = [];
     let bytes = 0;
@@ -117,7 +133,7 @@ export class SimStorage implements Storage {
         d.entries = [];
       }
       if (head) {
-        const offset = d.snapshot?.meta.index ?? 0;
+        const offset = logOffset(d);
         d.entries.length = head.index - offset - 1;
         const prevTerm = d.entries[d.entries.length - 1]?.term ?? d.snapshot?.meta.term ?? 0;
         for (const e of entries) d.entries.push(e);
@@ -148,11 +164,12 @@ export class SimStorage implements Storage {
     this.received.set(info.name, info);
   }
 
-  compact(meta: SnapshotMeta, file: SnapshotFileInfo): Promise<void> {
+  compact(meta: SnapshotMeta, file: SnapshotFileInfo, dropThrough: number): Promise<void> {
     const d = this.disk;
+    const through = Math.min(dropThrough, meta.index);
     return this.world.sync(() => {
       this.replaceSnapshot({ meta, file });
-      d.entries = d.entries.filter((e) => e.index > meta.index);
+      d.entries = d.entries.filter((e) => e.index > through);
     });
   }
 

@@ -113,6 +113,30 @@ describe("RaftStorage", () => {
     await r.close();
   });
 
+  it("keeps the trailing entries a compaction is told to keep, until a restart starts after the snapshot", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: "a", commit: 10 }, entries: entries(1, 10, 1) });
+    const meta: SnapshotMeta = { index: 8, term: 1, conf };
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@8")), 5);
+    expect(s.firstIndex).toBe(6);
+    // A follower at 5 is served from the log, entries the snapshot covers included.
+    expect((await s.entries(6, 11, 1 << 20)).map((e) => e.index)).toEqual([6, 7, 8, 9, 10]);
+    expect(await s.entries(5, 11, 1 << 20)).toEqual([]);
+    await s.save({ entries: [entry(11, 1)] });
+    await s.close();
+
+    const r = await RaftStorage.open(dir, silent);
+    expect(r.restored.snapshot).toEqual(meta);
+    expect(r.restored.entries.map((e) => e.index)).toEqual([9, 10, 11]);
+    expect(r.firstIndex).toBe(9);
+    expect(await r.entries(6, 12, 1 << 20)).toEqual([]);
+    await r.close();
+    // And the entries it dropped stay dropped.
+    const again = await RaftStorage.open(dir, silent);
+    expect(again.restored.entries.map((e) => e.index)).toEqual([9, 10, 11]);
+    await again.close();
+  });
+
   it("rejects entries that do not attach to the log", async () => {
     const s = await RaftStorage.open(dir, silent);
     await s.save({ entries: entries(1, 2, 1) });
@@ -124,9 +148,9 @@ describe("RaftStorage", () => {
     const s = await RaftStorage.open(dir, silent);
     await s.save({ hardState: { term: 1, vote: "a", commit: 10 }, entries: entries(1, 10, 1) });
     const first: SnapshotMeta = { index: 4, term: 1, conf };
-    await s.compact(first, await writeSnapshot(s, first, Buffer.from("state@4")));
+    await s.compact(first, await writeSnapshot(s, first, Buffer.from("state@4")), first.index);
     const second: SnapshotMeta = { index: 6, term: 1, conf };
-    await s.compact(second, await writeSnapshot(s, second, Buffer.from("state@6")));
+    await s.compact(second, await writeSnapshot(s, second, Buffer.from("state@6")), second.index);
     expect(s.firstIndex).toBe(7);
     await s.close();
 
@@ -206,7 +230,7 @@ describe("RaftStorage", () => {
     const s = await RaftStorage.open(dir, silent);
     await s.save({ entries: entries(1, 3, 1) });
     const meta: SnapshotMeta = { index: 2, term: 1, conf };
-    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@2")));
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@2")), meta.index);
     await s.close();
     const file = join(dir, "snapshots", "snapshot-1-2.bin");
     await writeFile(file, "state@X");
@@ -238,7 +262,7 @@ describe("RaftStorage", () => {
     expect((await s.entries(3, 11, 0)).map((e) => e.index)).toEqual([3]);
     expect((await s.entries(9, 99, 1 << 20)).map((e) => e.index)).toEqual([9, 10]);
     const meta: SnapshotMeta = { index: 5, term: 1, conf };
-    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@5")));
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@5")), meta.index);
     expect(await s.entries(3, 8, 1 << 20)).toEqual([]);
     await s.close();
   });
@@ -277,7 +301,7 @@ describe("RaftStorage", () => {
       { index: 6, term: 2 },
     ]);
     const meta: SnapshotMeta = { index: 3, term: 1, conf };
-    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@3")));
+    await s.compact(meta, await writeSnapshot(s, meta, Buffer.from("state@3")), meta.index);
     await s.close();
     expect(await confIndexes()).toEqual([5]);
     s = await RaftStorage.open(dir, silent);
