@@ -156,8 +156,25 @@ describe("RaftNode cluster", () => {
     expect(leader.appliedIndex).toBeGreaterThanOrEqual(index);
   });
 
+  it("brings a follower up to date from the entries kept behind a snapshot, without sending it", async () => {
+    const c = await threeNodes({ snapshotThreshold: 25, trailingLogs: 200 });
+    await c.put("first", "1");
+    const lagging = [...c.nodes.values()].find((n) => !n.isLeader())!.id;
+    await c.kill(lagging);
+    let last = 0;
+    for (let i = 0; i < 60; i++) last = await c.put(`k${i % 30}`, `v${i}`);
+    const leader = await c.leader();
+    await waitUntil(() => leader.status().snapshotIndex > 25, "the leader took a snapshot");
+    expect(leader.status().firstIndex).toBe(1);
+
+    await c.start(lagging);
+    await c.converged(last);
+    expect(c.machines.get(lagging)!.restoredFrom).toBeUndefined();
+    expect(c.logs.some((l) => l.node === lagging && l.msg === "installed snapshot from leader")).toBe(false);
+  });
+
   it("brings a follower that missed a compaction up to date with a snapshot", async () => {
-    const c = await threeNodes({ snapshotThreshold: 25 });
+    const c = await threeNodes({ snapshotThreshold: 25, trailingLogs: 0 });
     const expected = new Map<string, string>();
     await c.put("first", "1");
     expected.set("first", "1");

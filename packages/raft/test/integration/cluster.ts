@@ -27,6 +27,7 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 
 export interface ClusterOptions {
   snapshotThreshold?: number;
+  trailingLogs?: number;
   /** Observers by node id. */
   observers?: Record<string, RaftObserver>;
 }
@@ -83,6 +84,7 @@ export class TestCluster {
       scheduler,
       ...(this.options.observers?.[id] ? { observer: this.options.observers[id] } : {}),
       ...(this.options.snapshotThreshold ? { snapshotThreshold: this.options.snapshotThreshold } : {}),
+      ...(this.options.trailingLogs === undefined ? {} : { trailingLogs: this.options.trailingLogs }),
       transportLimits: { backoff: { initialMs: 20, maxMs: 200 } },
     });
     this.nodes.set(id, node);
