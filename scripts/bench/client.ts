@@ -14,7 +14,11 @@
 //                                       on until a killed follower and a killed leader are both covered
 //
 //   node --import tsx scripts/bench/client.ts [--seconds 3] [--warmup 0.5] [--clients 16,64] [--rounds 3]
-//        [--keys 1000] [--watchers 1000] [--trials 4] [--keep]
+//        [--keys 1000] [--watchers 1000] [--trials 4] [--keep] [--generator wrk|node]
+//        [--cpu-prof DIR]   (the client agent writes a V8 CPU profile to DIR when it stops)
+//
+// KV cells come from Debian's wrk by default (C, cheap next to the agents it drives on two cores; whole
+// seconds, so --seconds and --warmup round up); --generator node keeps the Node client.
 
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
@@ -35,6 +39,7 @@ import { type LoadResult, runLoad } from "./lib/load.js";
 import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 import { connectedPorts } from "./lib/tcp-peers.js";
+import { ensureWrk, runWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -47,8 +52,12 @@ const { values } = parseArgs({
     watchers: { type: "string", default: "1000" },
     trials: { type: "string", default: "4" },
     keep: { type: "boolean", default: false },
+    generator: { type: "string", default: "wrk" },
+    "cpu-prof": { type: "string" },
   },
 });
+if (values.generator !== "wrk" && values.generator !== "node") throw new Error("--generator: wrk or node");
+const useWrk = values.generator === "wrk";
 const durationMs = Number(values.seconds) * 1000;
 const warmupMs = Number(values.warmup) * 1000;
 const clientCounts = values.clients.split(",").map(Number);
@@ -95,7 +104,9 @@ async function startClientAgent(root: string, server: AgentProcess): Promise<Age
   const [httpPort, serverPort, serfLan] = (await freePorts(3)) as [number, number, number];
   const dataDir = join(root, "c1");
   await mkdir(dataDir, { recursive: true });
+  const profile = values["cpu-prof"];
   return spawnAgent({
+    ...(profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {}),
     name: "c1",
     ports: { http: httpPort, server: serverPort, serfLan },
     flags: [
@@ -183,17 +194,19 @@ async function runCell(
   const clientBefore = cpuSeconds(clientPid);
   const serversBefore = serverPids.map(cpuSeconds);
   try {
-    const result = await runLoad({
-      concurrency: clients,
-      durationMs,
-      warmupMs,
-      op: (worker, seq) => {
-        const key = keyFor(worker, seq);
-        return op === "put"
-          ? cairnKv.put(agent, path.target, key, value)
-          : cairnKv.get(agent, path.target, key, "default");
-      },
-    });
+    const result = useWrk
+      ? await wrkCell(path.target, op, clients)
+      : await runLoad({
+          concurrency: clients,
+          durationMs,
+          warmupMs,
+          op: (worker, seq) => {
+            const key = keyFor(worker, seq);
+            return op === "put"
+              ? cairnKv.put(agent, path.target, key, value)
+              : cairnKv.get(agent, path.target, key, "default");
+          },
+        });
     const seconds = (performance.now() - started) / 1000;
     const serverUsed = serverPids.reduce((sum, pid, k) => sum + cpuSeconds(pid) - serversBefore[k]!, 0);
     return {
@@ -204,6 +217,16 @@ async function runCell(
   } finally {
     agent.destroy();
   }
+}
+
+/** The same cell from wrk: keys drawn at random, warm-up and measurement in whole seconds. */
+async function wrkCell(target: HttpTarget, op: Operation, clients: number): Promise<LoadResult> {
+  const requests = Array.from({ length: keyCount }, (_, i) =>
+    op === "put" ? cairnKv.putRequest(keyName(i), value) : cairnKv.getRequest(keyName(i), "default"),
+  );
+  const run = (seconds: number) => runWrk({ target, requests, connections: clients, threads: 1, seconds });
+  if (warmupMs > 0) await run(Math.ceil(warmupMs / 1000));
+  return run(Math.max(1, Math.ceil(durationMs / 1000)));
 }
 
 /** Every cell `rounds` times; within a cell's turn the paths go one after another, rotated each round. */
@@ -602,6 +625,7 @@ function renderFailover(trialResults: FailoverTrial[]): string {
 }
 
 async function main(): Promise<void> {
+  if (useWrk) ensureWrk(log);
   const loadBefore = loadAverage();
   const root = await mkdtemp(join(tmpdir(), "cairn-client-bench-"));
   let report = "";
@@ -657,7 +681,7 @@ async function main(): Promise<void> {
     report = [
       `### Client agent path: ${CLUSTER_SIZE} servers + 1 client agent on loopback, fsync on\n`,
       `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, ` +
-        `closed-loop keep-alive clients, ${rounds} rounds with the paths taking turns (medians over rounds). ` +
+        `closed-loop keep-alive clients (${useWrk ? "wrk" : "a Node client"}), ${rounds} rounds with the paths taking turns (medians over rounds). ` +
         `"vs" columns are ratios against the path measured alongside in the same run; the client agent ` +
         `forwards to ${tunnelled?.name ?? "?"}. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
       renderKvTable(kv, paths),

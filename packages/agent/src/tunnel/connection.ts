@@ -1,5 +1,6 @@
 import { dialTarget, type OutgoingTls } from "@cairn/raft";
 import { WebSocket } from "ws";
+import { sendBatched } from "./batched-send.js";
 import {
   decodeServerFrame,
   encodeFrame,
@@ -168,12 +169,12 @@ export class TunnelConnection {
       this.pending.delete(id);
       pending?.reject(new ConnectionLostError(this.server.name, false, this.closeReason || "not connected"));
     } else {
-      this.ws.send(bytes);
+      sendBatched(this.ws, bytes);
     }
   }
 
   private send(frame: Parameters<typeof encodeFrame>[0]): void {
-    if (this.isOpen) this.ws.send(encodeFrame(frame));
+    if (this.isOpen) sendBatched(this.ws, encodeFrame(frame));
   }
 
   private receive(data: Uint8Array): void {

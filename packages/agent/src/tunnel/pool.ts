@@ -7,7 +7,13 @@ import {
   type ServerRef,
   TunnelConnection,
 } from "./connection.js";
-import { headerList, MAX_FRAME_BYTES, type RequestFrame, type ResponseFrame } from "./protocol.js";
+import {
+  headerList,
+  isBlockingQuery,
+  MAX_FRAME_BYTES,
+  type RequestFrame,
+  type ResponseFrame,
+} from "./protocol.js";
 import { requestToken } from "./request-token.js";
 
 export interface TunnelPoolOptions {
@@ -51,9 +57,14 @@ export class TunnelPool {
 
   /**
    * Answers an HTTP request through a server; failures become 500 responses, as Consul's RPC errors do.
-   * `signal` (default: the request's) cancels it.
+   * `signal` cancels it; by default a blocking query's is the request's own (its caller went away, so the
+   * server drops the held query), and other requests, answered promptly anyway, run to the end without one:
+   * a request's signal costs an AbortController and listeners on every request.
    */
-  async forward(request: Request, signal: AbortSignal = request.signal): Promise<Response> {
+  async forward(
+    request: Request,
+    signal: AbortSignal | undefined = blockingSignal(request),
+  ): Promise<Response> {
     let frame: Omit<RequestFrame, "id" | "t">;
     try {
       frame = await this.frameOf(request);
@@ -65,13 +76,16 @@ export class TunnelPool {
     return response;
   }
 
-  private async send(frame: Omit<RequestFrame, "id" | "t">, signal: AbortSignal): Promise<Response> {
+  private async send(
+    frame: Omit<RequestFrame, "id" | "t">,
+    signal: AbortSignal | undefined,
+  ): Promise<Response> {
     const tried = new Set<string>();
     for (;;) {
       let conn: TunnelConnection;
       try {
         // The caller's deadline covers dialing too (a server that accepts but never answers the handshake).
-        conn = await untilAborted(this.connection(tried), signal);
+        conn = await (signal ? untilAborted(this.connection(tried), signal) : this.connection(tried));
       } catch (err) {
         return text(500, (err as Error).message);
       }
@@ -193,7 +207,11 @@ export class TunnelPool {
   private async frameOf(request: Request): Promise<Omit<RequestFrame, "id" | "t">> {
     const declared = Number(request.headers.get("content-length") ?? 0);
     if (declared > MAX_FRAME_BYTES) throw new Error(`Request body too large (${declared} bytes)`);
-    const body = request.body === null ? undefined : new Uint8Array(await request.arrayBuffer());
+    // Reading `body` would build a full fetch Request around node's request; arrayBuffer() reads it directly.
+    const body =
+      request.method === "GET" || request.method === "HEAD"
+        ? undefined
+        : new Uint8Array(await request.arrayBuffer());
     if (body !== undefined && body.byteLength > MAX_FRAME_BYTES)
       throw new Error(`Request body too large (${body.byteLength} bytes)`);
     const url = request.url;
@@ -209,6 +227,11 @@ export class TunnelPool {
       ...(body !== undefined && body.byteLength > 0 ? { body } : {}),
     };
   }
+}
+
+/** A blocking query is cancelled when its caller goes away. */
+function blockingSignal(request: Request): AbortSignal | undefined {
+  return isBlockingQuery(request.url) ? request.signal : undefined;
 }
 
 /** `promise`, or a RequestCancelledError as soon as `signal` aborts (the promise then runs on, unobserved). */

@@ -26,6 +26,15 @@ export interface RequestFrame {
   body?: Uint8Array;
 }
 
+/**
+ * Whether a request URL (absolute, or path and query) is a blocking query (`index` in its query string):
+ * the only requests a cancel frame is sent and acted on for, since the rest answer promptly anyway.
+ */
+export function isBlockingQuery(url: string): boolean {
+  const query = url.indexOf("?");
+  return query >= 0 && /[?&]index=[^&]/.test(url.slice(query));
+}
+
 /** Client to server: the client gave up on request `id` (its caller went away); the server drops it. */
 export interface CancelFrame {
   t: "cancel";
