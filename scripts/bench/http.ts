@@ -6,9 +6,10 @@
 //   GET stale           spread over all servers             (etcd: serializable /v3/kv/range)
 // Then 10,000 blocking queries held on Cairn's leader: its RSS before and after, and the time from a
 // change of their key until all of them are answered; and the same on a bare node:http server, the floor
-// that Node and the machine set for those two figures. Last, 50,000 held at once on the leader, every one
-// of which must be answered (the bench raises its open-file limit for that, running itself again under
-// `ulimit -n`, and connects from several loopback addresses).
+// that Node and the machine set for those two figures. Last, 50,000 held at once, spread over the three
+// servers, every one of which must be answered: each server's share is held by its own helper process
+// (held-child.ts), since one process may hold only as many connections as the open-file limit allows
+// (20,000 on the benchmark machines, whose containers cannot raise it).
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
 //        [--systems cairn,etcd] [--ops put,get-default,get-local] [--watchers 10000] [--watchers-max 50000] [--cpu-prof] [--keep]
@@ -23,12 +24,13 @@ import { mkdtemp, rm } from "node:fs/promises";
 import type { Agent } from "node:http";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { AgentProcess } from "../lib/agent.js";
 import { startCairnCluster } from "../lib/cluster.js";
 import { spawnTracked, stop, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
-import { ensureDescriptors } from "./lib/descriptors.js";
+import { descriptorLimit } from "./lib/descriptors.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
@@ -64,7 +66,7 @@ const keyCount = Number(values.keys);
 const value = Buffer.alloc(Number(values["value-bytes"]), "v");
 const systems = new Set(values.systems.split(","));
 const watchers = Number(values.watchers);
-/** The most blocking queries held at once on the leader: each must be answered, none refused or dropped. */
+/** The most blocking queries held at once over the servers: each must be answered, none refused or dropped. */
 const watchersMax = Number(values["watchers-max"]);
 const CLUSTER_SIZE = 3;
 
@@ -336,6 +338,94 @@ async function nodeHttpFloor(count: number): Promise<FloorResult> {
   }
 }
 
+interface SpreadResult {
+  watchers: number;
+  servers: number;
+  answered: number;
+  failed: number;
+  /** From the PUT being sent until the last of them was answered. */
+  allAnsweredMs: number;
+  /** RSS growth of all servers together while they held the queries. */
+  rssGrowth: number;
+}
+
+const HELD_CHILD = fileURLToPath(new URL("./held-child.ts", import.meta.url));
+
+/**
+ * `count` blocking queries on one key spread evenly over `servers`, each server's share held by its own
+ * helper process (held-child.ts): one process may hold only as many connections as the open-file limit
+ * allows, on either end, and here no process may raise it. One PUT to the leader wakes them all.
+ */
+async function heldAcrossServers(
+  servers: readonly AgentProcess[],
+  leader: HttpTarget,
+  count: number,
+): Promise<SpreadResult> {
+  const limit = descriptorLimit();
+  const shares = servers.map(
+    (_, i) => Math.floor(count / servers.length) + (i < count % servers.length ? 1 : 0),
+  );
+  if (shares[0]! + 2_000 > limit)
+    throw new Error(
+      `${shares[0]} held queries per server need more open files than the limit (${limit}): raise it with ulimit -n`,
+    );
+  const key = "bench/spread";
+  const control = keepAliveAgent(1);
+  try {
+    await httpOk(control, leader, "PUT", `/v1/kv/${key}`, "before");
+    const first = await httpOk(control, leader, "GET", `/v1/kv/${key}`);
+    const path = `/v1/kv/${key}?index=${String(first.headers["x-consul-index"])}&wait=5m`;
+    // Every server has applied the PUT before any query is held (they are answered at once otherwise).
+    for (const s of servers) {
+      await waitFor(`${s.name} to have applied the first PUT`, async () => {
+        const r = await httpOk(control, s.http, "GET", `/v1/kv/${key}?stale`).catch(() => undefined);
+        return r !== undefined || undefined;
+      });
+    }
+    const rssBefore = servers.map((s) => rssBytes(s.process.pid));
+    const children = servers.map((s, i) =>
+      spawnTracked(`held-${s.name}`, process.execPath, [
+        ...process.execArgv,
+        HELD_CHILD,
+        s.http.host,
+        String(s.http.port),
+        path,
+        String(shares[i]),
+      ]),
+    );
+    for (const child of children) {
+      await waitFor(
+        `${child.name} to hold its queries`,
+        async () => child.tail().includes("connected") || undefined,
+        180_000,
+      );
+    }
+    await sleep(3000);
+    const rssGrowth = servers.reduce((sum, s, i) => sum + rssBytes(s.process.pid) - rssBefore[i]!, 0);
+    const putSent = performance.timeOrigin + performance.now();
+    await httpOk(control, leader, "PUT", `/v1/kv/${key}`, "after");
+    const results = await Promise.all(
+      children.map(async (child) => {
+        await child.exited;
+        const line = /^result (.*)$/m.exec(child.tail());
+        if (!line) throw new Error(`${child.name} reported no result:\n${child.tail()}`);
+        return JSON.parse(line[1]!) as { answered: number; failed: number; last: number | null };
+      }),
+    );
+    const lasts = results.map((r) => r.last);
+    return {
+      watchers: count,
+      servers: servers.length,
+      answered: results.reduce((sum, r) => sum + r.answered, 0),
+      failed: results.reduce((sum, r) => sum + r.failed, 0),
+      allAnsweredMs: lasts.every((l) => l !== null) ? Math.max(...(lasts as number[])) - putSent : Number.NaN,
+      rssGrowth,
+    };
+  } finally {
+    control.destroy();
+  }
+}
+
 const LABELS: Record<Operation, string> = {
   put: "PUT (leader)",
   "get-default": "GET default / linearizable (leader)",
@@ -397,7 +487,7 @@ function renderGoals(
   etcd: Results | undefined,
   blocking?: BlockingResult,
   floor?: FloorResult,
-  most?: BlockingResult,
+  most?: SpreadResult,
 ): string {
   const lines: string[] = [];
   const check = (ok: boolean) => (ok ? "met" : "NOT met");
@@ -449,8 +539,8 @@ function renderGoals(
   if (most) {
     const all = most.answered === most.watchers && most.failed === 0;
     lines.push(
-      `- ${most.watchers} blocking queries held at once on the leader: ${most.answered} answered 200, ${most.failed} refused or dropped ` +
-        `(goal: every one answered: ${check(all)}); RSS +${formatMB(most.rssAfter - most.rssBefore)}, all answered ${formatMs(most.allAnsweredMs)} ms after the PUT was sent`,
+      `- ${most.watchers} blocking queries held at once, spread over the ${most.servers} servers: ${most.answered} answered 200, ${most.failed} refused or dropped ` +
+        `(goal: every one answered: ${check(all)}); servers' RSS +${formatMB(most.rssGrowth)}, all answered ${formatMs(most.allAnsweredMs)} ms after the PUT was sent`,
     );
   }
   return lines.join("\n");
@@ -459,20 +549,19 @@ function renderGoals(
 const loadAverage = () => loadavg()[0]!.toFixed(1);
 
 async function main(): Promise<void> {
-  // The bench holds every connection's client end, the leader its server end; a margin for the rest.
-  if (systems.has("cairn")) ensureDescriptors(Math.max(watchers, watchersMax) + 10_000, log);
   const loadBefore = loadAverage();
   const root = await mkdtemp(join(tmpdir(), "cairn-http-bench-"));
   let cairn: Results | undefined;
   let etcd: Results | undefined;
   let blocking: BlockingResult | undefined;
   let floor: FloorResult | undefined;
-  let most: BlockingResult | undefined;
+  let most: SpreadResult | undefined;
   let etcdVersion = "";
   const stops: Array<() => Promise<void>> = [];
   try {
     const underTest: System[] = [];
     let cairnLeader: AgentProcess | undefined;
+    let cairnServers: readonly AgentProcess[] = [];
     if (systems.has("cairn")) {
       log(`starting ${CLUSTER_SIZE} Cairn servers`);
       // Profiles are written when a server exits; --cpu-prof implies --keep so they survive.
@@ -484,6 +573,7 @@ async function main(): Promise<void> {
       });
       stops.push(cluster.stop);
       cairnLeader = cluster.leader;
+      cairnServers = cluster.servers;
       log(`Cairn leader: ${cluster.leader.name} (pid ${cluster.leader.process.pid})`);
       cairn = new Map();
       underTest.push({
@@ -525,9 +615,9 @@ async function main(): Promise<void> {
       log(`holding ${watchers} requests on a bare node:http server (the floor)`);
       floor = await nodeHttpFloor(watchers);
     }
-    if (cairnLeader && watchersMax > watchers) {
-      log(`holding ${watchersMax} blocking queries on ${cairnLeader.name}`);
-      most = await blockingQueries(cairnLeader.http, cairnLeader.process.pid, watchersMax);
+    if (cairnLeader && watchersMax > 0) {
+      log(`holding ${watchersMax} blocking queries spread over the ${cairnServers.length} servers`);
+      most = await heldAcrossServers(cairnServers, cairnLeader.http, watchersMax);
     }
   } finally {
     await Promise.all(stops.map((stopCluster) => stopCluster()));
