@@ -34,12 +34,13 @@ import { kill, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
 import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
+import { kvCell, kvKeyName } from "./lib/kv-cell.js";
 import { cairnKv } from "./lib/kv-drivers.js";
-import { type LoadResult, runLoad } from "./lib/load.js";
+import type { LoadResult } from "./lib/load.js";
 import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 import { connectedPorts } from "./lib/tcp-peers.js";
-import { ensureWrk, runWrk } from "./lib/wrk.js";
+import { ensureWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -70,9 +71,7 @@ const CLUSTER_SIZE = 3;
 
 const log = (line: string) => console.error(`[client-bench] ${line}`);
 const loadAverage = () => loadavg()[0]!.toFixed(1);
-const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
-/** Workers walk the key space on different strides so concurrent operations rarely share a key. */
-const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
+
 const median = (xs: number[]) => {
   const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
   return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
@@ -174,7 +173,7 @@ async function prefill(leader: HttpTarget): Promise<void> {
   try {
     let next = 0;
     const worker = async () => {
-      while (next < keyCount) await cairnKv.put(agent, leader, keyName(next++), value);
+      while (next < keyCount) await cairnKv.put(agent, leader, kvKeyName(next++), value);
     };
     await Promise.all(Array.from({ length: 32 }, worker));
   } finally {
@@ -194,19 +193,17 @@ async function runCell(
   const clientBefore = cpuSeconds(clientPid);
   const serversBefore = serverPids.map(cpuSeconds);
   try {
-    const result = useWrk
-      ? await wrkCell(path.target, op, clients)
-      : await runLoad({
-          concurrency: clients,
-          durationMs,
-          warmupMs,
-          op: (worker, seq) => {
-            const key = keyFor(worker, seq);
-            return op === "put"
-              ? cairnKv.put(agent, path.target, key, value)
-              : cairnKv.get(agent, path.target, key, "default");
-          },
-        });
+    const result = await kvCell({
+      generator: useWrk ? "wrk" : "node",
+      target: path.target,
+      agent,
+      op,
+      clients,
+      keys: keyCount,
+      value,
+      durationMs,
+      warmupMs,
+    });
     const seconds = (performance.now() - started) / 1000;
     const serverUsed = serverPids.reduce((sum, pid, k) => sum + cpuSeconds(pid) - serversBefore[k]!, 0);
     return {
@@ -217,16 +214,6 @@ async function runCell(
   } finally {
     agent.destroy();
   }
-}
-
-/** The same cell from wrk: keys drawn at random, warm-up and measurement in whole seconds. */
-async function wrkCell(target: HttpTarget, op: Operation, clients: number): Promise<LoadResult> {
-  const requests = Array.from({ length: keyCount }, (_, i) =>
-    op === "put" ? cairnKv.putRequest(keyName(i), value) : cairnKv.getRequest(keyName(i), "default"),
-  );
-  const run = (seconds: number) => runWrk({ target, requests, connections: clients, threads: 1, seconds });
-  if (warmupMs > 0) await run(Math.ceil(warmupMs / 1000));
-  return run(Math.max(1, Math.ceil(durationMs / 1000)));
 }
 
 /** Every cell `rounds` times; within a cell's turn the paths go one after another, rotated each round. */
@@ -439,7 +426,7 @@ async function probe(url: string, killAt: () => number | undefined): Promise<Pro
 }
 
 async function failoverTrial(client: AgentProcess, servers: AgentProcess[]): Promise<FailoverTrial> {
-  const path = `/v1/kv/${keyName(0)}`;
+  const path = `/v1/kv/${kvKeyName(0)}`;
   // A read first, so that the tunnel is open to be found.
   await http(`${client.url}${path}`);
   const victim = await waitFor("the client agent's tunnel to a server", async () =>

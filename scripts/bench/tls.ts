@@ -18,10 +18,11 @@ import { freePorts } from "../lib/ports.js";
 import { stopAll } from "../lib/processes.js";
 import { tlsHcl, writeTestCerts } from "../lib/tls-certs.js";
 import { type HttpTarget, keepAliveAgent, keepAliveTlsAgent } from "./lib/http-client.js";
+import { kvCell, kvKeyName } from "./lib/kv-cell.js";
 import { cairnKv } from "./lib/kv-drivers.js";
-import { type LoadResult, runLoad } from "./lib/load.js";
+import type { LoadResult } from "./lib/load.js";
 import { formatMs, formatRate, markdownTable } from "./lib/table.js";
-import { ensureWrk, keyRequests, runWrk } from "./lib/wrk.js";
+import { ensureWrk } from "./lib/wrk.js";
 
 const { values } = parseArgs({
   options: {
@@ -46,8 +47,6 @@ const value = Buffer.alloc(100, "v");
 const GOAL = 0.15;
 
 const log = (line: string) => console.error(`[tls-bench] ${line}`);
-const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
-const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
 
 type Operation = "put" | "get-default";
 const OPERATIONS: Operation[] = ["put", "get-default"];
@@ -60,36 +59,19 @@ interface Side {
   results: Map<Operation, LoadResult[]>;
 }
 
-async function cell(side: Side, op: Operation): Promise<LoadResult> {
-  if (useWrk) {
-    // wrk's connections are its own: warm them (handshakes included) with a short run first.
-    const run = (seconds: number) =>
-      runWrk({
-        target: side.leader,
-        requests: keyRequests(
-          op === "put" ? "PUT" : "GET",
-          "/v1/kv/bench/key-",
-          keyCount,
-          op === "put" ? value.toString() : undefined,
-        ),
-        connections: clients,
-        threads: 2,
-        seconds,
-      });
-    await run(Math.max(1, Math.round(warmupMs / 1000)));
-    return run(Math.round(durationMs / 1000));
-  }
-  const { agent } = side;
-  return runLoad({
-    concurrency: clients,
+function cell(side: Side, op: Operation): Promise<LoadResult> {
+  return kvCell({
+    generator: useWrk ? "wrk" : "node",
+    target: side.leader,
+    agent: side.agent,
+    op: op === "put" ? "put" : "get",
+    clients,
+    keys: keyCount,
+    value,
     durationMs,
-    warmupMs,
-    op: (worker, seq) => {
-      const key = keyFor(worker, seq);
-      return op === "put"
-        ? cairnKv.put(agent, side.leader, key, value)
-        : cairnKv.get(agent, side.leader, key, "default");
-    },
+    // wrk's connections are its own: a first run warms them, TLS handshakes included.
+    warmupMs: useWrk ? Math.max(warmupMs, 1000) : warmupMs,
+    wrkThreads: 2,
   });
 }
 
@@ -97,7 +79,7 @@ async function cell(side: Side, op: Operation): Promise<LoadResult> {
 async function prefill(side: Side): Promise<void> {
   let next = 0;
   const worker = async () => {
-    while (next < keyCount) await cairnKv.put(side.agent, side.leader, keyName(next++), value);
+    while (next < keyCount) await cairnKv.put(side.agent, side.leader, kvKeyName(next++), value);
   };
   await Promise.all(Array.from({ length: clients }, worker));
 }

@@ -38,20 +38,6 @@ export interface WrkResult extends LoadResult {
   readonly generatorCores: number;
 }
 
-/** `/prefix00000042`-style GETs or PUTs over `keys` keys (the TLS benchmark's shape). */
-export function keyRequests(
-  method: "GET" | "PUT",
-  prefix: string,
-  keys: number,
-  body?: string,
-): WrkRequest[] {
-  return Array.from({ length: keys }, (_, i) => ({
-    method,
-    path: `${prefix}${i.toString().padStart(8, "0")}`,
-    ...(body === undefined ? {} : { body }),
-  }));
-}
-
 /** A Lua long string: no escaping, as long as the text does not hold the closing bracket. */
 function luaString(text: string): string {
   if (text.includes("]==]")) throw new Error(`wrk: cannot quote ${JSON.stringify(text)} for Lua`);
