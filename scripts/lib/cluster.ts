@@ -91,8 +91,11 @@ export async function startCairnCluster(
       }),
     );
   }
+  // A CPU profile is written at exit, so a SIGKILL after the grace loses it; and a leader stopped together
+  // with its followers waits out its hand-over attempt first, longer than the default grace.
+  const profiling = options.nodeArgs?.some((a) => a.startsWith("--cpu-prof")) ?? false;
   const stopServers = async () => {
-    await Promise.all(servers.map((s) => stop(s.process)));
+    await Promise.all(servers.map((s) => stop(s.process, profiling ? 30_000 : undefined)));
   };
   try {
     return { servers, leader: await awaitLeader(servers), stop: stopServers };

@@ -28,7 +28,7 @@ export async function aclRead<T>(
   c: Context<ApiEnv>,
   read: (acl: AclStateReads, view: StateView) => Read<T>,
 ): Promise<T> {
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta } = await blockingRead(
     ctx,
     ctx.backend.store,

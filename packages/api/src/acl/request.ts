@@ -34,13 +34,13 @@ export function requireAclAccess(
   access: "read" | "write",
 ) {
   const acl = requireAcls(ctx);
-  if (acl.forToken(c.var.token).authorize(ns, "acl", "", access) !== "allow") throw permissionDenied();
+  if (acl.forToken(c.get("token")).authorize(ns, "acl", "", access) !== "allow") throw permissionDenied();
   return acl;
 }
 
 /** Whether the request's token has acl:write in `ns` (ACLs on): it may see tokens' secrets. */
 export function mayWriteAcls(ctx: RouteContext, c: Context<ApiEnv>, ns: string): boolean {
-  return requireAcls(ctx).forToken(c.var.token).authorize(ns, "acl", "", "write") === "allow";
+  return requireAcls(ctx).forToken(c.get("token")).authorize(ns, "acl", "", "write") === "allow";
 }
 
 /**
@@ -48,7 +48,7 @@ export function mayWriteAcls(ctx: RouteContext, c: Context<ApiEnv>, ns: string):
  * to check with ACLs off.
  */
 export function requireManagement(ctx: RouteContext, c: Context<ApiEnv>): void {
-  if (ctx.acl !== undefined && !ctx.acl.forToken(c.var.token).isManagement()) throw permissionDenied();
+  if (ctx.acl !== undefined && !ctx.acl.forToken(c.get("token")).isManagement()) throw permissionDenied();
 }
 
 export async function readBody<S extends z.ZodType>(ctx: RouteContext, c: Context<ApiEnv>, schema: S) {

@@ -36,6 +36,6 @@ const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
 /** `?format=text` answers the status alone; JSON otherwise; the HTTP status follows the health either way. */
 export function healthResponse(c: Context<ApiEnv>, status: Aggregate, body: unknown): Response {
   const code = HEALTH_CODES[status];
-  if (c.var.query.get("format") === "text") return c.body(status, code, TEXT);
+  if (c.get("query").get("format") === "text") return c.body(status, code, TEXT);
   return c.body(encodeResponse(body), code, { "Content-Type": "application/json" });
 }

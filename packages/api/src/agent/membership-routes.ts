@@ -53,11 +53,11 @@ export function membershipRoutes(backend: MembershipBackend, options: Membership
   const app = new Hono<ApiEnv>();
   const authorizer = options.authorizer ?? allowAll;
   const allow = (c: Context<ApiEnv>, type: "agent" | "operator", name: string) => {
-    if (authorizer.authorize(c.var.token, c.var.namespace, type, name, "write") !== "allow")
+    if (authorizer.authorize(c.get("token"), c.get("namespace"), type, name, "write") !== "allow")
       throw permissionDenied();
   };
   // Consul reads `wan` on members and join as "any non-empty value", on force-leave as "present".
-  const wanValue = (c: Context<ApiEnv>) => (c.var.query.get("wan") ?? "") !== "";
+  const wanValue = (c: Context<ApiEnv>) => (c.get("query").get("wan") ?? "") !== "";
   const refused = (err: unknown): never => {
     if (err instanceof MembershipRequestError) throw badRequest(err.message);
     throw err;
@@ -66,7 +66,7 @@ export function membershipRoutes(backend: MembershipBackend, options: Membership
   route(app, "/members", {
     GET: (c) => {
       const wan = wanValue(c);
-      const segment = c.var.query.get("segment") ?? "";
+      const segment = c.get("query").get("segment") ?? "";
       if (wan && segment !== "" && segment !== ALL_SEGMENTS)
         throw badRequest("Cannot provide a segment with wan=true");
       if (segment !== "" && segment !== ALL_SEGMENTS)
@@ -74,8 +74,8 @@ export function membershipRoutes(backend: MembershipBackend, options: Membership
       const members = backend.members({ wan, segment });
       const visible = filterAllowed(
         authorizer,
-        c.var.token,
-        c.var.namespace,
+        c.get("token"),
+        c.get("namespace"),
         members,
         (m) => ({ type: "node", name: m.Name }),
         "read",
@@ -116,11 +116,11 @@ export function membershipRoutes(backend: MembershipBackend, options: Membership
     PUT: (c) => {
       allow(c, "operator", "");
       const node = c.req.param("node") ?? "";
-      const wan = c.var.query.has("wan");
+      const wan = c.get("query").has("wan");
       // Consul refuses a name it does not know (with a 500; a 404 says what happened).
       if (!backend.members({ wan, segment: ALL_SEGMENTS }).some((m) => m.Name === node))
         throw notFound(`agent: No node found with name '${node}'`);
-      backend.forceLeave(node, { prune: c.var.query.has("prune"), wan });
+      backend.forceLeave(node, { prune: c.get("query").has("prune"), wan });
       return c.body(null, 200);
     },
   });

@@ -67,17 +67,18 @@ export async function serveList<R>(
   read: ReadFn<StateView, readonly R[]>,
   shape: ListShape<R>,
 ): Promise<Response> {
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta, view } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
   setReadMeta(c, meta);
   const encode = () => Buffer.from(encodeList(ctx, result, shape));
   if (shape.near !== undefined || typeof meta.index !== "number") return encodedJsonResponse(c, encode());
-  const { token, namespace } = c.var;
+  const token = c.get("token");
+  const namespace = c.get("namespace");
   const access =
     ctx.authorizer === allowAll
       ? ""
       : `${authorizerId(ctx.authorizer)}\u0000${ctx.backend.store.aclIndex}\u0000${token}`;
-  const key = ["list", c.req.path, namespace, access, c.var.query.keyWithout(READ_MODE_PARAMS)].join(
+  const key = ["list", c.req.path, namespace, access, c.get("query").keyWithout(READ_MODE_PARAMS)].join(
     "\u0000",
   );
   return encodedJsonResponse(

@@ -6,12 +6,12 @@ import type { RouteContext } from "../http/route-context.js";
 
 /**
  * The namespace a write request named itself (?ns, then the namespace headers), or undefined when it named
- * none: unlike `c.var.namespace`, which falls back to the default, this tells "default" given from absent,
+ * none: unlike `c.get("namespace")`, which falls back to the default, this tells "default" given from absent,
  * which the namespace agreement rules of catalog writes need.
  */
 export function requestedNamespace(c: Context<ApiEnv>): string | undefined {
   return (
-    c.var.query.get("ns") ||
+    c.get("query").get("ns") ||
     c.req.header("x-service-namespace") ||
     c.req.header("x-consul-namespace") ||
     undefined
@@ -37,6 +37,7 @@ export type ReadAccess = (type: "node" | "service", name: string) => boolean;
 /** May the request's token read this node or service? Free when ACLs are off (the per-record hot path). */
 export function readAccess(ctx: RouteContext, c: Context<ApiEnv>): ReadAccess {
   if (ctx.authorizer === allowAll) return () => true;
-  const { token, namespace } = c.var;
+  const token = c.get("token");
+  const namespace = c.get("namespace");
   return (type, name) => ctx.authorizer.authorize(token, namespace, type, name, "read") === "allow";
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
+import type { ApiEnv } from "./env.js";
 import { tooLarge } from "./errors.js";
 
 /**
@@ -18,7 +19,7 @@ export async function readBodyLimited(
     size += chunk.byteLength;
   }
   // Already read by a middleware: those bytes as they are (as before); otherwise one fresh buffer.
-  const read = (c.var as { body?: Buffer }).body;
+  const read = readEarlier(c);
   return read ?? Buffer.concat(chunks, size);
 }
 
@@ -33,7 +34,7 @@ export async function* streamBodyLimited(
   describe: (size: number) => string,
 ): AsyncGenerator<Uint8Array> {
   // Read already (the request is looked at before its route): the stream is spent, the bytes are here.
-  const read = (c.var as { body?: Buffer }).body;
+  const read = readEarlier(c);
   if (read !== undefined) {
     if (read.byteLength > limit) throw tooLarge(describe(read.byteLength));
     yield read;
@@ -81,4 +82,12 @@ export async function readTextLimited(
   describe: (size: number) => string,
 ): Promise<string> {
   return (await readBodyLimited(c, limit, describe)).toString("utf8");
+}
+
+/**
+ * The body a middleware read before the route (primary-writes sets it). Through `get`, not `c.var`: Hono
+ * builds a new object of every variable on each `c.var` access.
+ */
+function readEarlier(c: Context): Buffer | undefined {
+  return (c as Context<ApiEnv>).get("body");
 }

@@ -1,7 +1,11 @@
 import type { Logger } from "pino";
 import type { Query } from "./query.js";
 
-/** Per-request values the shared middleware fills in for the routes. */
+/**
+ * Per-request values the shared middleware fills in for the routes. Read them with `c.get("name")`, not
+ * `c.var.name`: Hono's `var` getter copies every variable into a new object on each access (a profile of
+ * KV PUTs found it among the leader's hottest functions).
+ */
 export interface ApiEnv {
   Variables: {
     query: Query;

@@ -18,11 +18,11 @@ export function handleError(err: unknown, c: Context<ApiEnv>): Response {
   if (err instanceof DomainError) return c.body(oneLine(err.message), statusOf(err.kind), TEXT);
   if (err instanceof PermissionDeniedError) return c.body("Permission denied", 403, TEXT);
   if (err instanceof NoClusterLeaderError) {
-    c.var.log?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");
+    c.get("log")?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");
     return c.body("No cluster leader", 500, TEXT);
   }
   const message = err instanceof Error ? err.message : String(err);
-  c.var.log?.error({ method: c.req.method, path: c.req.path, err }, "request failed");
+  c.get("log")?.error({ method: c.req.method, path: c.req.path, err }, "request failed");
   return c.body(oneLine(message || "An unexpected error occurred"), 500, TEXT);
 }
 

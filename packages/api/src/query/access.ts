@@ -21,8 +21,8 @@ export interface QueryAccess {
   may(name: string, access: "read" | "write"): boolean;
 }
 
-export function queryAccess(ctx: RouteContext, c: Context<ApiEnv>, token = c.var.token): QueryAccess {
-  const ns = c.var.namespace;
+export function queryAccess(ctx: RouteContext, c: Context<ApiEnv>, token = c.get("token")): QueryAccess {
+  const ns = c.get("namespace");
   const management = ctx.authorizer.authorize(token, ns, "acl", "", "write") === "allow";
   return {
     management,

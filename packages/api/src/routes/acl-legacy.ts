@@ -31,7 +31,7 @@ export function aclLegacyRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
 
 /** The ID-based API's `management` privilege. */
 function requireManagement(ctx: RouteContext, c: Context<ApiEnv>): void {
-  if (!requireAcls(ctx).forToken(c.var.token).isManagement()) throw permissionDenied();
+  if (!requireAcls(ctx).forToken(c.get("token")).isManagement()) throw permissionDenied();
 }
 
 function legacySpec(body: LegacyTokenBody, accessor: string, secret: string): AclTokenSpec {

@@ -79,7 +79,7 @@ async function putPolicy(
   pathId: string | undefined,
 ): Promise<Response> {
   const body = await readBody(ctx, c, policyBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const id = targetId("policy", pathId, body.ID, ctx.uuid);
   const acl = ctx.backend.store.view().acl();
@@ -116,7 +116,7 @@ async function putPolicy(
 
 async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | undefined): Promise<Response> {
   const body = await readBody(ctx, c, roleBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const id = targetId("role", pathId, body.ID, ctx.uuid);
   const acl = ctx.backend.store.view().acl();
@@ -155,7 +155,7 @@ async function readOne<T extends { readonly Namespace: string }>(
   shape: (acl: AclStateReads, record: T) => Record<string, unknown>,
   missing?: (c: Context<ApiEnv>) => Response,
 ): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const out = await aclRead(ctx, c, (acl) => {
     const r = read(acl, ns);
@@ -171,7 +171,7 @@ async function readOne<T extends { readonly Namespace: string }>(
 const policyShape = (_: AclStateReads, p: AclPolicy) => policyJson(p);
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>, what: "policy" | "role"): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const id = c.req.param("id") ?? "";
   const acl = ctx.backend.store.view().acl();
@@ -188,7 +188,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>, what: "policy" | "role
 }
 
 async function listPolicies(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   const out = await aclRead(ctx, c, (acl) => {
     const r = acl.readPolicies(ns);
@@ -198,9 +198,9 @@ async function listPolicies(ctx: RouteContext, c: Context<ApiEnv>): Promise<Resp
 }
 
 async function listRoles(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
-  const policy = c.var.query.get("policy") || undefined;
+  const policy = c.get("query").get("policy") || undefined;
   const out = await aclRead(ctx, c, (acl) => {
     const r = acl.readRoles(ns, policy);
     return { ...r, value: r.value.map((role) => roleJson(acl, role)) };

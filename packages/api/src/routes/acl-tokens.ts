@@ -30,7 +30,7 @@ export function aclTokenRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
 
 async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const body = await readBody(ctx, c, tokenBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const now = ctx.now();
   const spec = newTokenSpec({ body, ns, now, uuid: ctx.uuid, acl: ctx.backend.store.view().acl() });
@@ -54,7 +54,7 @@ function storedToken(ctx: RouteContext, c: Context<ApiEnv>, ns: string): AclToke
 
 async function update(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const body = await readBody(ctx, c, tokenBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const stored = storedToken(ctx, c, ns);
   const acl = ctx.backend.store.view().acl();
@@ -72,7 +72,7 @@ async function update(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
 async function clone(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const body = await readBody(ctx, c, cloneBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const source = storedToken(ctx, c, ns);
   if (source.AuthMethod !== "") throw badRequest("Cannot clone a token created from an auth method");
@@ -91,21 +91,21 @@ async function clone(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const id = c.req.param("id") ?? "";
   const t = ctx.backend.store.view().acl().token(id);
   if (t && t.Namespace !== ns) return jsonResponse(c, false);
   if (t?.AccessorID === ANONYMOUS_TOKEN_ACCESSOR)
     throw badRequest("Delete operation not permitted on the anonymous token");
-  if (t && t.SecretID === c.var.token)
+  if (t && t.SecretID === c.get("token"))
     throw badRequest("Deletion of the request's authorization token is not permitted");
   await applyCommand(ctx, { v, type: "acl.token.delete", accessors: [id] });
   return jsonResponse(c, true);
 }
 
 async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const id = c.req.param("id") ?? "";
   // As Consul: the secret is shown to callers that may write ACLs, hidden from readers.
@@ -122,9 +122,9 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
 async function self(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const enforcer = requireAcls(ctx);
-  const secret = enforcer.effectiveSecret(c.var.token);
+  const secret = enforcer.effectiveSecret(c.get("token"));
   // Resolving refuses unknown and expired secrets with 403 `ACL not found`, as Consul.
-  enforcer.forToken(c.var.token);
+  enforcer.forToken(c.get("token"));
   const out = await aclRead(ctx, c, (acl) => {
     const r = acl.readTokenBySecret(secret);
     return { ...r, value: r.value && tokenJson(acl, r.value, "shown") };
@@ -134,7 +134,7 @@ async function self(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   // Secrets are shown per token namespace, where the caller may write ACLs (a wildcard list spans several).
   const writable = new Map<string, boolean>();
@@ -146,7 +146,7 @@ async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     }
     return may ? "shown" : "hidden";
   };
-  const q = c.var.query;
+  const q = c.get("query");
   const filter = {
     ns,
     policy: q.get("policy") || undefined,

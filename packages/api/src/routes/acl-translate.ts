@@ -25,7 +25,7 @@ export function aclTranslateRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
 }
 
 async function translateBody(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  requireAclAccess(ctx, c, singleNamespace(c.var.namespace), "read");
+  requireAclAccess(ctx, c, singleNamespace(c.get("namespace")), "read");
   const rules = await readTextLimited(
     c,
     ctx.config.maxBodyBytes,
@@ -35,7 +35,7 @@ async function translateBody(ctx: RouteContext, c: Context<ApiEnv>): Promise<Res
 }
 
 async function translateToken(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const accessor = c.req.param("accessor") ?? "";
   const rules = await aclRead(ctx, c, (acl) => {

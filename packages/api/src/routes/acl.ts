@@ -129,6 +129,7 @@ async function bootstrap(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respons
 /** The live status where replication runs (a secondary), else Consul's answer in the primary. */
 async function replication(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const acl = requireAcls(ctx);
-  if (ctx.replication) return jsonResponse(c, await ctx.replication(c.var.query.get("stale") !== undefined));
+  if (ctx.replication)
+    return jsonResponse(c, await ctx.replication(c.get("query").get("stale") !== undefined));
   return jsonResponse(c, new ReplicationStatus(false, acl.primaryDatacenter, false).json());
 }

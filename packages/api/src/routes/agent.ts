@@ -61,7 +61,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
   const authorizer = options.authorizer ?? allowAll;
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   const allow = (c: Context<ApiEnv>, type: AclResourceType, name: string, access: AclAccess) => {
-    if (authorizer.authorize(c.var.token, c.var.namespace, type, name, access) !== "allow")
+    if (authorizer.authorize(c.get("token"), c.get("namespace"), type, name, access) !== "allow")
       throw permissionDenied();
   };
   const body = async (c: Context<ApiEnv>): Promise<unknown> => {
@@ -89,7 +89,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.nodeService);
       const out: Record<string, unknown> = {};
       for (const s of agent.services()) {
-        if (authorizer.authorize(c.var.token, s.Namespace, "service", s.Service, "read") !== "allow")
+        if (authorizer.authorize(c.get("token"), s.Namespace, "service", s.Service, "read") !== "allow")
           continue;
         const json = agentServiceJson(s, options.datacenter);
         if (filter === undefined || filter(json)) out[s.ID] = json;
@@ -102,11 +102,11 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       const raw = await body(c);
       const def = definition(() => parseServiceDefinition(raw));
       allow(c, "service", def.Service, "write");
-      const replace = c.var.query.get("replace-existing-checks");
+      const replace = c.get("query").get("replace-existing-checks");
       await agent.registerService(def, {
         replaceExistingChecks:
           replace !== undefined && parseBool(replace || "true", "replace-existing-checks"),
-        token: c.var.token,
+        token: c.get("token"),
       });
       return ok(c);
     },
@@ -126,7 +126,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       const enable = parseEnable(c);
       const service = agent.service(id);
       if (service) allow(c, "service", service.Service, "write");
-      await agent.serviceMaintenance(id, enable, c.var.query.get("reason") ?? "");
+      await agent.serviceMaintenance(id, enable, c.get("query").get("reason") ?? "");
       return ok(c);
     },
   });
@@ -140,14 +140,14 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
         const json = agentServiceJson(service, options.datacenter);
         return { json, hash: contentHash(json) };
       };
-      const known = c.var.query.get("hash");
+      const known = c.get("query").get("hash");
       const { json, hash } =
         known === undefined
           ? read()
           : await waitForNewHash(
               read,
               known,
-              c.var.query.durationNs("wait", "Invalid wait time"),
+              c.get("query").durationNs("wait", "Invalid wait time"),
               () => agent.servicesChanged(),
               clientGone(c),
             );
@@ -200,7 +200,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       for (const check of agent.checks()) {
         const [type, name] = check.ServiceID ? ["service", check.ServiceName] : ["node", options.nodeName];
         if (
-          authorizer.authorize(c.var.token, check.Namespace, type as AclResourceType, name, "read") !==
+          authorizer.authorize(c.get("token"), check.Namespace, type as AclResourceType, name, "read") !==
           "allow"
         )
           continue;
@@ -215,7 +215,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       const raw = await body(c);
       const def = definition(() => parseCheckDefinition(raw));
       allowCheckWrite(c, def.ServiceID);
-      await agent.registerCheck(def, c.var.token);
+      await agent.registerCheck(def, c.get("token"));
       return ok(c);
     },
   });
@@ -236,7 +236,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
       PUT: async (c) => {
         const id = param(c, "id");
         allowCheckWrite(c, checkServiceOf(id));
-        await agent.updateTtl(id, status, c.var.query.get("note") ?? "");
+        await agent.updateTtl(id, status, c.get("query").get("note") ?? "");
         return ok(c);
       },
     });
@@ -260,7 +260,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
     PUT: async (c) => {
       const enable = parseEnable(c);
       allow(c, "node", options.nodeName, "write");
-      await agent.nodeMaintenance(enable, c.var.query.get("reason") ?? "");
+      await agent.nodeMaintenance(enable, c.get("query").get("reason") ?? "");
       return ok(c);
     },
   });
@@ -286,7 +286,7 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
   route(app, "/metrics", {
     GET: (c) => {
       allow(c, "agent", options.nodeName, "read");
-      if (c.var.query.get("format") !== "prometheus") return jsonResponse(c, agent.metrics());
+      if (c.get("query").get("format") !== "prometheus") return jsonResponse(c, agent.metrics());
       const text = agent.prometheus();
       if (text === undefined) {
         return c.body("Prometheus is not enabled since its retention time is not positive", 415, TEXT);
@@ -297,10 +297,10 @@ export function agentRoutes(agent: AgentBackend, options: AgentRoutesOptions): H
   route(app, "/monitor", {
     GET: (c) => {
       allow(c, "agent", options.nodeName, "read");
-      const level = (c.var.query.get("loglevel") || "info").toLowerCase();
+      const level = (c.get("query").get("loglevel") || "info").toLowerCase();
       if (!LEVELS.has(level)) throw badRequest(`Unknown log level: ${level}`);
       // Consul asks only whether the parameter is there (`?logjson` alone is how its CLI sends it).
-      const json = c.var.query.has("logjson");
+      const json = c.get("query").has("logjson");
       return monitorResponse(c, agent, level as MonitorLevel, json);
     },
   });
@@ -337,7 +337,7 @@ function param(c: Context<ApiEnv>, name: string): string {
 
 /** `?enable=` is required and a Go boolean. */
 function parseEnable(c: Context<ApiEnv>): boolean {
-  const raw = c.var.query.get("enable");
+  const raw = c.get("query").get("enable");
   if (raw === undefined) throw badRequest("Missing value for enable");
   if (TRUE.has(raw)) return true;
   if (FALSE.has(raw)) return false;

@@ -38,7 +38,7 @@ export function authMethodRoutes(ctx: RouteContext, io: AuthMethodIO): Hono<ApiE
 
 async function write(ctx: RouteContext, c: Context<ApiEnv>, pathName: string): Promise<Response> {
   const body = await readBody(ctx, c, authMethodBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   if (pathName !== "" && body.Name && body.Name !== pathName) {
     throw badRequest("AuthMethod Name in URL and payload do not match");
@@ -53,7 +53,7 @@ async function write(ctx: RouteContext, c: Context<ApiEnv>, pathName: string): P
 }
 
 async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const name = c.req.param("name") ?? "";
   const out = await aclRead(ctx, c, (_acl, view) => {
@@ -65,7 +65,7 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const name = c.req.param("name") ?? "";
   if (ctx.backend.store.view().authMethods().method(ns, name)) {
@@ -75,7 +75,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   const out = await aclRead(ctx, c, (_acl, view) => {
     const r = view.authMethods().readMethods(ns);

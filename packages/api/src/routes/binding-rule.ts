@@ -27,7 +27,7 @@ export function bindingRuleRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
 
 async function write(ctx: RouteContext, c: Context<ApiEnv>, pathId: string): Promise<Response> {
   const body = await readBody(ctx, c, bindingRuleBody);
-  const ns = singleNamespace(body.Namespace || c.var.namespace);
+  const ns = singleNamespace(body.Namespace || c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   if (pathId !== "" && body.ID && body.ID !== pathId) {
     throw badRequest("BindingRule ID in URL and payload do not match");
@@ -55,7 +55,7 @@ async function write(ctx: RouteContext, c: Context<ApiEnv>, pathId: string): Pro
 }
 
 async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const id = c.req.param("id") ?? "";
   const out = await aclRead(ctx, c, (_acl, view) => {
@@ -68,7 +68,7 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "write");
   const id = c.req.param("id") ?? "";
   const rule = ctx.backend.store.view().authMethods().rule(id);
@@ -77,9 +77,9 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
-  const method = c.var.query.get("authmethod") || undefined;
+  const method = c.get("query").get("authmethod") || undefined;
   const out = await aclRead(ctx, c, (_acl, view) => {
     const r = view.authMethods().readRules(ns, method);
     return { ...r, value: r.value.map(bindingRuleJson) };

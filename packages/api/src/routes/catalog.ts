@@ -101,7 +101,11 @@ async function deregister(ctx: RouteContext, c: Context<ApiEnv>): Promise<Respon
 }
 
 function caller(c: Context<ApiEnv>): CatalogCaller {
-  return { token: c.var.token, requestNamespace: requestedNamespace(c), fallbackNamespace: c.var.namespace };
+  return {
+    token: c.get("token"),
+    requestNamespace: requestedNamespace(c),
+    fallbackNamespace: c.get("namespace"),
+  };
 }
 
 function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -113,15 +117,15 @@ function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     toJson: nodeJson,
     encode: encodeNode,
     filter: parseFilterParam(search, filterSchemas.nodes),
-    near: parseNear(search, c.var.agentNode),
+    near: parseNear(search, c.get("agentNode")),
     nodeOf: (n) => n.Node,
   });
 }
 
 async function services(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const meta = parseNodeMeta(searchParams(c.req.url));
-  const ns = c.var.namespace;
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const ns = c.get("namespace");
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta: readMeta } = await blockingRead(
     ctx,
     ctx.backend.store,
@@ -132,7 +136,7 @@ async function services(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response
   setReadMeta(c, readMeta);
   const names = filterAllowed(
     ctx.authorizer,
-    c.var.token,
+    c.get("token"),
     ns,
     Object.keys(result),
     (name) => ({
@@ -151,7 +155,7 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
   const search = searchParams(c.req.url);
   const meta = parseNodeMeta(search);
   const tags = search.getAll("tag");
-  const query = { ns: c.var.namespace, ...(tags.length > 0 ? { tags } : {}) };
+  const query = { ns: c.get("namespace"), ...(tags.length > 0 ? { tags } : {}) };
   const may = readAccess(ctx, c);
   const read = (v: StateView) =>
     kind === "connect" ? v.connectInstances(name, query) : v.serviceInstances(name, query);
@@ -161,7 +165,7 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
     toJson: serviceNodeJson,
     encode: encodeServiceNode,
     filter: parseFilterParam(search, filterSchemas.service),
-    near: parseNear(search, c.var.agentNode),
+    near: parseNear(search, c.get("agentNode")),
     nodeOf: (i) => i.node.Node,
   });
 }
@@ -174,12 +178,12 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
 async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>, shape: "map" | "list"): Promise<Response> {
   const name = requireParam(c.req.param("node"), "Missing node name");
   const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.nodeService);
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta } = await blockingRead(
     ctx,
     ctx.backend.store,
     opts,
-    (v) => v.node(name, c.var.namespace),
+    (v) => v.node(name, c.get("namespace")),
     clientGone(c),
   );
   setReadMeta(c, meta);

@@ -41,7 +41,7 @@ function mayAccess(
   const privilege = configEntryPrivilege(kind, name, access);
   return (
     privilege === undefined ||
-    ctx.authorizer.authorize(c.var.token, ns, privilege.type, privilege.name, privilege.access) === "allow"
+    ctx.authorizer.authorize(c.get("token"), ns, privilege.type, privilege.name, privilege.access) === "allow"
   );
 }
 
@@ -51,10 +51,10 @@ function entryNamespace(kind: string, requested: string): string {
 }
 
 function casParam(c: Context<ApiEnv>): number | undefined {
-  const raw = c.var.query.get("cas");
+  const raw = c.get("query").get("cas");
   // Consul reads an empty cas as none.
   if (raw === undefined || raw === "") return undefined;
-  const cas = c.var.query.uint64("cas");
+  const cas = c.get("query").uint64("cas");
   return cas === undefined ? undefined : toRaftIndex(cas);
 }
 
@@ -73,7 +73,7 @@ async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     throw err;
   }
   const entry = parseConfigEntry(raw);
-  const ns = entryNamespace(entry.Kind, entry.Namespace || c.var.namespace);
+  const ns = entryNamespace(entry.Kind, entry.Namespace || c.get("namespace"));
   if (!mayAccess(ctx, c, ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
   const { Namespace: _, ...body } = entry;
   checkGraph(ctx, { kind: entry.Kind, name: entry.Name, ns, entry: body });
@@ -99,9 +99,9 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   const name = c.req.param("name") ?? "";
   requireConfigEntryKind(kind);
-  const ns = entryNamespace(kind, c.var.namespace);
+  const ns = entryNamespace(kind, c.get("namespace"));
   if (!mayAccess(ctx, c, ns, kind, name, "read")) throw permissionDenied();
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta } = await blockingRead(
     ctx,
     ctx.backend.store,
@@ -117,8 +117,8 @@ async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   requireConfigEntryKind(kind);
-  const ns = kind === "proxy-defaults" ? DEFAULT_NAMESPACE : c.var.namespace;
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const ns = kind === "proxy-defaults" ? DEFAULT_NAMESPACE : c.get("namespace");
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta } = await blockingRead(
     ctx,
     ctx.backend.store,
@@ -137,7 +137,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   const name = c.req.param("name") ?? "";
   requireConfigEntryKind(kind);
-  const ns = entryNamespace(kind, c.var.namespace);
+  const ns = entryNamespace(kind, c.get("namespace"));
   const cas = casParam(c);
   if (!mayAccess(ctx, c, ns, kind, name, "write")) throw permissionDenied();
   checkGraph(ctx, { kind, name, ns, entry: undefined });

@@ -80,16 +80,16 @@ function datacenters(ctx: RouteContext, c: Context<ApiEnv>): Response {
 
 /** All nodes' coordinates, or one node's (404 when it has none); `segment` keeps one segment's. */
 async function nodes(ctx: RouteContext, c: Context<ApiEnv>, node: string | undefined): Promise<Response> {
-  const opts = parseReadOptions(c.var.query, ctx.random);
-  const segment = c.var.query.get("segment");
+  const opts = parseReadOptions(c.get("query"), ctx.random);
+  const segment = c.get("query").get("segment");
   const read = (v: StateView) => v.coordinates(node);
   const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
   setReadMeta(c, meta);
   const inSegment = segment === undefined ? result : result.filter((e) => e.Segment === segment);
   const visible = filterAllowed<CoordinateEntry>(
     ctx.authorizer,
-    c.var.token,
-    c.var.namespace,
+    c.get("token"),
+    c.get("namespace"),
     inSegment,
     (e) => ({ type: "node", name: e.Node }),
     "read",
@@ -119,7 +119,7 @@ async function update(ctx: RouteContext, c: Context<ApiEnv>, batcher: Coordinate
   if (coord.Vec.length !== DIMENSIONALITY) {
     throw badRequest(`incompatible coordinate: ${coord.Vec.length} dimensions, expected ${DIMENSIONALITY}`);
   }
-  if (ctx.authorizer.authorize(c.var.token, c.var.namespace, "node", node, "write") !== "allow") {
+  if (ctx.authorizer.authorize(c.get("token"), c.get("namespace"), "node", node, "write") !== "allow") {
     throw permissionDenied();
   }
   const entry: CoordinateUpdate = { Node: node, Segment: body.Segment ?? "", Coord: coord };

@@ -31,17 +31,17 @@ export function discoveryChainRoutes(ctx: RouteContext): Hono<ApiEnv> {
 async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string): Promise<Response> {
   const service = c.req.param("service") ?? "";
   if (service === "") throw badRequest("Missing chain name");
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   const overrides =
     c.req.method === "POST"
       ? parseChainOverrides(
           await readTextLimited(c, ctx.config.maxBodyBytes, (n) => `Request body too large (${n} bytes)`),
         )
       : {};
-  if (ctx.authorizer.authorize(c.var.token, ns, "service", service, "read") !== "allow")
+  if (ctx.authorizer.authorize(c.get("token"), ns, "service", service, "read") !== "allow")
     throw permissionDenied();
-  const opts = parseReadOptions(c.var.query, ctx.random);
-  const datacenter = c.var.query.get("compile-dc") || ctx.datacenter;
+  const opts = parseReadOptions(c.get("query"), ctx.random);
+  const datacenter = c.get("query").get("compile-dc") || ctx.datacenter;
   const { result, meta } = await blockingRead(
     ctx,
     ctx.backend.store,

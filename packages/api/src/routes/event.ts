@@ -31,13 +31,13 @@ export function eventRoutes(ctx: RouteContext, events: EventBackend | undefined)
 
 async function fire(ctx: RouteContext, events: EventBackend | undefined, c: Context<ApiEnv>) {
   const name = c.req.param("name") ?? "";
-  const q = c.var.query;
+  const q = c.get("query");
   const body = await readBodyLimited(
     c,
     ctx.config.maxBodyBytes,
     (n) => `Request body too large (${n} bytes)`,
   );
-  if (!eventAllowed(ctx, c.var.token, name, "write")) throw permissionDenied();
+  if (!eventAllowed(ctx, c.get("token"), name, "write")) throw permissionDenied();
   if (events === undefined) throw new HttpError(500, "User events are not available on this agent");
   let event: UserEvent;
   try {
@@ -64,9 +64,9 @@ interface ListAnswer {
 }
 
 async function list(ctx: RouteContext, events: EventBackend | undefined, c: Context<ApiEnv>) {
-  const opts = parseReadOptions(c.var.query, ctx.random);
-  const name = c.var.query.get("name") ?? "";
-  const token = c.var.token;
+  const opts = parseReadOptions(c.get("query"), ctx.random);
+  const name = c.get("query").get("name") ?? "";
+  const token = c.get("token");
   const read = (): ListAnswer => {
     let filteredByAcl = false;
     const visible = (events?.events() ?? []).filter((e) => {
@@ -86,7 +86,7 @@ async function list(ctx: RouteContext, events: EventBackend | undefined, c: Cont
   let answer = read();
   if (opts.minIndex > 0n && events !== undefined) {
     // Without `wait` Consul holds an event list for its longest query time, not the usual default.
-    const waitMs = (c.var.query.get("wait") ?? "") === "" ? MAX_WAIT_MS : opts.waitMs;
+    const waitMs = (c.get("query").get("wait") ?? "") === "" ? MAX_WAIT_MS : opts.waitMs;
     answer = await waitForNewHash(
       read,
       opts.minIndex.toString(),

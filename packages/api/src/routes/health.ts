@@ -76,7 +76,7 @@ function withNodeMeta(
 function nodeChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const node = requireParam(c.req.param("node"), "Missing node name");
   const search = searchParams(c.req.url);
-  return serveList(ctx, c, (v) => v.checksForNode(node, c.var.namespace), {
+  return serveList(ctx, c, (v) => v.checksForNode(node, c.get("namespace")), {
     keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
     encode: encodeCheck,
@@ -86,7 +86,7 @@ function nodeChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
 function serviceChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const name = requireParam(c.req.param("service"), "Missing service name");
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   const search = searchParams(c.req.url);
   return serveList(
     ctx,
@@ -97,7 +97,7 @@ function serviceChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
       toJson: checkJson,
       encode: encodeCheck,
       filter: parseFilterParam(search, filterSchemas.check),
-      near: parseNear(search, c.var.agentNode),
+      near: parseNear(search, c.get("agentNode")),
       nodeOf: (chk) => chk.Node,
     },
   );
@@ -109,14 +109,14 @@ function checksInState(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
     throw badRequest(`Invalid check state "${state}": must be any, passing, warning or critical`);
   }
   const search = searchParams(c.req.url);
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   const read = (v: StateView) => v.checksInState(state as HealthStatus | "any", ns);
   return serveList(ctx, c, withNodeMeta(read, parseNodeMeta(search)), {
     keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
     encode: encodeCheck,
     filter: parseFilterParam(search, filterSchemas.check),
-    near: parseNear(search, c.var.agentNode),
+    near: parseNear(search, c.get("agentNode")),
     nodeOf: (chk) => chk.Node,
   });
 }
@@ -132,7 +132,7 @@ function serviceHealth(
   kind: "service" | "connect",
 ): Promise<Response> {
   const name = requireParam(c.req.param("service"), "Missing service name");
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   const search = searchParams(c.req.url);
   const passing = parsePassing(search);
   const meta = parseNodeMeta(search);
@@ -147,7 +147,7 @@ function serviceHealth(
     toJson: (e) => checkServiceNodeJson(e.node, e.service, e.checks),
     encode: (e) => encodeCheckServiceNode(e.node, e.service, e.checks),
     filter: parseFilterParam(search, filterSchemas.healthService),
-    near: parseNear(search, c.var.agentNode),
+    near: parseNear(search, c.get("agentNode")),
     nodeOf: (e) => e.node.Node,
     ...(passing ? { finish: onlyPassing } : {}),
   });

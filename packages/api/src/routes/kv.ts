@@ -39,11 +39,11 @@ export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
 function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
   const memo = new AnswerMemo();
   return async (c) => {
-    const q = c.var.query;
+    const q = c.get("query");
     const key = kvPath(c.req.url);
     const opts = parseReadOptions(q, ctx.random);
-    const ns = c.var.namespace;
-    const token = c.var.token;
+    const ns = c.get("namespace");
+    const token = c.get("token");
     const store = ctx.backend.store;
     const gone = clientGone(c);
 
@@ -124,16 +124,16 @@ function refuseConflicting(q: Query, url: string, flags: readonly string[]): voi
 }
 
 async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const q = c.var.query;
+  const q = c.get("query");
   const key = kvPath(c.req.url);
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   if (key === "") throw badRequest("Missing key name");
   refuseConflicting(q, c.req.url, ["cas", "acquire", "release"]);
   const flags = q.uint64("flags") ?? 0n;
   const cas = optionalIndex(q, "cas");
   const acquire = q.has("acquire") ? requireSession(q.get("acquire") ?? "") : undefined;
   const release = q.has("release") ? requireSession(q.get("release") ?? "") : undefined;
-  if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
+  if (ctx.authorizer.authorize(c.get("token"), ns, "key", key, "write") !== "allow") throw permissionDenied();
 
   const limit = ctx.config.kvMaxValueBytes;
   const value = await readBodyLimited(
@@ -182,14 +182,14 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const q = c.var.query;
+  const q = c.get("query");
   const key = kvPath(c.req.url);
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   refuseConflicting(q, c.req.url, ["recurse", "cas"]);
   const recurse = q.has("recurse");
   if (!recurse && key === "") throw badRequest("Missing key name");
   const cas = optionalIndex(q, "cas");
-  if (ctx.authorizer.authorize(c.var.token, ns, "key", key, "write") !== "allow") throw permissionDenied();
+  if (ctx.authorizer.authorize(c.get("token"), ns, "key", key, "write") !== "allow") throw permissionDenied();
 
   if (recurse) {
     await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete-tree", ns, prefix: key });

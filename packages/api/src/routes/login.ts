@@ -35,7 +35,7 @@ export function loginRoutes(ctx: RouteContext, app: Hono<ApiEnv>, io: AuthMethod
 /** The auth method a login names, in the body's namespace or the request's; 403 when there is none. */
 function methodOf(ctx: RouteContext, c: Context<ApiEnv>, bodyNs: string | null | undefined, name: string) {
   if (name === "") throw badRequest("Invalid Login request: Missing AuthMethod");
-  const ns = singleNamespace(bodyNs || c.var.namespace);
+  const ns = singleNamespace(bodyNs || c.get("namespace"));
   const method = ctx.backend.store.view().authMethods().method(ns, name);
   if (!method) throw new HttpError(403, `ACL not found: auth method ${JSON.stringify(name)} not found`);
   return method;
@@ -188,7 +188,7 @@ async function callback(
 /** Deletes the request's token if a login made it (Consul: anything else is refused). */
 async function logout(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireAcls(ctx);
-  const secret = c.var.token;
+  const secret = c.get("token");
   if (secret === "") throw new HttpError(403, "ACL not found");
   const token = ctx.backend.store.view().acl().tokenBySecret(secret);
   if (!token) throw new HttpError(403, "ACL not found");

@@ -35,13 +35,13 @@ export function namespaceListRoutes(ctx: RouteContext): Hono<ApiEnv> {
 }
 
 function requireOperator(ctx: RouteContext, c: Context<ApiEnv>, access: "read" | "write"): boolean {
-  return ctx.authorizer.authorize(c.var.token, DEFAULT_NAMESPACE_NAME, "operator", "", access) === "allow";
+  return ctx.authorizer.authorize(c.get("token"), DEFAULT_NAMESPACE_NAME, "operator", "", access) === "allow";
 }
 
 /** Spec 1: operator:read, or any access inside the namespace. */
 function mayRead(ctx: RouteContext, c: Context<ApiEnv>, name: string): boolean {
   if (ctx.acl === undefined) return true;
-  return requireOperator(ctx, c, "read") || ctx.acl.forToken(c.var.token).mayReadNamespace(name);
+  return requireOperator(ctx, c, "read") || ctx.acl.forToken(c.get("token")).mayReadNamespace(name);
 }
 
 function spec(ctx: RouteContext, name: string, body: NamespaceBody): NamespaceSpec {

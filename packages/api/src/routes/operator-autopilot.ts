@@ -81,7 +81,7 @@ type Allow = (token: string, ns: string, access: "read" | "write") => void;
 export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, allow: Allow): void {
   route(app, "/autopilot/health", {
     GET: async (c) => {
-      allow(c.var.token, c.var.namespace, "read");
+      allow(c.get("token"), c.get("namespace"), "read");
       const health = await operator.autopilotHealth();
       // Consul answers 429 while any server is unhealthy, so load balancers can probe this endpoint.
       return jsonResponse(c, health, health.Healthy ? 200 : 429);
@@ -90,19 +90,19 @@ export function autopilotRoutes(app: Hono<ApiEnv>, operator: AutopilotOperator, 
 
   route(app, "/autopilot/state", {
     GET: async (c) => {
-      allow(c.var.token, c.var.namespace, "read");
+      allow(c.get("token"), c.get("namespace"), "read");
       return jsonResponse(c, autopilotState(await operator.autopilotHealth()));
     },
   });
 
   route(app, "/autopilot/configuration", {
     GET: (c) => {
-      allow(c.var.token, c.var.namespace, "read");
+      allow(c.get("token"), c.get("namespace"), "read");
       return jsonResponse(c, operator.autopilotConfiguration());
     },
     PUT: async (c) => {
-      allow(c.var.token, c.var.namespace, "write");
-      const casText = c.var.query.get("cas");
+      allow(c.get("token"), c.get("namespace"), "write");
+      const casText = c.get("query").get("cas");
       let cas: number | undefined;
       if (casText !== undefined) {
         cas = /^\d+$/.test(casText) ? Number(casText) : Number.NaN;

@@ -76,8 +76,8 @@ export function keyringRoutes(operator: KeyringOperator, authorizer: Authorizer 
     }
   };
   const change = (op: Exclude<KeyringOperation, "list">) => async (c: Context<ApiEnv>) => {
-    allow(c.var.token, c.var.namespace, "write");
-    const { localOnly } = options(c.var.query, false);
+    allow(c.get("token"), c.get("namespace"), "write");
+    const { localOnly } = options(c.get("query"), false);
     const text = await readTextLimited(c, MAX_BODY, (n) => `Request body too large (${n} bytes)`);
     const body = decodeBody(keyBody, text.trim() === "" ? "{}" : text);
     const answers = await run(op, body.Key ?? "", localOnly);
@@ -87,8 +87,8 @@ export function keyringRoutes(operator: KeyringOperator, authorizer: Authorizer 
 
   route(app, "/keyring", {
     GET: async (c) => {
-      allow(c.var.token, c.var.namespace, "read");
-      const { localOnly } = options(c.var.query, true);
+      allow(c.get("token"), c.get("namespace"), "read");
+      const { localOnly } = options(c.get("query"), true);
       const answers = await run("list", undefined, localOnly);
       failures(answers);
       return jsonResponse(c, answers.map(wireShape));

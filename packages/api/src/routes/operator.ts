@@ -51,8 +51,8 @@ export function operatorRoutes(operator: RaftOperator, authorizer: Authorizer = 
 
   route(app, "/raft/configuration", {
     GET: async (c) => {
-      allow(c.var.token, c.var.namespace, "read");
-      const conf = await operator.configuration(c.var.query.has("stale"));
+      allow(c.get("token"), c.get("namespace"), "read");
+      const conf = await operator.configuration(c.get("query").has("stale"));
       return jsonResponse(c, {
         Servers: conf.Servers.map((s) => ({
           ID: s.ID,
@@ -70,9 +70,9 @@ export function operatorRoutes(operator: RaftOperator, authorizer: Authorizer = 
 
   route(app, "/raft/peer", {
     DELETE: async (c) => {
-      allow(c.var.token, c.var.namespace, "write");
-      const id = c.var.query.get("id") ?? "";
-      const address = c.var.query.get("address") ?? "";
+      allow(c.get("token"), c.get("namespace"), "write");
+      const id = c.get("query").get("id") ?? "";
+      const address = c.get("query").get("address") ?? "";
       if (id === "" && address === "") {
         throw badRequest(
           "Must specify either ?id with the server's ID or ?address with IP:port of peer to remove",
@@ -85,8 +85,8 @@ export function operatorRoutes(operator: RaftOperator, authorizer: Authorizer = 
 
   route(app, "/raft/transfer-leader", {
     POST: async (c) => {
-      allow(c.var.token, c.var.namespace, "write");
-      const id = c.var.query.get("id") || undefined;
+      allow(c.get("token"), c.get("namespace"), "write");
+      const id = c.get("query").get("id") || undefined;
       await operator.transferLeader(id).catch(refused);
       return jsonResponse(c, { Success: true });
     },

@@ -93,7 +93,7 @@ async function remove(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
 /** Waits for the read the consistency mode asks for; prepared query reads never block. */
 async function barrier(ctx: RouteContext, c: Context<ApiEnv>) {
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   return ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
 }
 
@@ -140,7 +140,7 @@ const FALSE = new Set(["0", "f", "F", "FALSE", "false", "False"]);
 
 /** `?limit` and `?connect` of an execute, refused as Consul does. */
 function executeParams(c: Context<ApiEnv>): { limit: number; connect: boolean } {
-  const q = c.var.query;
+  const q = c.get("query");
   const rawLimit = q.get("limit") ?? "";
   if (rawLimit !== "" && !/^[+-]?[0-9]+$/.test(rawLimit)) {
     throw badRequest(`Bad limit: strconv.Atoi: parsing ${writeJson(rawLimit)}: invalid syntax`);
@@ -163,7 +163,7 @@ function executeHere(
   token: string,
   near: string,
 ) {
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   const may = (type: "node" | "service", name: string) =>
     ctx.authorizer.authorize(token, ns, type, name, "read") === "allow";
   return executeQuery(ctx.backend.store.view(), query, {
@@ -171,7 +171,7 @@ function executeHere(
     sourceIp: sourceAddress(c),
     ...executeParams(c),
     namespace: ns,
-    agentNode: c.var.agentNode,
+    agentNode: c.get("agentNode"),
     datacenter: ctx.datacenter,
     random: ctx.random,
     visible: (inst) => may("node", inst.node.Node) && may("service", inst.service.Service),
@@ -183,19 +183,18 @@ async function execute(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
   const contact = await barrier(ctx, c);
   const found = resolveQuery(ctx.backend.store.view(), queryId(c), "");
   // The query's bound token runs it; without one, the caller's.
-  const token = found.stored.Token || c.var.token;
-  const near = c.var.query.get("near") ?? "";
+  const token = found.stored.Token || c.get("token");
+  const near = c.get("query").get("near") ?? "";
   // `_agent` is this agent, so it only means something here; remote datacenters never sort by it.
-  const result = executeHere(ctx, c, found.rendered, token, near === "_agent" ? c.var.agentNode : near);
+  const result = executeHere(ctx, c, found.rendered, token, near === "_agent" ? c.get("agentNode") : near);
   setReadMeta(c, { ...contact, index: Math.max(result.index, found.index) });
   const body = await executeWithFailover(ctx, found.rendered, result, {
     ...params,
     token,
     log: (dc, reason) =>
-      c.var.log.warn(
-        { query: found.stored.ID, datacenter: dc, err: reason },
-        "prepared query failover failed",
-      ),
+      c
+        .get("log")
+        .warn({ query: found.stored.ID, datacenter: dc, err: reason }, "prepared query failover failed"),
   });
   return encodedJsonResponse(c, body);
 }
@@ -213,7 +212,7 @@ async function executeRemote(ctx: RouteContext, c: Context<ApiEnv>): Promise<Res
   const b = decodeBody(preparedQueryBody, text);
   const query = toDefinition(toQuerySpec(b, b.ID ?? ""));
   const contact = await barrier(ctx, c);
-  const result = executeHere(ctx, c, query, c.var.token, "");
+  const result = executeHere(ctx, c, query, c.get("token"), "");
   setReadMeta(c, { ...contact, index: result.index });
   return encodedJsonResponse(c, result.body);
 }

@@ -31,15 +31,15 @@ export function sessionRoutes(ctx: RouteContext): Hono<ApiEnv> {
     GET: (c) => {
       const id = requireSession(c.req.param("id") ?? "");
       return listRead(ctx, c, (v) => {
-        const read = v.sessionGet(id, c.var.namespace);
+        const read = v.sessionGet(id, c.get("namespace"));
         return { ...read, value: read.value ? [read.value] : [] };
       });
     },
   });
   route(app, "/node/:node", {
-    GET: (c) => listRead(ctx, c, (v) => v.sessionsForNode(c.req.param("node") ?? "", c.var.namespace)),
+    GET: (c) => listRead(ctx, c, (v) => v.sessionsForNode(c.req.param("node") ?? "", c.get("namespace"))),
   });
-  route(app, "/list", { GET: (c) => listRead(ctx, c, (v) => v.sessionList(c.var.namespace)) });
+  route(app, "/list", { GET: (c) => listRead(ctx, c, (v) => v.sessionList(c.get("namespace"))) });
   for (const path of ["/destroy", "/destroy/", "/renew", "/renew/", "/info", "/info/"]) {
     route(app, path, {
       [path.startsWith("/info") ? "GET" : "PUT"]: () => {
@@ -66,13 +66,13 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
   const session = toSessionSpec(body, {
     id: ctx.uuid(),
-    node: c.var.agentNode,
-    namespace: c.var.namespace,
+    node: c.get("agentNode"),
+    namespace: c.get("namespace"),
     ttlMinMs: ctx.config.sessionTtlMinMs,
   });
   singleNamespace(session.Namespace);
   if (
-    ctx.authorizer.authorize(c.var.token, session.Namespace, "session", session.Node, "write") !== "allow"
+    ctx.authorizer.authorize(c.get("token"), session.Namespace, "session", session.Node, "write") !== "allow"
   ) {
     throw permissionDenied();
   }
@@ -88,10 +88,10 @@ async function create(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> 
 
 async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSessionId(c.req.param("id") ?? "");
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   // Consul: session:write on the session's node.
   const session = ctx.backend.store.view().sessionGet(id, ns).value;
-  if (session && ctx.authorizer.authorize(c.var.token, ns, "session", session.Node, "write") !== "allow") {
+  if (session && ctx.authorizer.authorize(c.get("token"), ns, "session", session.Node, "write") !== "allow") {
     throw permissionDenied();
   }
   await applyCommand(ctx, { v: COMMAND_VERSION, type: "session.destroy", ns, id, now: ctx.now() });
@@ -100,9 +100,9 @@ async function destroy(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response>
 
 async function renew(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const id = requireSession(c.req.param("id") ?? "");
-  const ns = singleNamespace(c.var.namespace);
+  const ns = singleNamespace(c.get("namespace"));
   const mayRenew = (node: string) =>
-    ctx.authorizer.authorize(c.var.token, ns, "session", node, "write") === "allow";
+    ctx.authorizer.authorize(c.get("token"), ns, "session", node, "write") === "allow";
   // Refuse before touching the leader's timer when the local replica already knows the session's node.
   const known = ctx.backend.store.view().sessionGet(id, ns).value;
   if (known && !mayRenew(known.Node)) throw permissionDenied();
@@ -118,13 +118,13 @@ async function listRead(
   c: Context<ApiEnv>,
   read: ReadFn<StateView, Session[]>,
 ): Promise<Response> {
-  const opts = parseReadOptions(c.var.query, ctx.random);
+  const opts = parseReadOptions(c.get("query"), ctx.random);
   const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
   setReadMeta(c, meta);
-  const ns = c.var.namespace;
+  const ns = c.get("namespace");
   const visible = filterAllowed(
     ctx.authorizer,
-    c.var.token,
+    c.get("token"),
     ns,
     result,
     (s) => ({ type: "session", name: s.Node }),

@@ -19,7 +19,7 @@ export function snapshotRoutes(ctx: RouteContext): Hono<ApiEnv> {
   route(app, "/", {
     GET: async (c) => {
       requireManagement(ctx, c);
-      const opts = parseReadOptions(c.var.query, ctx.random);
+      const opts = parseReadOptions(c.get("query"), ctx.random);
       const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
       const archive = await ctx.backend.snapshotSave();
       setReadMeta(c, { index: archive.index, ...contact });

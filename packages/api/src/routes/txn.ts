@@ -34,11 +34,11 @@ async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   } = decodeTxn(text, {
     maxKVValueBytes: ctx.config.kvMaxValueBytes,
     datacenter: ctx.datacenter,
-    namespace: c.var.namespace,
+    namespace: c.get("namespace"),
   });
 
   // As Consul's pre-check: every operation's problem or denial is reported, and nothing runs.
-  const denied = deniedOps(ctx.authorizer, c.var.token, c.var.namespace, decoded);
+  const denied = deniedOps(ctx.authorizer, c.get("token"), c.get("namespace"), decoded);
   if (problems.length > 0 || denied.length > 0) {
     const errors = [...problems, ...denied].sort((a, b) => a.OpIndex - b.OpIndex);
     return respond(c, { Results: null, Errors: errors });
@@ -46,7 +46,7 @@ async function txn(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ops = decoded.filter((op) => op !== undefined);
 
   if (writes === 0) {
-    const opts = parseReadOptions(c.var.query, ctx.random);
+    const opts = parseReadOptions(c.get("query"), ctx.random);
     const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
     setLeaderMeta(c, contact.knownLeader, contact.lastContactMs);
     return respond(c, ctx.backend.store.view().readTxn(ops));
