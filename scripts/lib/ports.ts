@@ -19,7 +19,9 @@ function ownRange(): { min: number; size: number } {
   const pool = Number(process.env.VITEST_POOL_ID ?? 0);
   if (!Number.isInteger(pool) || pool < 1) return { min: STABLE_MIN, size: STABLE_MAX - STABLE_MIN };
   const size = Math.floor((STABLE_MAX - STABLE_MIN) / SLICES);
-  return { min: STABLE_MIN + ((pool - 1) % SLICES) * size, size };
+  // A second suite on the same machine (another checkout) shifts its workers' slices past the first's.
+  const offset = Number(process.env.CAIRN_PORT_SLICE_OFFSET ?? 0) || 0;
+  return { min: STABLE_MIN + ((pool - 1 + offset) % SLICES) * size, size };
 }
 
 /**
