@@ -136,6 +136,40 @@ export interface AgentProcess {
   readonly process: Spawned;
 }
 
+/**
+ * How long a spawned agent may take to serve HTTP. A cold `node --import tsx` start loads and compiles the
+ * sources: about a second on an idle machine, but once over 20 s with both cores busy and a second suite
+ * running (a fresh-clone series run failed on a 20 s start wait).
+ */
+export const AGENT_START_MS = 60_000;
+
+/**
+ * Waits until `agent` answers HTTP at all (any status: a leader, ACLs and the rest are the test's own
+ * conditions, timed from here), giving up at once if the process exited.
+ */
+export async function awaitHttp(agent: AgentProcess, timeoutMs = AGENT_START_MS): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let exited: number | string | undefined;
+  void agent.process.exited.then((code) => {
+    exited = code;
+  });
+  for (;;) {
+    if (exited !== undefined)
+      throw new Error(`${agent.name} exited (${exited}) before serving HTTP:\n${agent.process.tail()}`);
+    const answered = await fetch(`${agent.url}/v1/status/leader`, { signal: AbortSignal.timeout(5_000) }).then(
+      async (r) => {
+        await r.arrayBuffer();
+        return true;
+      },
+      () => false,
+    );
+    if (answered) return;
+    if (performance.now() >= deadline)
+      throw new Error(`${agent.name} did not serve HTTP within ${timeoutMs} ms:\n${agent.process.tail()}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 export function spawnAgent(options: AgentOptions): AgentProcess {
   const host = options.host ?? "127.0.0.1";
   const { command, args, cwd } = agentArgv(options);

@@ -4,8 +4,10 @@
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   clientFlags,
   freePorts,
   http,
@@ -42,7 +44,8 @@ beforeAll(async () => {
     ],
     logFile: scratch.path("c1.log"),
   });
-}, 30_000);
+  await awaitHttp(client);
+}, AGENT_START_MS + 30_000);
 
 afterAll(async () => {
   await scratch.dispose();

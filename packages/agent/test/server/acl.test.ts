@@ -1,7 +1,15 @@
 // A server agent with ACLs on: the leader creates the initial management token, every endpoint enforces,
 // and no secret shows in /v1/agent/self.
 import { afterAll, describe, expect, it } from "vitest";
-import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
+import {
+  AGENT_START_MS,
+  type AgentProcess,
+  AgentScratch,
+  awaitHttp,
+  freePorts,
+  http,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
 
 const ROOT = "4b3e6c55-1111-2222-3333-444455556666";
 const scratch = new AgentScratch();
@@ -15,7 +23,9 @@ function call(method: string, path: string, token?: string, body?: string) {
 }
 
 describe("cairn agent with ACLs on", () => {
-  it("enforces tokens from the initial management token on, and keeps secrets out of /agent/self", async () => {
+  it("enforces tokens from the initial management token on, and keeps secrets out of /agent/self", {
+    timeout: AGENT_START_MS + 40_000,
+  }, async () => {
     const [httpPort, serverPort] = await freePorts(2);
     agent = scratch.spawn({
       name: "acl",
@@ -27,6 +37,7 @@ describe("cairn agent with ACLs on", () => {
       ],
       logFile: scratch.path("acl.log"),
     });
+    await awaitHttp(agent);
     await waitFor(
       "the initial management token",
       async () => ((await call("GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
@@ -98,5 +109,5 @@ describe("cairn agent with ACLs on", () => {
     expect(set.status).toBe(200);
     expect((await call("GET", "/v1/kv/app")).status).toBe(200);
     expect((await call("PUT", "/v1/kv/app", undefined, "y")).status).toBe(403);
-  }, 40_000);
+  });
 });

@@ -2,8 +2,10 @@
 import { existsSync } from "node:fs";
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   freePorts,
   http,
   leaderAddress,
@@ -17,7 +19,9 @@ let agent: AgentProcess | undefined;
 afterAll(() => scratch.dispose());
 
 describe("cairn agent -dev", () => {
-  it("elects itself, answers status and a KV round trip, survives SIGHUP, and exits 0 on SIGTERM", async () => {
+  it("elects itself, answers status and a KV round trip, survives SIGHUP, and exits 0 on SIGTERM", {
+    timeout: AGENT_START_MS + 30_000,
+  }, async () => {
     const [httpPort, serverPort] = await freePorts(2);
     const pidFile = scratch.path("agent.pid");
     agent = scratch.spawn({
@@ -26,6 +30,7 @@ describe("cairn agent -dev", () => {
       flags: ["-dev", "-pid-file", pidFile],
       logFile: scratch.path("dev.log"),
     });
+    await awaitHttp(agent);
     const leader = await waitFor(
       "the dev server to lead",
       async () => (await leaderAddress(agent!.url)) || undefined,
@@ -61,5 +66,5 @@ describe("cairn agent -dev", () => {
     signal(agent.process, "SIGTERM");
     expect(await agent.process.exited).toBe(0);
     expect(existsSync(pidFile)).toBe(false);
-  }, 30_000);
+  });
 });

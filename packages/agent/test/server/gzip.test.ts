@@ -5,7 +5,15 @@
 import { request as httpRequest } from "node:http";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
+import {
+  AGENT_START_MS,
+  type AgentProcess,
+  AgentScratch,
+  awaitHttp,
+  freePorts,
+  http,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
 
 const NODE = "gz";
 const scratch = new AgentScratch();
@@ -42,6 +50,7 @@ beforeAll(async () => {
     flags: ["-dev", "-node", NODE],
     logFile: scratch.path("gz.log"),
   });
+  await awaitHttp(agent);
   await waitFor(
     "the agent's node in the catalog",
     async () => ((await http(`${agent.url}/v1/catalog/node/${NODE}`)).status === 200 ? true : undefined),
@@ -60,7 +69,7 @@ beforeAll(async () => {
     );
     expect(r.status).toBe(200);
   }
-}, 60_000);
+}, AGENT_START_MS + 60_000);
 
 afterAll(() => scratch.dispose());
 

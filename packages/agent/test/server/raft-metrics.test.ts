@@ -1,8 +1,10 @@
 // Raft timing in /v1/agent/metrics of a real `-dev` agent: commit time and fsync samples after a write.
 import { afterAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   freePorts,
   http,
   signal,
@@ -19,7 +21,9 @@ interface Summary {
 }
 
 describe("raft metrics of a -dev agent", () => {
-  it("lists consul.raft.commitTime, commitNumLogs and fsync samples after a write, and the leadership counters", async () => {
+  it("lists consul.raft.commitTime, commitNumLogs and fsync samples after a write, and the leadership counters", {
+    timeout: AGENT_START_MS + 30_000,
+  }, async () => {
     const [httpPort, serverPort] = await freePorts(2);
     agent = scratch.spawn({
       name: "dev-metrics",
@@ -27,6 +31,7 @@ describe("raft metrics of a -dev agent", () => {
       flags: ["-dev", "-hcl", 'telemetry { prometheus_retention_time = "60s" }'],
       logFile: scratch.path("dev-metrics.log"),
     });
+    await awaitHttp(agent);
     // Samples live in 10-second intervals: write and read again until both land in the same one.
     const samples = await waitFor(
       "raft timing samples after a write",
@@ -51,5 +56,5 @@ describe("raft metrics of a -dev agent", () => {
     expect(prom).toMatch(/^consul_raft_leader_changes \d+$/m);
     signal(agent.process, "SIGTERM");
     expect(await agent.process.exited).toBe(0);
-  }, 30_000);
+  });
 });
