@@ -156,7 +156,9 @@ export async function awaitHttp(agent: AgentProcess, timeoutMs = AGENT_START_MS)
   for (;;) {
     if (exited !== undefined)
       throw new Error(`${agent.name} exited (${exited}) before serving HTTP:\n${agent.process.tail()}`);
-    const answered = await fetch(`${agent.url}/v1/status/leader`, { signal: AbortSignal.timeout(5_000) }).then(
+    const answered = await fetch(`${agent.url}/v1/status/leader`, {
+      signal: AbortSignal.timeout(5_000),
+    }).then(
       async (r) => {
         await r.arrayBuffer();
         return true;
