@@ -18,13 +18,9 @@ export interface HeldRequests {
   close(): void;
 }
 
-/** Connections from one address to one port run out of ephemeral ports (about 28,000 on Linux). */
-const PER_SOURCE_ADDRESS = 20_000;
-
 /**
  * Opens `count` connections to `target` (`batch` at a time, so the listen backlog never overflows) and
- * sends `GET path` on each; resolves once all are connected and written. Past 20,000 connections to a
- * loopback target they come from further loopback addresses (127.0.0.2, ...), each with its own ports.
+ * sends `GET path` on each; resolves once all are connected and written.
  */
 export async function holdRequests(
   target: HttpTarget,
@@ -32,13 +28,6 @@ export async function holdRequests(
   count: number,
   batch = 250,
 ): Promise<HeldRequests> {
-  const loopback = target.host.startsWith("127.");
-  if (!loopback && count > PER_SOURCE_ADDRESS)
-    throw new Error(`holding ${count} connections needs a loopback target (one source address each 20,000)`);
-  const source = (i: number) =>
-    loopback && count > PER_SOURCE_ADDRESS
-      ? { localAddress: `127.0.0.${1 + Math.floor(i / PER_SOURCE_ADDRESS)}` }
-      : {};
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${target.host}:${target.port}\r\n\r\n`);
   const sockets: Socket[] = [];
   const answeredAt: number[] = [];
@@ -55,7 +44,7 @@ export async function holdRequests(
     for (let i = start; i < Math.min(count, start + batch); i++) {
       opened.push(
         new Promise<void>((resolve, reject) => {
-          const socket = connect({ host: target.host, port: target.port, noDelay: true, ...source(i) });
+          const socket = connect({ host: target.host, port: target.port, noDelay: true });
           sockets.push(socket);
           let answered = false;
           socket.once("connect", () => {
