@@ -8,7 +8,7 @@ import { encodeConfEntry } from "../../src/core/conf.js";
 import type { Entry, SnapshotMeta } from "../../src/core/types.js";
 import { StorageCorruptionError, StorageVersionError } from "../../src/storage/errors.js";
 import { RaftStorage } from "../../src/storage/raft-storage.js";
-import { CONF_RANGE, confKey, entryKey, KEY_VERSION } from "../../src/storage/records.js";
+import { CONF_RANGE, confKey, entryIndexOfKey, entryKey, KEY_VERSION } from "../../src/storage/records.js";
 
 const silent = pino({ level: "silent" });
 
@@ -135,6 +135,25 @@ describe("RaftStorage", () => {
     const again = await RaftStorage.open(dir, silent);
     expect(again.restored.entries.map((e) => e.index)).toEqual([9, 10, 11]);
     await again.close();
+  });
+
+  it("drops compacted entries from the disk by range, done by the time close returns", async () => {
+    const s = await RaftStorage.open(dir, silent);
+    await s.save({ hardState: { term: 1, vote: "a", commit: 200 }, entries: entries(1, 200, 1) });
+    const first: SnapshotMeta = { index: 120, term: 1, conf };
+    await s.compact(first, await writeSnapshot(s, first, Buffer.from("state@120")), 100);
+    const second: SnapshotMeta = { index: 190, term: 1, conf };
+    await s.compact(second, await writeSnapshot(s, second, Buffer.from("state@190")), 150);
+    expect(s.firstIndex).toBe(151);
+    expect((await s.entries(151, 154, 1 << 20)).map((e) => e.index)).toEqual([151, 152, 153]);
+    await s.close();
+    await withRawDb(dir, async (db) => {
+      const left: number[] = [];
+      for await (const key of db.keys({ gte: entryKey(0), lte: entryKey(1_000) }))
+        left.push(entryIndexOfKey(key)!);
+      expect(left[0]).toBe(151);
+      expect(left).toHaveLength(50);
+    });
   });
 
   it("rejects entries that do not attach to the log", async () => {
