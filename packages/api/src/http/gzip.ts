@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 
@@ -28,6 +29,29 @@ export function withReusableBody(response: Response, body: Uint8Array): Response
   return response;
 }
 
+/** The `Vary` member every answer goes out with; answers prepared once carry it from the start. */
+export const VARY_ACCEPT_ENCODING = { Vary: "Accept-Encoding" } as const;
+
+/** An answer built once and sent many times, as the edge may read it without touching the Response. */
+interface PreparedForm {
+  readonly status: number;
+  readonly body: Uint8Array | null;
+  /** Plain headers that already include `VARY_ACCEPT_ENCODING`. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const prepared = new WeakMap<Response, PreparedForm>();
+
+/**
+ * Marks `response` as sending `form`. The edge then decides from `form` alone: reading a lightweight
+ * response's headers would convert them into a WHATWG Headers object, per answer, on the path that wakes
+ * thousands of blocking queries at once.
+ */
+export function withPreparedForm(response: Response, form: PreparedForm): Response {
+  prepared.set(response, form);
+  return response;
+}
+
 /**
  * The HTTP edge's compression, as Consul wraps its API in a gzip handler: an answer to a client that accepts
  * gzip goes out gzip-encoded, and every answer carries `Vary: Accept-Encoding`. Applied once, outermost, so
@@ -36,6 +60,8 @@ export function withReusableBody(response: Response, body: Uint8Array): Response
 export function gzipResponses(fetch: Fetch): Fetch {
   return async (request, env) => {
     const response = await fetch(request, env);
+    const form = prepared.get(response);
+    if (form !== undefined) return sendPreparedForm(request, env, response, form);
     // Only status and headers are read unless the body is compressed: reading anything else would turn
     // @hono/node-server's lightweight response into a full one and lose its direct write.
     try {
@@ -43,7 +69,7 @@ export function gzipResponses(fetch: Fetch): Fetch {
     } catch {
       // Immutable headers (a response as fetch() returned it): they go out as they are.
     }
-    if (!compressible(request, response)) return response;
+    if (!compressible(request, env, response)) return response;
     const kept = reusable.get(response);
     let body: Buffer;
     if (kept !== undefined) {
@@ -62,6 +88,32 @@ export function gzipResponses(fetch: Fetch): Fetch {
   };
 }
 
+async function sendPreparedForm(
+  request: Request,
+  env: unknown,
+  response: Response,
+  form: PreparedForm,
+): Promise<Response> {
+  const body = form.body;
+  if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD" || form.status !== 200)
+    return response;
+  if (form.headers["Content-Encoding"] !== undefined) return response;
+  if (!COMPRESSIBLE.test(form.headers["Content-Type"] ?? "")) return response;
+  if (!acceptsGzip(acceptEncoding(request, env))) return response;
+  return new Response(await gzipOnce(body), {
+    status: form.status,
+    headers: { ...form.headers, "Content-Encoding": "gzip" },
+  });
+}
+
+/** The request's Accept-Encoding; under @hono/node-server from Node's parsed headers, without a Headers copy. */
+function acceptEncoding(request: Request, env: unknown): string | null {
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming === undefined) return request.headers.get("accept-encoding");
+  const value = incoming.headers["accept-encoding"];
+  return value ?? null;
+}
+
 function addVary(headers: Headers): void {
   const vary = headers.get("vary");
   if (vary === null) headers.set("Vary", "Accept-Encoding");
@@ -69,12 +121,12 @@ function addVary(headers: Headers): void {
     headers.set("Vary", `${vary}, Accept-Encoding`);
 }
 
-function compressible(request: Request, response: Response): boolean {
+function compressible(request: Request, env: unknown, response: Response): boolean {
   if (request.method === "HEAD") return false;
   if (response.status < 200 || response.status === 204 || response.status === 304) return false;
   if (response.headers.has("content-encoding")) return false;
   if (!COMPRESSIBLE.test(response.headers.get("content-type") ?? "")) return false;
-  return acceptsGzip(request.headers.get("accept-encoding"));
+  return acceptsGzip(acceptEncoding(request, env));
 }
 
 /** Whether an Accept-Encoding header admits gzip (named, or `*`, with a q-value above 0). */

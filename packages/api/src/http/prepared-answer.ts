@@ -1,3 +1,5 @@
+import { VARY_ACCEPT_ENCODING, withPreparedForm } from "./gzip.js";
+
 /** A response built once and sent as is, possibly to many requests. */
 export interface PreparedAnswer {
   readonly status: 200 | 404;
@@ -13,7 +15,8 @@ export function prepareAnswer(
   return {
     status,
     body: typeof body === "string" ? Buffer.from(body) : body,
-    headers: Object.freeze(headers),
+    // Vary is set here, once, so the HTTP edge needs not add it to each response (gzip.ts).
+    headers: Object.freeze({ ...headers, ...VARY_ACCEPT_ENCODING }),
   };
 }
 
@@ -23,7 +26,10 @@ export function prepareAnswer(
  * through `c.header()` goes through a WHATWG Headers object and its conversion back to Node headers.
  */
 export function sendPrepared(answer: PreparedAnswer): Response {
-  return new Response(answer.body, { status: answer.status, headers: answer.headers });
+  return withPreparedForm(
+    new Response(answer.body, { status: answer.status, headers: answer.headers }),
+    answer,
+  );
 }
 
 /**

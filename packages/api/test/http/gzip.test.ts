@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { acceptsGzip, gzipResponses, withReusableBody } from "../../src/http/gzip.js";
+import { prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
 
 const big = JSON.stringify(
   Array.from({ length: 200 }, (_, i) => ({ Node: `node-${i}`, Address: "10.0.0.1" })),
@@ -94,5 +95,36 @@ describe("gzip at the HTTP edge", () => {
     const plain = await edge(request());
     expect(plain.headers.get("content-encoding")).toBeNull();
     expect((await bytes(plain)).toString()).toBe(big);
+  });
+
+  it("serves a prepared answer (a woken blocking query's) from its own form, with Vary from the start", async () => {
+    const large = prepareAnswer(200, big, { ...JSON_TYPE, "X-Consul-Index": "9" });
+    const small = prepareAnswer(200, '{"a":1}', JSON_TYPE);
+    const missing = prepareAnswer(404, null, { "X-Consul-Index": "9" });
+    const through = (answer: typeof large, req: Request) => gzipResponses(() => sendPrepared(answer))(req);
+
+    const zipped = await through(large, request("gzip"));
+    expect([zipped.status, zipped.headers.get("content-encoding"), zipped.headers.get("vary")]).toEqual([
+      200,
+      "gzip",
+      "Accept-Encoding",
+    ]);
+    expect(zipped.headers.get("x-consul-index")).toBe("9");
+    const first = await bytes(zipped);
+    expect(gunzipSync(first).toString()).toBe(big);
+    // The same answer to the next waiter goes out in the same gzip form.
+    expect((await bytes(await through(large, request("gzip")))).equals(first)).toBe(true);
+
+    for (const [answer, req, body] of [
+      [large, request(), big],
+      [large, request("gzip", "HEAD"), ""],
+      [small, request("gzip"), '{"a":1}'],
+      [missing, request("gzip"), ""],
+    ] as const) {
+      const r = await through(answer, req);
+      expect(r.headers.get("content-encoding")).toBeNull();
+      expect(r.headers.get("vary")).toBe("Accept-Encoding");
+      if (req.method !== "HEAD") expect((await bytes(r)).toString()).toBe(body);
+    }
   });
 });
