@@ -12,7 +12,7 @@
 // (20,000 on the benchmark machines, whose containers cannot raise it).
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
-//        [--systems cairn,etcd] [--ops put,get-default,get-local] [--watchers 10000] [--watchers-max 50000] [--cpu-prof] [--keep]
+//        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--watchers 10000] [--watchers-max 50000] [--cpu-prof] [--keep]
 //        [--generator wrk|node]
 //
 // The load generator is Debian's wrk by default (installed when missing): C, so it costs far less CPU per
@@ -50,7 +50,7 @@ const { values } = parseArgs({
     systems: { type: "string", default: "cairn,etcd" },
     watchers: { type: "string", default: "10000" },
     "watchers-max": { type: "string", default: "50000" },
-    ops: { type: "string", default: "put,get-default,get-local" },
+    ops: { type: "string", default: "put,get-default,get-consistent,get-local" },
     "cpu-prof": { type: "boolean", default: false },
     keep: { type: "boolean", default: false },
     generator: { type: "string", default: "wrk" },
@@ -75,8 +75,8 @@ const keyName = (i: number) => `bench/key-${i.toString().padStart(8, "0")}`;
 /** Workers walk the key space on different strides so concurrent operations rarely share a key. */
 const keyFor = (worker: number, seq: number) => keyName((worker * 7919 + seq * 104_729) % keyCount);
 
-type Operation = "put" | "get-default" | "get-local";
-const OPERATIONS = (["put", "get-default", "get-local"] as const).filter((op) =>
+type Operation = "put" | "get-default" | "get-consistent" | "get-local";
+const OPERATIONS = (["put", "get-default", "get-consistent", "get-local"] as const).filter((op) =>
   values.ops.split(",").includes(op),
 );
 
@@ -150,7 +150,7 @@ function nodeLoad(
   clients: number,
 ): Promise<LoadResult> {
   return withAgents(targets, clients, (agents) => {
-    const mode: ReadMode = op === "get-local" ? "local" : "default";
+    const mode = readModeOf(op);
     return runLoad({
       concurrency: clients,
       durationMs,
@@ -166,6 +166,10 @@ function nodeLoad(
   });
 }
 
+function readModeOf(op: Operation): ReadMode {
+  return op === "get-local" ? "local" : op === "get-consistent" ? "consistent" : "default";
+}
+
 /** One wrk per target, all at once, the clients split between them; throughput adds up, latency is the worst. */
 async function wrkLoad(
   driver: KvDriver,
@@ -174,7 +178,7 @@ async function wrkLoad(
   clients: number,
   ms: number,
 ): Promise<WrkResult> {
-  const mode: ReadMode = op === "get-local" ? "local" : "default";
+  const mode = readModeOf(op);
   const requests = Array.from({ length: keyCount }, (_, i) =>
     op === "put" ? driver.putRequest(keyName(i), value) : driver.getRequest(keyName(i), mode),
   );
@@ -428,7 +432,8 @@ async function heldAcrossServers(
 
 const LABELS: Record<Operation, string> = {
   put: "PUT (leader)",
-  "get-default": "GET default / linearizable (leader)",
+  "get-default": "GET default (lease) / linearizable (leader)",
+  "get-consistent": "GET ?consistent / linearizable (leader)",
   "get-local": "GET stale / serializable (all servers)",
 };
 
@@ -503,7 +508,7 @@ function renderGoals(
   }
   const reads: Array<[Operation, string, number]> = [
     ["get-local", "stale reads >= 2.5x etcd serializable", 2.5],
-    ["get-default", "consistent reads >= 2x etcd linearizable", 2],
+    ["get-consistent", "consistent reads >= 2x etcd linearizable", 2],
   ];
   for (const [op, goal, factor] of reads) {
     const c = cairn?.get(`${op}/64`);

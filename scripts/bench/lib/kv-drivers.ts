@@ -6,8 +6,18 @@ import type { Agent } from "node:http";
 import { type HttpTarget, httpOk } from "./http-client.js";
 import type { WrkRequest } from "./wrk.js";
 
-/** default: answered by (or through) the leader; local: any server from its own replica. */
-export type ReadMode = "default" | "local";
+/**
+ * default: Consul's default mode, answered by (or through) the leader from its lease; consistent: the leader
+ * confirms with a quorum first (etcd has one linearizable read for both); local: any server from its own
+ * replica (Consul's ?stale, etcd's serializable read).
+ */
+export type ReadMode = "default" | "consistent" | "local";
+
+const CAIRN_READ_QUERY: Record<ReadMode, string> = {
+  default: "",
+  consistent: "?consistent",
+  local: "?stale",
+};
 
 export interface KvDriver {
   system: string;
@@ -31,7 +41,7 @@ export const cairnKv: KvDriver = {
   }),
   getRequest: (key, mode) => ({
     method: "GET",
-    path: mode === "local" ? `/v1/kv/${key}?stale` : `/v1/kv/${key}`,
+    path: `/v1/kv/${key}${CAIRN_READ_QUERY[mode]}`,
   }),
   async put(agent, target, key, value) {
     const r = cairnKv.putRequest(key, value);
