@@ -64,7 +64,15 @@ export {
 } from "./events.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
-export { acceptsGzip, gzipResponses, withReusableBody } from "./http/gzip.js";
+export { acceptsGzip, gzipResponses } from "./http/gzip.js";
+export {
+  type KnownForm,
+  knownForm,
+  VARY_ACCEPT_ENCODING,
+  varyWithAcceptEncoding,
+  withKnownForm,
+  withReusableBody,
+} from "./http/known-form.js";
 export { LocalBackend } from "./local-backend.js";
 export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";

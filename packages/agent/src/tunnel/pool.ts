@@ -1,4 +1,4 @@
-import { AGENT_NODE_HEADER } from "@cairn/api";
+import { AGENT_NODE_HEADER, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
 import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import {
@@ -8,6 +8,7 @@ import {
   TunnelConnection,
 } from "./connection.js";
 import {
+  type HeaderList,
   headerList,
   isBlockingQuery,
   MAX_FRAME_BYTES,
@@ -255,9 +256,27 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 const NO_BODY = new Set([101, 204, 205, 304]);
 
+/**
+ * A server's answer as this agent's response, with plain headers (Vary included) and a known form, so
+ * that neither the HTTP edge nor @hono/node-server converts them into a Headers object to write them.
+ */
 function responseOf(frame: ResponseFrame): Response {
-  const body = NO_BODY.has(frame.status) ? null : (frame.body ?? null);
-  return new Response(body, { status: frame.status, headers: frame.headers });
+  const { status } = frame;
+  const body = NO_BODY.has(status) ? null : (frame.body ?? null);
+  const headers = plainHeaders(frame.headers);
+  if (headers === undefined) return new Response(body, { status, headers: frame.headers });
+  return withKnownForm(new Response(body, { status, headers }), { status, body, headers, reusable: false });
+}
+
+/** The list as a plain object with Vary covering Accept-Encoding; undefined if a name repeats. */
+function plainHeaders(list: HeaderList): Record<string, string> | undefined {
+  const out: Record<string, string> = Object.create(null);
+  for (const [name, value] of list) {
+    if (Object.hasOwn(out, name)) return undefined;
+    out[name] = value;
+  }
+  out.vary = varyWithAcceptEncoding(out.vary);
+  return out;
 }
 
 function text(status: number, message: string): Response {

@@ -146,6 +146,16 @@ export function headerList(headers: Headers): HeaderList {
   return out;
 }
 
+/** `headerList` of a plain header object (any case), names lower-cased as a Headers object gives them. */
+export function plainHeaderList(headers: Readonly<Record<string, string>>): HeaderList {
+  const out: HeaderList = [];
+  for (const [name, value] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
+    if (!HOP_HEADERS.has(lower)) out.push([lower, value]);
+  }
+  return out;
+}
+
 /** A websocket message as bytes, however ws delivered it. */
 export function toBytes(data: RawData): Uint8Array {
   if (Array.isArray(data)) return Buffer.concat(data);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from "node:http";
+import { knownForm } from "@cairn/api";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
 import { sendBatched } from "./batched-send.js";
@@ -9,6 +10,7 @@ import {
   headerList,
   isBlockingQuery,
   MAX_FRAME_BYTES,
+  plainHeaderList,
   type RequestFrame,
   type ServerFrame,
   toBytes,
@@ -97,7 +99,8 @@ async function answerRequest(
       ...(frame.body !== undefined && !BODYLESS.has(frame.method) ? { body: frame.body } : {}),
     });
     const response = await fetch(request);
-    const body = new Uint8Array(await response.arrayBuffer());
+    const form = knownForm(response);
+    const body = form ? bytesOf(form.body) : new Uint8Array(await response.arrayBuffer());
     if (body.byteLength > MAX_FRAME_BYTES - 64 * 1024) {
       return failure(id, `response of ${body.byteLength} bytes is too large for the client tunnel`);
     }
@@ -105,12 +108,23 @@ async function answerRequest(
       t: "res",
       id,
       status: response.status,
-      headers: headerList(response.headers),
+      headers: form?.headers ? plainHeaderList(form.headers) : headerList(response.headers),
       ...(body.byteLength > 0 ? { body } : {}),
     };
   } catch (err) {
     return failure(id, (err as Error).message);
   }
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+/**
+ * The bytes of a body the API route still holds (known-form.ts): reading them back out of the Response
+ * would build a full fetch Response and stream it, which cost more than the rest of the forwarding.
+ */
+function bytesOf(body: Uint8Array | string | null): Uint8Array {
+  if (body === null) return NO_BYTES;
+  return typeof body === "string" ? Buffer.from(body) : body;
 }
 
 function failure(id: number, message: string, status = 500): ServerFrame {

@@ -15,6 +15,8 @@ export interface TunnelServer {
   received: Headers[];
   /** Requests for this path are never answered (a server that dies mid-request). */
   stall: string | undefined;
+  /** How many of the app's responses the tunnel read back through the fetch Response API. */
+  bodyReads: number;
   /** Stops the server (the data directory stays until `dispose`). */
   stop(): Promise<void>;
   dispose(): Promise<void>;
@@ -51,11 +53,19 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
   });
   const app = createApi({ backend: server.backend, nodeName: name, datacenter: "dc1", logger: log });
   const received: Headers[] = [];
-  const s: { stall: string | undefined } = { stall: undefined };
-  fetch = (request) => {
+  const s: { stall: string | undefined; bodyReads: number } = { stall: undefined, bodyReads: 0 };
+  fetch = async (request) => {
     received.push(request.headers);
     if (new URL(request.url).pathname === s.stall) return new Promise<Response>(() => {});
-    return app.fetch(request);
+    const response = await app.fetch(request);
+    const read = response.arrayBuffer.bind(response);
+    Object.defineProperty(response, "arrayBuffer", {
+      value: () => {
+        s.bodyReads++;
+        return read();
+      },
+    });
+    return response;
   };
   let stopped = false;
   const stop = async () => {

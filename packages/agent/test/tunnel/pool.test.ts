@@ -53,6 +53,29 @@ describe("TunnelPool", () => {
     p.close();
   });
 
+  it("forwards the bytes and headers the API route built, without reading its Response back", async () => {
+    const p = pool(() => [a.ref]);
+    const before = a.bodyReads;
+    expect(await (await p.forward(req("/v1/kv/known/one", { method: "PUT", body: "x" }))).text()).toBe(
+      "true",
+    );
+    const get = await p.forward(req("/v1/kv/known/one"));
+    expect([get.status, get.headers.get("content-type"), get.headers.get("vary")]).toEqual([
+      200,
+      "application/json",
+      "Accept-Encoding",
+    ]);
+    expect(Number(get.headers.get("x-consul-index"))).toBeGreaterThan(0);
+    expect(((await get.json()) as [{ Key: string }])[0]!.Key).toBe("known/one");
+    const missing = await p.forward(req("/v1/kv/known/none"));
+    expect([missing.status, await missing.text()]).toEqual([404, ""]);
+    expect(a.bodyReads).toBe(before);
+    // Any other answer (here an error's) is read from its Response.
+    const refused = await p.forward(req("/v1/kv/known/one?index=soon"));
+    expect([refused.status, a.bodyReads]).toEqual([400, before + 1]);
+    p.close();
+  });
+
   it("holds a blocking query until the key changes, with other requests flowing meanwhile", async () => {
     const p = pool(() => [a.ref]);
     const first = await p.forward(req("/v1/kv/watched", { method: "PUT", body: "1" }));

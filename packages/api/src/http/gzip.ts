@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
+import { type KnownForm, knownForm, varyWithAcceptEncoding } from "./known-form.js";
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
@@ -16,41 +17,8 @@ const MIN_BYTES = 1_024;
 /** Answers worth compressing: the API's JSON and the web UI's text. A log stream (text/plain) never ends. */
 const COMPRESSIBLE = /^(application\/(json|javascript)|text\/(html|css|javascript)|image\/svg\+xml)\b/i;
 
-/**
- * Bodies encoded once and served many times (memoized list reads, the agent cache's entries), by the
- * response that carries each: their gzip form is made once and kept for as long as the body lives.
- */
-const reusable = new WeakMap<Response, Uint8Array>();
+/** The gzip form of each reusable body (known-form.ts), made once and kept for as long as the body lives. */
 const compressed = new WeakMap<Uint8Array, Promise<Buffer>>();
-
-/** Marks `response` as carrying `body`, a buffer that other responses will carry again unchanged. */
-export function withReusableBody(response: Response, body: Uint8Array): Response {
-  reusable.set(response, body);
-  return response;
-}
-
-/** The `Vary` member every answer goes out with; answers prepared once carry it from the start. */
-export const VARY_ACCEPT_ENCODING = { Vary: "Accept-Encoding" } as const;
-
-/** An answer built once and sent many times, as the edge may read it without touching the Response. */
-interface PreparedForm {
-  readonly status: number;
-  readonly body: Uint8Array | null;
-  /** Plain headers that already include `VARY_ACCEPT_ENCODING`. */
-  readonly headers: Readonly<Record<string, string>>;
-}
-
-const prepared = new WeakMap<Response, PreparedForm>();
-
-/**
- * Marks `response` as sending `form`. The edge then decides from `form` alone: reading a lightweight
- * response's headers would convert them into a WHATWG Headers object, per answer, on the path that wakes
- * thousands of blocking queries at once.
- */
-export function withPreparedForm(response: Response, form: PreparedForm): Response {
-  prepared.set(response, form);
-  return response;
-}
 
 /**
  * The HTTP edge's compression, as Consul wraps its API in a gzip handler: an answer to a client that accepts
@@ -60,8 +28,8 @@ export function withPreparedForm(response: Response, form: PreparedForm): Respon
 export function gzipResponses(fetch: Fetch): Fetch {
   return async (request, env) => {
     const response = await fetch(request, env);
-    const form = prepared.get(response);
-    if (form !== undefined) return sendPreparedForm(request, env, response, form);
+    const form = knownForm(response);
+    if (form?.headers !== undefined) return sendKnownForm(request, env, response, form, form.headers);
     // Only status and headers are read unless the body is compressed: reading anything else would turn
     // @hono/node-server's lightweight response into a full one and lose its direct write.
     try {
@@ -70,9 +38,9 @@ export function gzipResponses(fetch: Fetch): Fetch {
       // Immutable headers (a response as fetch() returned it): they go out as they are.
     }
     if (!compressible(request, env, response)) return response;
-    const kept = reusable.get(response);
+    const kept = form?.reusable ? form.body : undefined;
     let body: Buffer;
-    if (kept !== undefined) {
+    if (kept instanceof Uint8Array) {
       if (kept.byteLength < MIN_BYTES) return response;
       body = await gzipOnce(kept);
     } else {
@@ -88,22 +56,31 @@ export function gzipResponses(fetch: Fetch): Fetch {
   };
 }
 
-async function sendPreparedForm(
+/** A response whose complete headers are known (Vary included): decided and compressed from its form alone. */
+async function sendKnownForm(
   request: Request,
   env: unknown,
   response: Response,
-  form: PreparedForm,
+  form: KnownForm,
+  headers: Readonly<Record<string, string>>,
 ): Promise<Response> {
-  const body = form.body;
+  const body = typeof form.body === "string" ? Buffer.from(form.body) : form.body;
   if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD" || form.status !== 200)
     return response;
-  if (form.headers["Content-Encoding"] !== undefined) return response;
-  if (!COMPRESSIBLE.test(form.headers["Content-Type"] ?? "")) return response;
+  if (headerOf(headers, "content-encoding") !== undefined) return response;
+  if (!COMPRESSIBLE.test(headerOf(headers, "content-type") ?? "")) return response;
   if (!acceptsGzip(acceptEncoding(request, env))) return response;
-  return new Response(await gzipOnce(body), {
-    status: form.status,
-    headers: { ...form.headers, "Content-Encoding": "gzip" },
-  });
+  const zipped = form.reusable && body === form.body ? await gzipOnce(body) : await gzip(body);
+  const out: Record<string, string> = { "Content-Encoding": "gzip" };
+  for (const [name, value] of Object.entries(headers))
+    if (name.toLowerCase() !== "content-length") out[name] = value;
+  return new Response(zipped, { status: form.status, headers: out });
+}
+
+/** A header of a plain header object, whatever the case of its name. */
+function headerOf(headers: Readonly<Record<string, string>>, lowerName: string): string | undefined {
+  for (const name in headers) if (name.toLowerCase() === lowerName) return headers[name];
+  return undefined;
 }
 
 /** The request's Accept-Encoding; under @hono/node-server from Node's parsed headers, without a Headers copy. */
@@ -116,9 +93,8 @@ function acceptEncoding(request: Request, env: unknown): string | null {
 
 function addVary(headers: Headers): void {
   const vary = headers.get("vary");
-  if (vary === null) headers.set("Vary", "Accept-Encoding");
-  else if (!/(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(vary))
-    headers.set("Vary", `${vary}, Accept-Encoding`);
+  const wanted = varyWithAcceptEncoding(vary);
+  if (wanted !== vary) headers.set("Vary", wanted);
 }
 
 function compressible(request: Request, env: unknown, response: Response): boolean {

@@ -1,4 +1,4 @@
-import { VARY_ACCEPT_ENCODING, withPreparedForm } from "./gzip.js";
+import { VARY_ACCEPT_ENCODING, withKnownForm } from "./known-form.js";
 
 /** A response built once and sent as is, possibly to many requests. */
 export interface PreparedAnswer {
@@ -26,10 +26,10 @@ export function prepareAnswer(
  * through `c.header()` goes through a WHATWG Headers object and its conversion back to Node headers.
  */
 export function sendPrepared(answer: PreparedAnswer): Response {
-  return withPreparedForm(
-    new Response(answer.body, { status: answer.status, headers: answer.headers }),
-    answer,
-  );
+  return withKnownForm(new Response(answer.body, { status: answer.status, headers: answer.headers }), {
+    ...answer,
+    reusable: true,
+  });
 }
 
 /**

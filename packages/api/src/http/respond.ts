@@ -1,7 +1,7 @@
 import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
-import { withReusableBody } from "./gzip.js";
+import { withKnownForm, withReusableBody } from "./known-form.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -15,7 +15,7 @@ export function encodeResponse(value: unknown): string {
 
 /** A JSON response through `encodeResponse`. */
 export function jsonResponse(c: Context, value: unknown, status: 200 | 409 | 429 = 200): Response {
-  return c.body(encodeResponse(value), status, JSON_TYPE);
+  return stringResponse(c, encodeResponse(value), status);
 }
 
 /**
@@ -23,7 +23,7 @@ export function jsonResponse(c: Context, value: unknown, status: 200 | 409 | 429
  * even when "default" (the compiled discovery chain names its targets' namespaces, as Consul's does).
  */
 export function verbatimJsonResponse(c: Context, value: unknown): Response {
-  return c.body(writeJson(value), 200, JSON_TYPE);
+  return stringResponse(c, writeJson(value), 200);
 }
 
 /**
@@ -36,6 +36,11 @@ export function encodedJsonResponse(
   body: string | Uint8Array<ArrayBuffer>,
   status: 200 | 409 = 200,
 ): Response {
-  const response = c.body(body, status, JSON_TYPE);
-  return typeof body === "string" ? response : withReusableBody(response, body);
+  if (typeof body === "string") return stringResponse(c, body, status);
+  return withReusableBody(c.body(body, status, JSON_TYPE), body);
+}
+
+/** A JSON body the tunnel may take as it is (known-form.ts) rather than read back out of the Response. */
+function stringResponse(c: Context, body: string, status: 200 | 409 | 429): Response {
+  return withKnownForm(c.body(body, status, JSON_TYPE), { status, body, reusable: false });
 }

@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { acceptsGzip, gzipResponses, withReusableBody } from "../../src/http/gzip.js";
+import { acceptsGzip, gzipResponses } from "../../src/http/gzip.js";
+import { withReusableBody } from "../../src/http/known-form.js";
 import { prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
 
 const big = JSON.stringify(
