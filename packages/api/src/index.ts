@@ -62,6 +62,7 @@ export {
   UserEventError,
   type UserEventRequest,
 } from "./events.js";
+export { withKnownBody } from "./http/body.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
 export { acceptsGzip, gzipResponses } from "./http/gzip.js";

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from "node:http";
-import { knownForm } from "@cairn/api";
+import { knownForm, withKnownBody } from "@cairn/api";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
 import { sendBatched } from "./batched-send.js";
@@ -92,13 +92,15 @@ async function answerRequest(
 ): Promise<ServerFrame> {
   const { id } = frame;
   try {
+    const sent = frame.body !== undefined && !BODYLESS.has(frame.method) ? frame.body : undefined;
     const request = new Request(`http://tunnel${frame.url}`, {
       method: frame.method,
       headers: frame.headers,
       ...(signal ? { signal } : {}),
-      ...(frame.body !== undefined && !BODYLESS.has(frame.method) ? { body: frame.body } : {}),
+      ...(sent !== undefined ? { body: sent } : {}),
     });
-    const response = await fetch(request);
+    // The API takes a sent body's bytes as they are rather than streaming them out of the Request.
+    const response = await fetch(sent === undefined ? request : withKnownBody(request, sent));
     const form = knownForm(response);
     const body = form ? bytesOf(form.body) : new Uint8Array(await response.arrayBuffer());
     if (body.byteLength > MAX_FRAME_BYTES - 64 * 1024) {

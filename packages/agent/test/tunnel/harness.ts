@@ -17,6 +17,8 @@ export interface TunnelServer {
   stall: string | undefined;
   /** How many of the app's responses the tunnel read back through the fetch Response API. */
   bodyReads: number;
+  /** How many requests' bodies the app read through the fetch Request API. */
+  requestBodyReads: number;
   /** Stops the server (the data directory stays until `dispose`). */
   stop(): Promise<void>;
   dispose(): Promise<void>;
@@ -53,9 +55,16 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
   });
   const app = createApi({ backend: server.backend, nodeName: name, datacenter: "dc1", logger: log });
   const received: Headers[] = [];
-  const s: { stall: string | undefined; bodyReads: number } = { stall: undefined, bodyReads: 0 };
+  const s = { stall: undefined as string | undefined, bodyReads: 0, requestBodyReads: 0 };
   fetch = async (request) => {
     received.push(request.headers);
+    const stream = request.body;
+    Object.defineProperty(request, "body", {
+      get: () => {
+        s.requestBodyReads++;
+        return stream;
+      },
+    });
     if (new URL(request.url).pathname === s.stall) return new Promise<Response>(() => {});
     const response = await app.fetch(request);
     const read = response.arrayBuffer.bind(response);

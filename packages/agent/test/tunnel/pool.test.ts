@@ -56,9 +56,11 @@ describe("TunnelPool", () => {
   it("forwards the bytes and headers the API route built, without reading its Response back", async () => {
     const p = pool(() => [a.ref]);
     const before = a.bodyReads;
-    expect(await (await p.forward(req("/v1/kv/known/one", { method: "PUT", body: "x" }))).text()).toBe(
-      "true",
-    );
+    const streamed = a.requestBodyReads;
+    const put = await p.forward(req("/v1/kv/known/one", { method: "PUT", body: "x" }));
+    expect(await put.text()).toBe("true");
+    // The sent body's bytes were taken as they came, not streamed out of a Request.
+    expect(a.requestBodyReads).toBe(streamed);
     const get = await p.forward(req("/v1/kv/known/one"));
     expect([get.status, get.headers.get("content-type"), get.headers.get("vary")]).toEqual([
       200,
@@ -73,6 +75,9 @@ describe("TunnelPool", () => {
     // Any other answer (here an error's) is read from its Response.
     const refused = await p.forward(req("/v1/kv/known/one?index=soon"));
     expect([refused.status, a.bodyReads]).toEqual([400, before + 1]);
+    // The size limit holds for bytes taken as they came.
+    const large = await p.forward(req("/v1/kv/known/large", { method: "PUT", body: "x".repeat(600_000) }));
+    expect([large.status, await large.text()]).toEqual([413, expect.stringMatching(/too large/i)]);
     p.close();
   });
 

@@ -3,6 +3,18 @@ import type { Context } from "hono";
 import type { ApiEnv } from "./env.js";
 import { tooLarge } from "./errors.js";
 
+/** Request bodies whose bytes their maker holds (requests that came through the client tunnel). */
+const knownBodies = new WeakMap<Request, Uint8Array>();
+
+/**
+ * Marks `request` as carrying `body`: the API takes those bytes as they are instead of streaming them back
+ * out of the fetch Request, which cost a forwarded write more than the rest of reading it.
+ */
+export function withKnownBody(request: Request, body: Uint8Array): Request {
+  knownBodies.set(request, body);
+  return request;
+}
+
 /**
  * Reads the request body, refusing (413) more than `limit` bytes: first by Content-Length, then while
  * streaming, so a chunked upload cannot grow memory past the limit either.
@@ -34,7 +46,8 @@ export async function* streamBodyLimited(
   describe: (size: number) => string,
 ): AsyncGenerator<Uint8Array> {
   // Read already (the request is looked at before its route): the stream is spent, the bytes are here.
-  const read = readEarlier(c);
+  // Or bytes the request's maker held.
+  const read = readEarlier(c) ?? knownBodies.get(c.req.raw);
   if (read !== undefined) {
     if (read.byteLength > limit) throw tooLarge(describe(read.byteLength));
     yield read;
