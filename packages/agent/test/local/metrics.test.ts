@@ -65,6 +65,9 @@ describe("metrics registry", () => {
 
   it("labels HTTP routes without their parameters", () => {
     expect(routeLabel("/v1/kv/a/b/c")).toBe("/v1/kv/*");
+    expect(routeLabel("/v1/kv/v1")).toBe("/v1/kv/*");
+    expect(routeLabel("/v1/kv/")).toBe("/v1/kv");
+    expect(routeLabel("/v1/kv")).toBe("/v1/kv");
     expect(routeLabel("/v1/agent/service/deregister/web/1")).toBe("/v1/agent/service/deregister/*");
     expect(routeLabel("/v1/agent/services")).toBe("/v1/agent/services");
     expect(routeLabel("/v1/catalog/service/web")).toBe("/v1/catalog/service/*");

@@ -1,4 +1,5 @@
 import type { StateView, WatchSet } from "@cairn/fsm";
+import type { LeaderContact } from "../backend.js";
 import type { StateReader } from "../state-reader.js";
 import type { ClientGone } from "./client-gone.js";
 import { Deadlines } from "./deadlines.js";
@@ -39,16 +40,32 @@ export async function blockingRead<T>(
   read: ReadFn<StateView, T>,
   onClientGone: ClientGone,
 ): Promise<ReadAnswer<T>> {
-  let contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
-  let view = store.view();
-  let run = read(view);
-  const answer = (): ReadAnswer<T> => ({
+  const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
+  const view = store.view();
+  const run = read(view);
+  // Most reads end here: no closure is made for them (a per-read cost on the hottest path).
+  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answerOf(run, contact, view);
+  return waitForChange(ctx, store, opts, read, onClientGone, { contact, view, run });
+}
+
+function answerOf<T>(run: ReadRun<T>, contact: LeaderContact, view: StateView): ReadAnswer<T> {
+  return {
     result: run.value,
     meta: { index: run.index, knownLeader: contact.knownLeader, lastContactMs: contact.lastContactMs },
     view,
-  });
-  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answer();
+  };
+}
 
+/** The blocking part of `blockingRead`: waits while the read's answer is still the client's. */
+async function waitForChange<T>(
+  ctx: RouteContext,
+  store: StateReader,
+  opts: ReadOptions,
+  read: ReadFn<StateView, T>,
+  onClientGone: ClientGone,
+  first: { contact: LeaderContact; view: StateView; run: ReadRun<T> },
+): Promise<ReadAnswer<T>> {
+  let { contact, view, run } = first;
   // No AbortController or Node timer per held query: a deadline on the shared queue, one client-gone hook
   // and a watcher handle the registry wakes directly. Thousands of these are held at once.
   let timedOut = false;
@@ -82,7 +99,7 @@ export async function blockingRead<T>(
     deadline.cancel();
     unsubscribe();
   }
-  return answer();
+  return answerOf(run, contact, view);
 }
 
 /** The client already has this answer: same index, and the store has not gone back in time. */

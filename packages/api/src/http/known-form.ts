@@ -26,17 +26,20 @@ export function varyWithAcceptEncoding(existing: string | null | undefined): str
   return /(^|,)\s*(accept-encoding|\*)\s*(,|$)/i.test(existing) ? existing : `${existing}, Accept-Encoding`;
 }
 
-const forms = new WeakMap<Response, KnownForm>();
+/** Carried by the response itself: a WeakMap entry per response cost more than the property (profiled). */
+const FORM = Symbol("cairn.knownForm");
+
+type Described = Response & { [FORM]?: KnownForm };
 
 /** Records that `response` sends `form`; returns the response. */
 export function withKnownForm(response: Response, form: KnownForm): Response {
-  forms.set(response, form);
+  (response as Described)[FORM] = form;
   return response;
 }
 
 /** What is known of `response` without reading it, if its builder said. */
 export function knownForm(response: Response): KnownForm | undefined {
-  return forms.get(response);
+  return (response as Described)[FORM];
 }
 
 /** Marks `response` as carrying `body`, a buffer that other responses will carry again unchanged. */

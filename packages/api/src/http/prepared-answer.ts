@@ -1,12 +1,14 @@
-import { VARY_ACCEPT_ENCODING, withKnownForm } from "./known-form.js";
+import { type KnownForm, VARY_ACCEPT_ENCODING, withKnownForm } from "./known-form.js";
 
 /** A response built once and sent as is, possibly to many requests. */
-export interface PreparedAnswer {
+export interface PreparedAnswer extends KnownForm {
   readonly status: 200 | 404;
   readonly body: Uint8Array<ArrayBuffer> | null;
   readonly headers: Readonly<Record<string, string>>;
+  readonly reusable: true;
 }
 
+/** `headers` is the answer's from here on (frozen, with Vary added): pass a fresh object. */
 export function prepareAnswer(
   status: 200 | 404,
   body: Uint8Array<ArrayBuffer> | string | null,
@@ -16,7 +18,8 @@ export function prepareAnswer(
     status,
     body: typeof body === "string" ? Buffer.from(body) : body,
     // Vary is set here, once, so the HTTP edge needs not add it to each response (gzip.ts).
-    headers: Object.freeze({ ...headers, ...VARY_ACCEPT_ENCODING }),
+    headers: Object.freeze(Object.assign(headers, VARY_ACCEPT_ENCODING)),
+    reusable: true,
   };
 }
 
@@ -26,10 +29,7 @@ export function prepareAnswer(
  * through `c.header()` goes through a WHATWG Headers object and its conversion back to Node headers.
  */
 export function sendPrepared(answer: PreparedAnswer): Response {
-  return withKnownForm(new Response(answer.body, { status: answer.status, headers: answer.headers }), {
-    ...answer,
-    reusable: true,
-  });
+  return withKnownForm(new Response(answer.body, { status: answer.status, headers: answer.headers }), answer);
 }
 
 /**

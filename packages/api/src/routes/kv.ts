@@ -110,7 +110,9 @@ function metaKey(meta: ReadMeta): string {
 }
 
 function jsonHeaders(meta: ReadMeta): Record<string, string> {
-  return { ...readMetaHeaders(meta), "Content-Type": "application/json" };
+  const headers = readMetaHeaders(meta);
+  headers["Content-Type"] = "application/json";
+  return headers;
 }
 
 /** Consul refuses combinations of mutually exclusive flags with this message. */
