@@ -73,25 +73,30 @@ export class MetricsRegistry implements Metrics {
     return (this.options.prometheusRetentionMs ?? 0) > 0;
   }
 
-  incrCounter(name: string, value = 1, labels: Labels = {}): void {
+  // Unlabelled series share one label object, so that its key is computed once (seriesKey); the
+  // cumulative update is a closure made only when Prometheus needs it. Several of these run per request.
+  incrCounter(name: string, value = 1, labels: Labels = NO_LABELS): void {
     const key = seriesKey(name, labels);
     aggregate(this.current().counters, key, name, labels, value);
+    if (!this.prometheusEnabled) return;
     this.track(key, name, labels, "counter", (c) => {
       c.value += value;
     });
   }
 
-  setGauge(name: string, value: number, labels: Labels = {}): void {
+  setGauge(name: string, value: number, labels: Labels = NO_LABELS): void {
     const key = seriesKey(name, labels);
     this.current().gauges.set(key, { name, labels, value });
+    if (!this.prometheusEnabled) return;
     this.track(key, name, labels, "gauge", (c) => {
       c.value = value;
     });
   }
 
-  addSample(name: string, value: number, labels: Labels = {}): void {
+  addSample(name: string, value: number, labels: Labels = NO_LABELS): void {
     const key = seriesKey(name, labels);
     aggregate(this.current().samples, key, name, labels, value);
+    if (!this.prometheusEnabled) return;
     this.track(key, name, labels, "summary", (c) => {
       c.value += value;
       c.count++;
@@ -163,7 +168,6 @@ export class MetricsRegistry implements Metrics {
     kind: Cumulative["kind"],
     update: (c: Cumulative) => void,
   ): void {
-    if (!this.prometheusEnabled) return;
     let c = this.cumulative.get(key);
     if (c === undefined) {
       c = { name, labels, kind, value: 0, count: 0, updated: 0 };
@@ -173,6 +177,8 @@ export class MetricsRegistry implements Metrics {
     c.updated = this.now();
   }
 }
+
+const NO_LABELS: Labels = Object.freeze({});
 
 /** Label sets are usually reused objects (see meterFetch): their sorted form is computed once each. */
 const labelKeys = new WeakMap<Labels, string>();
