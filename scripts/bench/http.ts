@@ -210,6 +210,7 @@ async function wrkLoad(
     p999: worst((r) => r.p999),
     max: worst((r) => r.max),
     generatorCores: sum((r) => r.generatorCores),
+    ...(runs.some((r) => r.firstError) ? { firstError: runs.find((r) => r.firstError)?.firstError } : {}),
   };
 }
 

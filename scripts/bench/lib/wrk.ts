@@ -142,10 +142,19 @@ export function parseWrk(out: string, concurrency: number): LoadResult {
   const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
   const max = /Latency\s+\S+\s+\S+\s+(\S+)/.exec(out)?.[1];
+  const errors = non2xx + socketErrors;
   const result: LoadResult = {
     concurrency,
     ops,
-    errors: non2xx + socketErrors,
+    errors,
+    // wrk counts errors without saying which requests failed; this says which kind they were.
+    ...(errors > 0
+      ? {
+          firstError:
+            `${non2xx} non-2xx answers; socket errors: connect ${socket?.[1] ?? 0}, read ${socket?.[2] ?? 0}, ` +
+            `write ${socket?.[3] ?? 0}, timeout ${socket?.[4] ?? 0}`,
+        }
+      : {}),
     seconds,
     opsPerSec: number(/Requests\/sec:\s+([\d.]+)/),
     p50: percentile("50"),
