@@ -15,7 +15,7 @@
 //
 //   node --import tsx scripts/bench/client.ts [--seconds 3] [--warmup 0.5] [--clients 16,64] [--rounds 3]
 //        [--keys 1000] [--watchers 1000] [--trials 4] [--keep] [--generator wrk|node]
-//        [--cpu-prof DIR]   (the client agent writes a V8 CPU profile to DIR when it stops)
+//        [--cpu-prof DIR]   (the client agent and the servers write V8 CPU profiles to DIR when they stop)
 //
 // KV cells come from Debian's wrk by default (C, cheap next to the agents it drives on two cores; whole
 // seconds, so --seconds and --warmup round up); --generator node keeps the Node client.
@@ -618,7 +618,12 @@ async function main(): Promise<void> {
   let report = "";
   try {
     log(`starting ${CLUSTER_SIZE} servers and a client agent`);
-    const cluster = await startCairnCluster(CLUSTER_SIZE, join(root, "servers"));
+    const profile = values["cpu-prof"];
+    const cluster = await startCairnCluster(
+      CLUSTER_SIZE,
+      join(root, "servers"),
+      profile ? { nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${profile}`] } : {},
+    );
     const servers = [...cluster.servers];
     const client = await startClientAgent(root, servers[0]!);
     await awaitServersAlive(client, servers);
