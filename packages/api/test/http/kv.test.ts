@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { b64, registerAgentNode, startServer, type TestServer } from "./harness.js";
 
@@ -168,6 +169,48 @@ describe("KV write", () => {
     expect(await res.text()).toMatch(/too large/);
     expect((await get("big/k")).status).toBe(404);
     expect((await put("big/ok", new Uint8Array(512 * 1024))).status).toBe(200);
+  });
+
+  it("reads a body sent in the same write as its headers", async () => {
+    const { port } = new URL(s.url);
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = net.connect(Number(port), "127.0.0.1", () =>
+        socket.end("PUT /v1/kv/one/write HTTP/1.1\r\nHost: x\r\nContent-Length: 9\r\n\r\none write"),
+      );
+      let text = "";
+      socket.on("data", (d: Buffer) => {
+        text += d.toString();
+      });
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 200[\s\S]*\r\n\r\ntrue$/);
+    expect(await (await s.req("GET", "/v1/kv/one/write?raw")).text()).toBe("one write");
+  });
+
+  it("reads a body that arrives after its headers, in pieces, whole", async () => {
+    const { port } = new URL(s.url);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        {
+          host: "127.0.0.1",
+          port,
+          method: "PUT",
+          path: "/v1/kv/slow/body",
+          headers: { "Content-Length": "10" },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on("error", reject);
+      req.flushHeaders();
+      setTimeout(() => req.write("hello "), 50);
+      setTimeout(() => req.end("body"), 100);
+    });
+    expect(status).toBe(200);
+    expect(await (await s.req("GET", "/v1/kv/slow/body?raw")).text()).toBe("hello body");
   });
 
   it("refuses a chunked upload (no Content-Length) once it passes 512 kB", async () => {
