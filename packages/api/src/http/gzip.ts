@@ -65,8 +65,8 @@ async function sendKnownForm(
   headers: Readonly<Record<string, string>>,
 ): Promise<Response> {
   const body = typeof form.body === "string" ? Buffer.from(form.body) : form.body;
-  if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD" || form.status !== 200)
-    return response;
+  if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD") return response;
+  if (!compressibleStatus(form.status)) return response;
   if (headerOf(headers, "content-encoding") !== undefined) return response;
   if (!COMPRESSIBLE.test(headerOf(headers, "content-type") ?? "")) return response;
   if (!acceptsGzip(acceptEncoding(request, env))) return response;
@@ -99,10 +99,15 @@ function addVary(headers: Headers): void {
 
 function compressible(request: Request, env: unknown, response: Response): boolean {
   if (request.method === "HEAD") return false;
-  if (response.status < 200 || response.status === 204 || response.status === 304) return false;
+  if (!compressibleStatus(response.status)) return false;
   if (response.headers.has("content-encoding")) return false;
   if (!COMPRESSIBLE.test(response.headers.get("content-type") ?? "")) return false;
   return acceptsGzip(acceptEncoding(request, env));
+}
+
+/** Answers with a body: not informational, 204 No Content or 304 Not Modified. */
+function compressibleStatus(status: number): boolean {
+  return status >= 200 && status !== 204 && status !== 304;
 }
 
 /** Whether an Accept-Encoding header admits gzip (named, or `*`, with a q-value above 0). */

@@ -229,10 +229,12 @@ export class RaftStorage {
     for (const i of covered) batch.del(confKey(i));
     await batch.write({ sync: true });
     if (covered.length > 0) this.confIndexes = this.confIndexes.filter((i) => i > through);
-    const from = this.first;
+    // Only entries that exist and are committed (so never written again) go: a range delete still running
+    // must not meet an append.
+    const [from, upTo] = [this.first, Math.min(through, this.last)];
     this.first = Math.max(this.first, through + 1);
     this.last = Math.max(this.last, meta.index);
-    if (through >= from) this.dropEntries(from, through);
+    if (upTo >= from) this.dropEntries(from, upTo);
     await this.replaceSnapshot(record);
   }
 
