@@ -38,11 +38,15 @@ export function gzipResponses(fetch: Fetch): Fetch {
       // Immutable headers (a response as fetch() returned it): they go out as they are.
     }
     if (!compressible(request, env, response)) return response;
-    const kept = form?.reusable ? form.body : undefined;
     let body: Buffer;
-    if (kept instanceof Uint8Array) {
-      if (kept.byteLength < MIN_BYTES) return response;
-      body = await gzipOnce(kept);
+    if (form?.reusable && form.body instanceof Uint8Array) {
+      if (form.body.byteLength < MIN_BYTES) return response;
+      body = await gzipOnce(form.body);
+    } else if (typeof form?.body === "string") {
+      // A JSON string the route still holds: not read back out of the Response (known-form.ts).
+      const plain = Buffer.from(form.body);
+      if (plain.byteLength < MIN_BYTES) return response;
+      body = await gzip(plain);
     } else {
       const plain = new Uint8Array(await response.arrayBuffer());
       if (plain.byteLength < MIN_BYTES)

@@ -1,7 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { acceptsGzip, gzipResponses } from "../../src/http/gzip.js";
-import { withReusableBody } from "../../src/http/known-form.js";
+import { withKnownForm, withReusableBody } from "../../src/http/known-form.js";
 import { prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
 
 const big = JSON.stringify(
@@ -127,5 +127,19 @@ describe("gzip at the HTTP edge", () => {
       expect(r.headers.get("vary")).toBe("Accept-Encoding");
       if (req.method !== "HEAD") expect((await bytes(r)).toString()).toBe(body);
     }
+  });
+
+  it("compresses a JSON string the route still holds without reading the Response back", async () => {
+    const edge = gzipResponses(() => {
+      const response = new Response(big, { headers: JSON_TYPE });
+      Object.defineProperty(response, "arrayBuffer", {
+        value: () => Promise.reject(new Error("read back")),
+      });
+      return withKnownForm(response, { status: 200, body: big, reusable: false });
+    });
+    const r = await edge(request("gzip"));
+    expect([r.headers.get("content-encoding"), r.headers.get("vary")]).toEqual(["gzip", "Accept-Encoding"]);
+    expect(gunzipSync(await bytes(r)).toString()).toBe(big);
+    expect((await edge(request())).headers.get("content-encoding")).toBeNull();
   });
 });
