@@ -82,7 +82,9 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   ctx.onStop(() => runtime.stop());
   // A server that (re)appears gets this agent's state at once, as Consul syncs when a server joins.
   membership.onChange((member) => {
-    if (member.role === "server" && member.status === "alive") runtime.syncNow();
+    if (member.role !== "server") return;
+    if (member.status === "alive") runtime.syncNow();
+    else pool.serverGone(member.name);
   });
   gossip.meter(local.metrics);
   const fetch = clientFetch({

@@ -57,6 +57,8 @@ export class TunnelConnection {
   private readonly keepalive: NodeJS.Timeout;
   private answered = true;
   private closeReason = "";
+  /** Set by retire(): closes once nothing is pending on it. */
+  private retiring = false;
 
   private constructor(
     readonly server: ServerRef,
@@ -120,6 +122,7 @@ export class TunnelConnection {
         if (!this.pending.delete(id)) return;
         this.send({ t: "cancel", id });
         reject(new RequestCancelledError());
+        this.closeIfRetired();
       };
       signal?.addEventListener("abort", cancel, { once: true });
       const done = () => signal?.removeEventListener("abort", cancel);
@@ -159,6 +162,24 @@ export class TunnelConnection {
     this.closed("closed by this agent");
   }
 
+  /**
+   * Takes no new requests' answers for granted: closes as soon as the requests already sent are answered
+   * (or the keepalive gives up on the server), so that they are not cut off while gossip may be wrong.
+   */
+  retire(): void {
+    this.retiring = true;
+    this.closeIfRetired();
+  }
+
+  /** Whether retire() was called: its closing is this agent's doing, not a lost server. */
+  get retired(): boolean {
+    return this.retiring;
+  }
+
+  private closeIfRetired(): void {
+    if (this.retiring && this.pending.size === 0 && this.isOpen) this.close();
+  }
+
   private sendOrFail(id: number, frame: Parameters<typeof encodeFrame>[0]): void {
     const bytes = encodeFrame(frame);
     const pending = this.pending.get(id);
@@ -188,6 +209,7 @@ export class TunnelConnection {
     const pending = this.pending.get(frame.id);
     this.pending.delete(frame.id);
     pending?.resolve(frame);
+    this.closeIfRetired();
   }
 
   private closed(reason: string): void {

@@ -125,6 +125,27 @@ export class TunnelPool {
     }
   }
 
+  /**
+   * Gossip says `server` failed or left: requests from now on go to another server, as Consul's router drops
+   * a failed server from its list at once instead of waiting for the connection to time out. Requests
+   * already sent there are left to finish (gossip can be wrong about a busy server); the connection closes
+   * when they have.
+   */
+  serverGone(server: string): void {
+    const pending = this.current;
+    if (pending === undefined) return;
+    void pending.then(
+      (conn) => {
+        if (conn.server.name !== server || this.current !== pending) return;
+        this.current = undefined;
+        this.failures.set(server, Date.now());
+        this.o.log.info({ server }, "gossip reports the server gone; using another one");
+        conn.retire();
+      },
+      () => {},
+    );
+  }
+
   /** The server currently used, if connected. */
   async currentServer(): Promise<string | undefined> {
     const conn = await this.current?.catch(() => undefined);
@@ -172,7 +193,8 @@ export class TunnelPool {
         const conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000, this.o.tls?.());
         this.failures.delete(server.name);
         conn.onClose(() => {
-          if (!this.closed) this.o.log.warn({ server: server.name }, "connection to server lost");
+          if (!this.closed && !conn.retired)
+            this.o.log.warn({ server: server.name }, "connection to server lost");
         });
         this.o.log.debug({ server: server.name, address: server.rpcAddress }, "connected to server");
         return conn;

@@ -147,6 +147,29 @@ describe("TunnelPool", () => {
     p.close();
   });
 
+  it("sends new requests elsewhere once gossip reports its server gone, and lets those in flight finish", async () => {
+    const p = pool(() => [a.ref, b.ref]);
+    expect((await p.forward(req("/v1/kv/gone", { method: "PUT", body: "x" }))).status).toBe(200);
+    const first = (await p.currentServer()) === "tunnel-a" ? a : b;
+    const second = first === a ? b : a;
+    const index = (await p.forward(req("/v1/kv/gone"))).headers.get("x-consul-index");
+    const arrived = first.received.length;
+    const held = p.forward(req(`/v1/kv/gone?index=${index}&wait=30s`));
+    await until(() => first.received.length === arrived + 1);
+    p.serverGone(first.ref.name);
+    expect((await p.forward(req("/v1/kv/elsewhere", { method: "PUT", body: "y" }))).status).toBe(200);
+    expect(await p.currentServer()).toBe(second.ref.name);
+    expect(first.received.length).toBe(arrived + 1);
+    // The held query still belongs to the first server (gossip may be wrong): a change there answers it.
+    const direct = pool(() => [first.ref]);
+    expect((await direct.forward(req("/v1/kv/gone", { method: "PUT", body: "z" }))).status).toBe(200);
+    const answer = await held;
+    expect(answer.status).toBe(200);
+    expect(Number(answer.headers.get("x-consul-index"))).toBeGreaterThan(Number(index));
+    direct.close();
+    p.close();
+  });
+
   it("fails over to another server when its server stops; a write lost in flight answers 500", async () => {
     const p = pool(() => [a.ref, b.ref]);
     expect((await p.forward(req("/v1/kv/failover", { method: "PUT", body: "x" }))).status).toBe(200);
