@@ -1,6 +1,8 @@
 // What every workload offers the runner, and the client plumbing they share: each client is bound to one
-// agent, server or client agent in turn (so that the checkers judge the client agents' forwarding too), and
-// moves to another one after a failed request (as a client library would fail over).
+// home agent, server or client agent in turn (so that the checkers judge the client agents' forwarding too),
+// moves to another one after a failed request (as a client library would fail over) and goes back home
+// after a while, as an application returns to its local agent: without that, the share each agent carries
+// would drift with the order of the faults, and a client agent hit early could end up serving no one.
 
 import type { Prng } from "@cairn/testkit";
 import { type HttpOutcome, httpCall } from "../../../scripts/lib/http.js";
@@ -40,23 +42,33 @@ export interface Workload {
   history(): readonly unknown[];
 }
 
+/** How long a client that failed over stays away from its home agent before trying it again. */
+const AWAY_MS = 5_000;
+
 export class Client {
+  private readonly home: number;
   private node: number;
+  private awayUntil = 0;
   constructor(
     readonly id: number,
     private readonly ctx: WorkloadContext,
   ) {
-    this.node = ctx.firstEndpoint();
+    this.home = ctx.firstEndpoint();
+    this.node = this.home;
   }
 
   async call(method: string, path: string, body?: string): Promise<HttpOutcome> {
     const { endpoints } = this.ctx.cluster;
+    if (this.node !== this.home && this.ctx.now() >= this.awayUntil) this.node = this.home;
     const endpoint = this.node % endpoints.length;
     const outcome = await httpCall(`${endpoints[endpoint]!}${path}`, method, body, this.ctx.requestTimeoutMs);
     const failed = outcome.kind === "failure" || outcome.status >= 500;
     this.ctx.countRequest(endpoint, !failed);
     // Another endpoint at random, so that failovers do not pile every client onto the agent after a dead one.
-    if (failed) this.node = (endpoint + 1 + this.ctx.rng.int(0, endpoints.length - 2)) % endpoints.length;
+    if (failed) {
+      this.node = (endpoint + 1 + this.ctx.rng.int(0, endpoints.length - 2)) % endpoints.length;
+      if (endpoint === this.home % endpoints.length) this.awayUntil = this.ctx.now() + AWAY_MS;
+    }
     return outcome;
   }
 }
