@@ -86,6 +86,11 @@ export class PendingRequests {
     for (const [id, p] of [...this.pending]) if (p.sent) this.fail(id, err);
   }
 
+  /** Fails the requests that never went out (a dial failed under them). */
+  failUnsent(err: RpcError): void {
+    for (const [id, p] of [...this.pending]) if (!p.sent) this.fail(id, err);
+  }
+
   failAll(err: RpcError): void {
     for (const id of [...this.pending.keys()]) this.fail(id, err);
   }

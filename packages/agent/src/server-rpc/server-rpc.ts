@@ -59,7 +59,7 @@ export class ServerRpc {
   request(peer: string, method: string, payload: unknown, timeoutMs: number): Promise<unknown> {
     if (this.closed) return Promise.reject(new RpcError("unreachable", "server RPC is closed"));
     const address = this.o.addressOf(peer);
-    if (address === undefined) return Promise.reject(new RpcError("unreachable", `unknown peer ${peer}`));
+    if (address === undefined) return Promise.reject(new RpcError("unconnected", `unknown peer ${peer}`));
     let link = this.links.get(peer);
     if (!link) {
       link = new PeerCalls(peer, this.o);
@@ -121,7 +121,7 @@ export class ServerRpc {
 /** How long dialing a peer may take before the calls waiting for it fail as unreachable. */
 const DIAL_TIMEOUT_MS = 5_000;
 
-/** Pause before redialing a peer that requests are waiting for, so a peer that is down is not hammered. */
+/** Pause before redialing a peer whose connection dropped while requests were waiting for it. */
 const REDIAL_MS = 200;
 
 /** The calls to one peer, over one connection dialed on demand. */
@@ -176,7 +176,9 @@ class PeerCalls {
     });
     this.ws = ws;
     let reason = "";
+    let opened = false;
     ws.on("open", () => {
+      opened = true;
       const waiting = this.waiting;
       this.waiting = [];
       for (const send of waiting) send();
@@ -196,13 +198,24 @@ class PeerCalls {
     ws.on("close", () => {
       if (this.ws !== ws) return;
       this.ws = undefined;
-      this.lost(`connection to ${this.peer} lost${reason ? `: ${reason}` : ""}`);
+      if (opened) this.lost(`connection to ${this.peer} lost${reason ? `: ${reason}` : ""}`);
+      else this.unconnected(`cannot connect to ${this.peer}${reason ? `: ${reason}` : ""}`);
     });
   }
 
+  /**
+   * A dial failed: the requests waiting for it never left, and fail now rather than at their own deadlines
+   * (a forwarded write's is 35 s), so that a caller holding for a leader can look again, and give up within
+   * its hold time, instead of waiting out a dead leader's redials.
+   */
+  private unconnected(reason: string): void {
+    this.waiting = [];
+    this.requests.failUnsent(new RpcError("unconnected", reason));
+  }
+
   private lost(reason: string): void {
-    // Requests that went out may or may not have run: their callers decide. Those still waiting never left
-    // and wait on, within their own deadlines, for a redial.
+    // Requests that went out may or may not have run: their callers decide. Those made while it was closing
+    // never left, and get a new dial.
     this.requests.failSent(new RpcError("unreachable", reason));
     if (this.closed || this.waiting.length === 0) return;
     this.redial = setTimeout(() => this.dial(), REDIAL_MS);

@@ -79,7 +79,8 @@ function retryable(err: unknown, idempotent: boolean): boolean {
       if (err.remoteName === "NotLeaderError" || err.remoteName === "ProposalDroppedError") return true;
       return idempotent && err.remoteName === "RaftTimeoutError";
     }
-    if (err.failure === "overloaded" || err.failure === "no-handler") return true;
+    if (err.failure === "overloaded" || err.failure === "no-handler" || err.failure === "unconnected")
+      return true;
     return idempotent;
   }
   return idempotent && err instanceof RaftTimeoutError;

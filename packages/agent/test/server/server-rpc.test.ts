@@ -78,10 +78,10 @@ describe("server-to-server RPC", () => {
     });
     await expect(a.rpc.request("b", "nope", null, 5000)).rejects.toMatchObject({ failure: "no-handler" });
     await expect(a.rpc.request("b", "hang", null, 100)).rejects.toMatchObject({ failure: "timeout" });
-    await expect(a.rpc.request("zz", "echo", null, 100)).rejects.toMatchObject({ failure: "unreachable" });
+    await expect(a.rpc.request("zz", "echo", null, 100)).rejects.toMatchObject({ failure: "unconnected" });
   });
 
-  it("fails requests in flight when the peer goes, and reaches it again once it is back", async () => {
+  it("fails requests in flight when the peer goes, those made while it is down at once, and reaches it again once it is back", async () => {
     const book = new Map<string, string>();
     const a = await server("a", book);
     let b = await server("b", book);
@@ -93,11 +93,15 @@ describe("server-to-server RPC", () => {
     await stop(b);
     await expect(inFlight).rejects.toMatchObject({ failure: "unreachable" });
 
-    // A request made while the peer is down waits (within its deadline) for it to come back.
-    const waiting = a.rpc.request("b", "echo", "again", 30_000);
+    // A request made while the peer is down fails as soon as the dial does, not at its own deadline: it
+    // never left, so a caller holding for a leader may look for one again (or send it elsewhere).
+    const started = Date.now();
+    const down = a.rpc.request("b", "echo", "down", 30_000);
+    await expect(down).rejects.toMatchObject({ failure: "unconnected" });
+    expect(Date.now() - started).toBeLessThan(10_000);
     b = await server("b", book, { port });
     b.rpc.handle("echo", (p) => p);
-    expect(await waiting).toBe("again");
+    expect(await a.rpc.request("b", "echo", "again", 5000)).toBe("again");
   });
 
   it("refuses a server of another datacenter", async () => {

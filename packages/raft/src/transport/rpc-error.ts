@@ -1,7 +1,8 @@
 /** Why a request did not get a successful answer. */
 export type RpcFailure =
   | "timeout" // no answer within the caller's deadline
-  | "unreachable" // no open connection to the peer, or it dropped while the request was outstanding
+  | "unreachable" // the connection dropped while the request was outstanding: it may have run
+  | "unconnected" // no connection to the peer could be made: the request never left
   | "overloaded" // too many requests already waiting for this peer
   | "no-handler" // the peer has no handler for the method
   | "remote"; // the handler ran and threw

@@ -39,11 +39,12 @@ describe("holdForLeader", () => {
     expect(c.now()).toBe(7_000);
   });
 
-  it("retries a write refused by a non-leader, locally or remotely", async () => {
+  it("retries a write refused by a non-leader, locally or remotely, or that could not be sent", async () => {
     const c = clock();
     const errors: unknown[] = [
       new NotLeaderError("no-leader", null, null),
       new RpcError("remote", "not the leader", "NotLeaderError"),
+      new RpcError("unconnected", "cannot connect to s1: connect ECONNREFUSED"),
     ];
     const value = await holdForLeader(
       { holdMs: 7_000, idempotent: false, ...c },
