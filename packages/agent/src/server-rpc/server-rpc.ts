@@ -118,7 +118,7 @@ export class ServerRpc {
   }
 }
 
-/** How long dialing a peer may take before the calls waiting for it fail as unreachable. */
+/** How long dialing a peer may take before the calls waiting for it fail as unconnected. */
 const DIAL_TIMEOUT_MS = 5_000;
 
 /** Pause before redialing a peer whose connection dropped while requests were waiting for it. */

@@ -163,8 +163,8 @@ export class TunnelConnection {
   }
 
   /**
-   * Takes no new requests' answers for granted: closes as soon as the requests already sent are answered
-   * (or the keepalive gives up on the server), so that they are not cut off while gossip may be wrong.
+   * The pool has stopped sending here: closes as soon as the requests already sent are answered (or the
+   * keepalive gives up on the server), so that they are not cut off on gossip's word, which may be wrong.
    */
   retire(): void {
     this.retiring = true;
