@@ -50,7 +50,7 @@ export class SecondaryAclEnforcer extends AclEnforcer {
   }
 
   /** Resolves through the primary the secret a request acts with, unless this datacenter holds it. */
-  prepare(secret: string): Promise<void> {
+  override prepare(secret: string): Promise<void> {
     const effective = this.effectiveSecret(secret);
     return this.isHere(effective) ? Promise.resolve() : this.o.tokens.prepare(effective);
   }

@@ -119,7 +119,7 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
     ? undefined
     : remoteTokens
       ? new SecondaryAclEnforcer({ ...aclOptions, tokens: remoteTokens })
-      : new AclEnforcer(aclOptions);
+      : new AclEnforcer({ ...aclOptions, catchUp: () => server.backend.readBarrier("default") });
   local = startLocalAgent({
     config,
     self: server.self,
@@ -185,13 +185,15 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   app.route("/v1/agent", gossip.routes(acl));
   // Requests naming another datacenter go there before the app sees them: from this agent's HTTP clients,
   // its DNS and its client agents alike.
+  // With ACLs, the request's token is made ready first: resolved through the primary in a secondary
+  // datacenter, caught up with the leader when this server does not hold it yet.
   const prepared: Fetch =
-    acl instanceof SecondaryAclEnforcer
-      ? async (request, env) => {
-          await acl.prepare(requestToken(request.url, request.headers));
-          return app.fetch(request, env);
-        }
-      : app.fetch;
+    acl === undefined
+      ? app.fetch
+      : (request, env) => {
+          const ready = acl.prepare(requestToken(request.url, request.headers), request.url);
+          return ready === undefined ? app.fetch(request, env) : ready.then(() => app.fetch(request, env));
+        };
   const routed = forwarder.wrap(prepared);
   fetch = routed;
   // ?cached reads of this agent's own HTTP clients; client agents' requests (through `fetch`) bypass it.

@@ -26,6 +26,11 @@ export interface AclEnforcerOptions {
   readonly defaultToken?: () => string;
   /** Milliseconds since the epoch. */
   readonly clock?: () => number;
+  /**
+   * A server's catch-up with the leader (a default read's barrier), run before resolving a secret this
+   * server does not hold: it may be a token the leader committed and this server has not applied yet.
+   */
+  readonly catchUp?: () => Promise<unknown>;
 }
 
 /**
@@ -36,6 +41,7 @@ export class AclEnforcer implements Authorizer {
   readonly #tokens: TokenAuthorizer;
   readonly #store: StateReader;
   readonly #defaultToken: () => string;
+  readonly #catchUp: (() => Promise<unknown>) | undefined;
   readonly primaryDatacenter: string;
   readonly #namespaces = new Map<string, string | undefined>();
   #namespacesAt = -1;
@@ -45,6 +51,7 @@ export class AclEnforcer implements Authorizer {
     const store = options.store;
     this.#store = store;
     this.#defaultToken = options.defaultToken ?? (() => "");
+    this.#catchUp = options.catchUp;
     // Resolution reads the newest view; the cache key (the ACL index) is read from the same store.
     const lookups = storeAclLookups(store);
     this.#tokens = new TokenAuthorizer({
@@ -65,6 +72,24 @@ export class AclEnforcer implements Authorizer {
       if (err instanceof AclNotFoundError) throw new HttpError(403, "ACL not found");
       throw err;
     }
+  }
+
+  /**
+   * Run before a request is answered. Consul resolves the token of a request that is not `?stale` on the
+   * leader (the request is forwarded there first), so a token made a moment ago through another server
+   * works at once. This server resolves on its own state instead, which may lag the leader by the entry
+   * that made the token: an unknown secret first waits for the catch-up. A `?stale` request resolves on
+   * what this server holds, as in Consul. Undefined when there is nothing to wait for.
+   */
+  prepare(secret: string, url: string): Promise<void> | undefined {
+    const catchUp = this.#catchUp;
+    if (catchUp === undefined || STALE.test(url)) return undefined;
+    if (this.#store.view().acl().tokenBySecret(this.effectiveSecret(secret)) !== undefined) return undefined;
+    // No leader to catch up with: the request is answered from this server's state, as without the wait.
+    return catchUp().then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   authorize(token: string, ns: string, type: AclResourceType, name: string, access: AclAccess): AclDecision {
@@ -96,6 +121,9 @@ export class AclEnforcer implements Authorizer {
 }
 
 const MAX_REMEMBERED = 10_000;
+
+/** `stale` among a URL's query parameters. */
+const STALE = /[?&]stale(?:[=&]|$)/;
 
 /** Link IDs of ID-based tokens' own rules, enforced as a policy embedded in the token. */
 const EMBEDDED = "legacy-rules:";

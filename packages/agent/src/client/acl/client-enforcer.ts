@@ -57,7 +57,7 @@ export class ClientAclEnforcer extends AclEnforcer {
   }
 
   /** Resolves the secret a request acts with (its own, else the default token, else anonymous). */
-  prepare(secret: string): Promise<void> {
+  override prepare(secret: string): Promise<void> {
     const effective = this.effectiveSecret(secret);
     return this.isRecovery(effective) ? Promise.resolve() : this.o.tokens.prepare(effective);
   }
