@@ -178,6 +178,28 @@ export async function awaitFederation(
     left(),
     250,
   );
+  // One server of a datacenter is enough for the list above, but a server forwards only to the remote
+  // servers its own WAN gossip knows: tests that kill or pick remote servers need every one known everywhere.
+  const everyServer = datacenters.flatMap((d) => d.servers.map((s) => `${s.name}.${d.name}`)).sort();
+  await waitFor(
+    "every server to see every server alive over the WAN",
+    async () => {
+      for (const d of datacenters) {
+        for (const s of d.servers) {
+          const res = await http(`${s.url}/v1/agent/members?wan=1`, "GET", undefined, {
+            timeoutMs: 5000,
+            headers,
+          });
+          const members = JSON.parse(res.text) as { Name: string; Status: number }[];
+          const alive = members.filter((m) => m.Status === 1).map((m) => m.Name);
+          if (everyServer.some((name) => !alive.includes(name))) return undefined;
+        }
+      }
+      return true;
+    },
+    left(),
+    250,
+  );
   await Promise.all(
     datacenters.map(async (d) => {
       const client = d.client;

@@ -9,7 +9,7 @@ export interface Spawned {
   readonly name: string;
   readonly child: ChildProcess;
   readonly pid: number;
-  /** Resolves with the exit code (or signal name) once the process has exited. */
+  /** Resolves with the exit code (or signal name) once the process has exited and all its output is logged. */
   readonly exited: Promise<number | string>;
   /** Last lines of combined stdout/stderr, for error messages. */
   tail(): string;
@@ -69,11 +69,14 @@ export function spawnTracked(
     name,
     child,
     pid: child.pid,
+    // "close", not "exit": the last output can arrive after the exit, and a test that reads the log once the
+    // process is gone must find all of it (the log file too, so it waits for the file's own flush).
     exited: new Promise((resolve) => {
-      child.once("exit", (code, signal) => {
+      child.once("close", (code, signal) => {
         live.delete(spawned);
-        log?.end();
-        resolve(code ?? signal ?? "unknown");
+        const outcome = code ?? signal ?? "unknown";
+        if (log === undefined) resolve(outcome);
+        else log.end(() => resolve(outcome));
       });
     }),
     tail: () => tail,

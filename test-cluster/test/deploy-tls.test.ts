@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { loadAgentConfig } from "@cairn/agent";
 import { runCli } from "@cairn/cli";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
+import { AGENT_START_MS, agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
 import { freePorts } from "../../scripts/lib/ports.js";
 import { type Spawned, spawnTracked, stop } from "../../scripts/lib/processes.js";
 import { waitFor } from "../../scripts/lib/wait.js";
@@ -87,87 +87,95 @@ describe("deploy/config/tls-*.hcl", () => {
     }
   });
 
-  it("run a server and a client agent that the CLI reaches over HTTPS with its certificate only", async () => {
-    const [sHttps, sRpc, sLan, cHttps, cLan] = (await freePorts(5)) as number[];
-    const start = (name: string, flags: string[]) => {
-      const { command, args, cwd } = agentArgv({ flags });
-      const p = spawnTracked(name, command, args, { cwd, logFile: join(dir, `${name}.log`) });
-      started.push(p);
-      return p;
-    };
-    const common = (name: string) => [
-      "-node",
-      name,
-      "-data-dir",
-      join(dir, name),
-      "-bind",
-      "127.0.0.1",
-      "-client",
-      "127.0.0.1",
-      "-dns-port",
-      "-1",
-    ];
-    const server = start("tls-server", [
-      ...common("tls-server"),
-      "-server",
-      "-bootstrap-expect",
-      "1",
-      "-server-port",
-      String(sRpc),
-      "-serf-lan-port",
-      String(sLan),
-      "-serf-wan-port",
-      "-1",
-      "-https-port",
-      String(sHttps),
-      "-config-file",
-      tlsFile("server"),
-    ]);
-    const client = start("tls-client", [
-      ...common("tls-client"),
-      "-serf-lan-port",
-      String(cLan),
-      "-https-port",
-      String(cHttps),
-      "-retry-join",
-      `127.0.0.1:${sLan}`,
-      "-config-file",
-      tlsFile("client"),
-    ]);
-    const env = (port: number, withCert = true): Record<string, string> => ({
-      CONSUL_HTTP_ADDR: `https://127.0.0.1:${port}`,
-      CONSUL_CACERT: join(certs, "consul-agent-ca.pem"),
-      ...(withCert
-        ? {
-            CONSUL_CLIENT_CERT: join(certs, "dc1-cli-consul-0.pem"),
-            CONSUL_CLIENT_KEY: join(certs, "dc1-cli-consul-0-key.pem"),
-          }
-        : {}),
-    });
-    // Through the client agent: its HTTPS API, then its TLS tunnel to the server.
-    await waitFor(
-      "a write through the client agent",
-      async () => {
-        for (const p of [server, client])
-          if (p.child.exitCode !== null) throw new Error(`${p.name} exited: ${p.tail()}`);
-        const put = await cairn(["kv", "put", "deploy/tls", "yes"], { env: env(cHttps!) });
-        return put.code === 0 ? true : undefined;
-      },
-      60_000,
-      250,
-    );
-    expect(await cairn(["kv", "get", "deploy/tls"], { env: env(sHttps!) })).toMatchObject({
-      code: 0,
-      stdout: "yes\n",
-    });
-    const members = await cairn(["members"], { env: env(cHttps!) });
-    expect(members.stdout).toMatch(/tls-server\s+127\.0\.0\.1:\d+\s+alive\s+server/);
-    expect(members.stdout).toMatch(/tls-client\s+127\.0\.0\.1:\d+\s+alive\s+client/);
-    // verify_incoming on HTTPS: no CLI certificate, no API.
-    const refused = await cairn(["kv", "get", "deploy/tls"], { env: env(cHttps!, false) });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain("remote error: tls: certificate required");
-  }, 90_000);
+  it(
+    "run a server and a client agent that the CLI reaches over HTTPS with its certificate only",
+    async () => {
+      const [sHttps, sRpc, sLan, cHttps, cLan] = (await freePorts(5)) as number[];
+      const start = (name: string, flags: string[]) => {
+        const { command, args, cwd } = agentArgv({ flags });
+        const p = spawnTracked(name, command, args, { cwd, logFile: join(dir, `${name}.log`) });
+        started.push(p);
+        return p;
+      };
+      const common = (name: string) => [
+        "-node",
+        name,
+        "-data-dir",
+        join(dir, name),
+        "-bind",
+        "127.0.0.1",
+        "-client",
+        "127.0.0.1",
+        "-dns-port",
+        "-1",
+      ];
+      const server = start("tls-server", [
+        ...common("tls-server"),
+        "-server",
+        "-bootstrap-expect",
+        "1",
+        "-server-port",
+        String(sRpc),
+        "-serf-lan-port",
+        String(sLan),
+        "-serf-wan-port",
+        "-1",
+        "-https-port",
+        String(sHttps),
+        "-config-file",
+        tlsFile("server"),
+      ]);
+      const client = start("tls-client", [
+        ...common("tls-client"),
+        "-serf-lan-port",
+        String(cLan),
+        "-https-port",
+        String(cHttps),
+        "-retry-join",
+        `127.0.0.1:${sLan}`,
+        // Both start at once: a first join before the server listens is retried in a second, not in 30.
+        "-retry-interval",
+        "1s",
+        "-config-file",
+        tlsFile("client"),
+      ]);
+      const env = (port: number, withCert = true): Record<string, string> => ({
+        CONSUL_HTTP_ADDR: `https://127.0.0.1:${port}`,
+        CONSUL_CACERT: join(certs, "consul-agent-ca.pem"),
+        ...(withCert
+          ? {
+              CONSUL_CLIENT_CERT: join(certs, "dc1-cli-consul-0.pem"),
+              CONSUL_CLIENT_KEY: join(certs, "dc1-cli-consul-0-key.pem"),
+            }
+          : {}),
+      });
+      // Through the client agent: its HTTPS API, then its TLS tunnel to the server.
+      await waitFor(
+        "a write through the client agent",
+        async () => {
+          for (const p of [server, client])
+            if (p.child.exitCode !== null) throw new Error(`${p.name} exited: ${p.tail()}`);
+          const put = await cairn(["kv", "put", "deploy/tls", "yes"], { env: env(cHttps!) });
+          return put.code === 0 ? true : undefined;
+        },
+        // Timed from the spawns: two cold starts at once, then the join and the write.
+        AGENT_START_MS + 30_000,
+        250,
+      );
+      expect(await cairn(["kv", "get", "deploy/tls"], { env: env(sHttps!) })).toMatchObject({
+        code: 0,
+        stdout: "yes\n",
+      });
+      const members = await cairn(["members"], { env: env(cHttps!) });
+      expect(members.stdout).toMatch(/tls-server\s+127\.0\.0\.1:\d+\s+alive\s+server/);
+      expect(members.stdout).toMatch(/tls-client\s+127\.0\.0\.1:\d+\s+alive\s+client/);
+      // verify_incoming on HTTPS: no CLI certificate, no API.
+      const refused = await cairn(["kv", "get", "deploy/tls"], { env: env(cHttps!, false) });
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain("remote error: tls: certificate required");
+    },
+    AGENT_START_MS + 60_000,
+  );
 });
 
 describe("docker-compose.tls.yml", () => {

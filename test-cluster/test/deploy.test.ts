@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgentConfig } from "@cairn/agent";
 import { afterAll, describe, expect, it } from "vitest";
-import { agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
+import { AGENT_START_MS, agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
 import { http } from "../../scripts/lib/http.js";
 import { freePorts } from "../../scripts/lib/ports.js";
 import { type Spawned, signal, spawnTracked, stop } from "../../scripts/lib/processes.js";
@@ -124,67 +124,77 @@ describe("a server and a client agent started from the example configs", () => {
   };
   const json = async (url: string): Promise<unknown> => JSON.parse((await http(url)).text);
 
-  it("form a cluster: the client forwards to the server, is in the catalog, and leaves on SIGTERM", async () => {
-    const [sHttp, sRpc, sLan, sWan, cHttp, cLan] = (await freePorts(6)) as number[];
-    const loopback = { bind_addr: `"127.0.0.1"`, client_addr: `"127.0.0.1"` };
-    const serverFile = loopbackCopy(
-      "server.hcl",
-      dir,
-      { ...loopback, data_dir: JSON.stringify(join(dir, "server")), bootstrap_expect: "1", retry_join: "[]" },
-      { http: sHttp!, server: sRpc!, serf_lan: sLan!, serf_wan: sWan! },
-    );
-    const server = start("deploy-server", serverFile);
-    const serverUrl = `http://127.0.0.1:${sHttp}`;
-    await waitFor(
-      "the server to elect itself",
-      async () => {
-        if (server.child.exitCode !== null) throw new Error(`server exited: ${server.tail()}`);
-        return (await json(`${serverUrl}/v1/status/leader`).catch(() => "")) === `127.0.0.1:${sRpc}`
-          ? true
-          : undefined;
-      },
-      30_000,
-      200,
-    );
+  it(
+    "form a cluster: the client forwards to the server, is in the catalog, and leaves on SIGTERM",
+    async () => {
+      const [sHttp, sRpc, sLan, sWan, cHttp, cLan] = (await freePorts(6)) as number[];
+      const loopback = { bind_addr: `"127.0.0.1"`, client_addr: `"127.0.0.1"` };
+      const serverFile = loopbackCopy(
+        "server.hcl",
+        dir,
+        {
+          ...loopback,
+          data_dir: JSON.stringify(join(dir, "server")),
+          bootstrap_expect: "1",
+          retry_join: "[]",
+        },
+        { http: sHttp!, server: sRpc!, serf_lan: sLan!, serf_wan: sWan! },
+      );
+      const server = start("deploy-server", serverFile);
+      const serverUrl = `http://127.0.0.1:${sHttp}`;
+      await waitFor(
+        "the server to elect itself",
+        async () => {
+          if (server.child.exitCode !== null) throw new Error(`server exited: ${server.tail()}`);
+          return (await json(`${serverUrl}/v1/status/leader`).catch(() => "")) === `127.0.0.1:${sRpc}`
+            ? true
+            : undefined;
+        },
+        // Timed from the spawn: a cold start, then the election.
+        AGENT_START_MS,
+        200,
+      );
 
-    const clientFile = loopbackCopy(
-      "client.hcl",
-      dir,
-      {
-        ...loopback,
-        data_dir: JSON.stringify(join(dir, "client")),
-        retry_join: JSON.stringify([`127.0.0.1:${sLan}`]),
-      },
-      { http: cHttp!, serf_lan: cLan! },
-    );
-    const client = start("deploy-client", clientFile);
-    const clientUrl = `http://127.0.0.1:${cHttp}`;
-    const leader = await waitFor(
-      "the client to reach the server",
-      async () => {
-        if (client.child.exitCode !== null) throw new Error(`client exited: ${client.tail()}`);
-        const named = await json(`${clientUrl}/v1/status/leader`).catch(() => "");
-        return named === "" ? undefined : named;
-      },
-      30_000,
-      200,
-    );
-    expect(leader).toBe(`127.0.0.1:${sRpc}`);
-    expect((await http(`${clientUrl}/v1/kv/deploy/through-client`, "PUT", "yes")).text).toBe("true");
-    expect((await http(`${serverUrl}/v1/kv/deploy/through-client?raw`)).text).toBe("yes");
-    await waitFor("the client in the catalog", async () => {
-      const nodes = (await json(`${serverUrl}/v1/catalog/nodes`)) as { Node: string }[];
-      return nodes.some((n) => n.Node === "cairn-client-1") ? true : undefined;
-    });
+      const clientFile = loopbackCopy(
+        "client.hcl",
+        dir,
+        {
+          ...loopback,
+          data_dir: JSON.stringify(join(dir, "client")),
+          retry_join: JSON.stringify([`127.0.0.1:${sLan}`]),
+        },
+        { http: cHttp!, serf_lan: cLan! },
+      );
+      const client = start("deploy-client", clientFile);
+      const clientUrl = `http://127.0.0.1:${cHttp}`;
+      const leader = await waitFor(
+        "the client to reach the server",
+        async () => {
+          if (client.child.exitCode !== null) throw new Error(`client exited: ${client.tail()}`);
+          const named = await json(`${clientUrl}/v1/status/leader`).catch(() => "");
+          return named === "" ? undefined : named;
+        },
+        AGENT_START_MS,
+        200,
+      );
+      expect(leader).toBe(`127.0.0.1:${sRpc}`);
+      expect((await http(`${clientUrl}/v1/kv/deploy/through-client`, "PUT", "yes")).text).toBe("true");
+      expect((await http(`${serverUrl}/v1/kv/deploy/through-client?raw`)).text).toBe("yes");
+      await waitFor("the client in the catalog", async () => {
+        const nodes = (await json(`${serverUrl}/v1/catalog/nodes`)) as { Node: string }[];
+        return nodes.some((n) => n.Node === "cairn-client-1") ? true : undefined;
+      });
 
-    // leave_on_terminate: a graceful leave (Status 3, left), exit 0.
-    signal(client, "SIGTERM");
-    expect(await client.exited).toBe(0);
-    await waitFor("the client to have left", async () => {
-      const members = (await json(`${serverUrl}/v1/agent/members`)) as { Name: string; Status: number }[];
-      return members.find((m) => m.Name === "cairn-client-1")?.Status === 3 ? true : undefined;
-    });
-  }, 90_000);
+      // leave_on_terminate: a graceful leave (Status 3, left), exit 0.
+      signal(client, "SIGTERM");
+      expect(await client.exited).toBe(0);
+      await waitFor("the client to have left", async () => {
+        const members = (await json(`${serverUrl}/v1/agent/members`)) as { Name: string; Status: number }[];
+        return members.find((m) => m.Name === "cairn-client-1")?.Status === 3 ? true : undefined;
+      });
+    },
+    2 * AGENT_START_MS + 30_000,
+  );
 });
 
 describe("docker-compose.yml", () => {

@@ -89,36 +89,44 @@ function background(args: string[]) {
 
 /** How long a `cairn lock` process may take to start and reach its point (node + tsx, cold, loaded machine). */
 const START_DEADLINE_MS = 30_000;
-/** Tests that wait for a background process: its start-up deadline plus what the test does after it. */
+/** Tests that start processes of their own (concurrent starts overlap): one start-up deadline plus what the test does after it. */
 const WITH_BACKGROUND_MS = START_DEADLINE_MS + 30_000;
 
 describe("cairn lock", () => {
-  it("never runs two holders' children at the same time", async () => {
-    const file = join(dir, "mutex.log");
-    const runs = ["A", "B", "C"].map((name) =>
-      cairn(["lock", "jobs/mutex", worker(file, name, 300)], { env: server.env }),
-    );
-    const results = await Promise.all(runs);
-    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
-    expect(await maxConcurrent(file)).toEqual({ max: 1, finished: 3 });
-    // Released, cleaned up, and no session left behind.
-    expect(await getJson("/v1/kv/jobs/mutex/.lock")).toBeNull();
-    expect(await getJson("/v1/session/list")).toEqual([]);
-  });
+  it(
+    "never runs two holders' children at the same time",
+    async () => {
+      const file = join(dir, "mutex.log");
+      const runs = ["A", "B", "C"].map((name) =>
+        cairn(["lock", "jobs/mutex", worker(file, name, 300)], { env: server.env }),
+      );
+      const results = await Promise.all(runs);
+      for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
+      expect(await maxConcurrent(file)).toEqual({ max: 1, finished: 3 });
+      // Released, cleaned up, and no session left behind.
+      expect(await getJson("/v1/kv/jobs/mutex/.lock")).toBeNull();
+      expect(await getJson("/v1/session/list")).toEqual([]);
+    },
+    WITH_BACKGROUND_MS,
+  );
 
-  it("lets at most n holders in with -n (a semaphore)", async () => {
-    const file = join(dir, "semaphore.log");
-    const runs = ["A", "B", "C", "D"].map((name) =>
-      cairn(["lock", "-n=2", "jobs/sem", worker(file, name, 400)], { env: server.env }),
-    );
-    const results = await Promise.all(runs);
-    for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
-    const { max, finished } = await maxConcurrent(file);
-    expect(finished).toBe(4);
-    expect(max).toBeLessThanOrEqual(2);
-    expect(await getJson("/v1/kv/jobs/sem?recurse")).toBeNull();
-    expect(await getJson("/v1/session/list")).toEqual([]);
-  });
+  it(
+    "lets at most n holders in with -n (a semaphore)",
+    async () => {
+      const file = join(dir, "semaphore.log");
+      const runs = ["A", "B", "C", "D"].map((name) =>
+        cairn(["lock", "-n=2", "jobs/sem", worker(file, name, 400)], { env: server.env }),
+      );
+      const results = await Promise.all(runs);
+      for (const r of results) expect(r, r.stderr).toMatchObject({ code: 0, stderr: "" });
+      const { max, finished } = await maxConcurrent(file);
+      expect(finished).toBe(4);
+      expect(max).toBeLessThanOrEqual(2);
+      expect(await getJson("/v1/kv/jobs/sem?recurse")).toBeNull();
+      expect(await getJson("/v1/session/list")).toEqual([]);
+    },
+    WITH_BACKGROUND_MS,
+  );
 
   it(
     "refuses a semaphore where a lock is held",
@@ -196,6 +204,11 @@ describe("cairn lock", () => {
         session = entries?.[0]?.Session ?? "";
         return session !== "";
       });
+      // The lock is held before the child is even spawned: destroying the session now could kill it before
+      // its first line, which is not what this test is about.
+      await run.until("the child to start", async () =>
+        (await readFile(file, "utf8").catch(() => "")).includes("start"),
+      );
       await fetch(`${server.url}/v1/session/destroy/${session}`, { method: "PUT" });
       const r = await run.done;
       expect(r.stderr).toContain("Lock lost, killing child");

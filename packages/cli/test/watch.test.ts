@@ -43,10 +43,14 @@ async function until<T>(read: () => T | undefined, what: string | (() => string)
 }
 
 /** The JSON documents a handler appended to `file`, one per line. */
-function runs(file: string): unknown[] {
+/** The complete (newline-terminated) lines of a file the handler appends to; a run still writing is not one. */
+function lines(file: string): string[] {
   if (!existsSync(file)) return [];
-  return readFileSync(file, "utf8")
-    .split("\n")
+  return readFileSync(file, "utf8").split("\n").slice(0, -1);
+}
+
+function runs(file: string): unknown[] {
+  return lines(file)
     .filter((l) => l !== "")
     .map((l) => JSON.parse(l) as unknown);
 }
@@ -172,7 +176,10 @@ describe("cairn watch with a handler", () => {
     const [first, second] = runs(out) as { Key: string }[][];
     expect(first?.map((p) => p.Key)).toEqual(["hp/a"]);
     expect(second?.map((p) => p.Key)).toEqual(["hp/a", "hp/b"]);
-    const indexes = readFileSync(idx, "utf8").trim().split("\n").map(Number);
+    // The handler writes the index after the JSON: the second run may still be between the two.
+    const indexes = (
+      await until(() => (lines(idx).length >= 2 ? lines(idx) : undefined), "the second run's index")
+    ).map(Number);
     expect(indexes[1]).toBeGreaterThan(indexes[0] ?? 0);
     w.child.kill("SIGINT");
     expect(await w.exited).toBe(0);

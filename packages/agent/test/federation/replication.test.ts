@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
   type Federation,
@@ -425,7 +426,8 @@ describe("primary_datacenter agreement", { timeout: 120_000 }, () => {
     try {
       const code = await Promise.race([
         odd.process.exited,
-        new Promise((resolve) => setTimeout(() => resolve("still running"), 60_000).unref()),
+        // From the spawn: a cold start, then the join the primary refuses.
+        new Promise((resolve) => setTimeout(() => resolve("still running"), AGENT_START_MS + 30_000).unref()),
       ]);
       expect(code).not.toBe("still running");
       expect(odd.process.tail()).toMatch(/primary_datacenter/);

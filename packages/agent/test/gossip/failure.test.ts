@@ -4,9 +4,11 @@
 // and autopilot removes the dead one from Raft.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  AGENT_START_MS,
   type AgentPorts,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   awaitLeader,
   clientFlags,
   freePorts,
@@ -58,6 +60,8 @@ beforeAll(async () => {
   const lan = (i: number) => `127.0.0.1:${portSets[i]!.serfLan}`;
   // Only one retry_join target each: the rest is learned through gossip.
   for (let i = 0; i < 3; i++) servers.push(startServer(`s${i + 1}`, portSets[i]!, [lan((i + 1) % 3)]));
+  // The election is timed from when they serve HTTP: a cold start has its own, longer, deadline.
+  await Promise.all(servers.map((s) => awaitHttp(s)));
   await awaitLeader(servers, 30_000);
   // Started once the servers listen: a first retry_join that finds nobody waits out retry_interval (30 s).
   client = scratch.spawn({
@@ -66,35 +70,40 @@ beforeAll(async () => {
     flags: clientFlags({ name: "c1", dataDir: scratch.path("c1"), join: [lan(0)] }),
     logFile: scratch.path("c1.log"),
   });
-}, 40_000);
+}, AGENT_START_MS + 40_000);
 
 afterAll(() => scratch.dispose());
 
 describe("gossip failure handling across real processes", () => {
   let sessionId = "";
 
-  it("lists every agent as an alive member and registers the client with a passing serfHealth", async () => {
-    await waitFor(
-      "four alive members seen by the client",
-      async () => {
-        const r = await http(`${client.url}/v1/agent/members`);
-        const members = JSON.parse(r.text) as {
-          Name: string;
-          Status: number;
-          Tags: Record<string, string>;
-        }[];
-        return members.filter((m) => m.Status === 1).length === 4 ? members : undefined;
-      },
-      30_000,
-    );
-    expect(
+  it(
+    "lists every agent as an alive member and registers the client with a passing serfHealth",
+    async () => {
+      await awaitHttp(client);
       await waitFor(
-        "c1 serfHealth passing",
-        async () => ((await serfHealth("c1")) === "passing" ? true : undefined),
+        "four alive members seen by the client",
+        async () => {
+          const r = await http(`${client.url}/v1/agent/members`);
+          const members = JSON.parse(r.text) as {
+            Name: string;
+            Status: number;
+            Tags: Record<string, string>;
+          }[];
+          return members.filter((m) => m.Status === 1).length === 4 ? members : undefined;
+        },
         30_000,
-      ),
-    ).toBe(true);
-  });
+      );
+      expect(
+        await waitFor(
+          "c1 serfHealth passing",
+          async () => ((await serfHealth("c1")) === "passing" ? true : undefined),
+          30_000,
+        ),
+      ).toBe(true);
+    },
+    AGENT_START_MS + 60_000,
+  );
 
   it("serves the whole API on the client by forwarding to a server", async () => {
     const put = await http(`${client.url}/v1/kv/through-client`, "PUT", "hello");

@@ -4,6 +4,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentPorts,
   AgentScratch,
+  awaitHttp,
   freePorts,
   http,
   serverFlags,
@@ -21,6 +22,7 @@ async function start(name: string, ports: AgentPorts, dataDir: string) {
     flags: [...serverFlags({ name, dataDir, raftMultiplier: 1 }), "-bootstrap"],
     logFile: `${dataDir}.log`,
   });
+  await awaitHttp(agent);
   await waitFor(
     "the agent's node in the catalog",
     async () => {

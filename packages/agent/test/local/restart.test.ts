@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import {
   type AgentPorts,
   AgentScratch,
+  awaitHttp,
   freePorts,
   http,
   serverFlags,
@@ -23,7 +24,9 @@ async function start(name: string, ports: AgentPorts, dataDir: string, config: s
     flags: [...serverFlags({ name, dataDir, raftMultiplier: 1 }), "-bootstrap", "-config-file", config],
     logFile: `${dataDir}.log`,
   });
-  // Ready once the agent's own node is in the catalog (a leader exists and anti-entropy ran).
+  // Ready once the agent's own node is in the catalog (a leader exists and anti-entropy ran), timed from
+  // when it serves HTTP: a cold start on a loaded machine takes its own, longer, deadline.
+  await awaitHttp(agent);
   await waitFor(
     "the agent's node in the catalog",
     async () => {
@@ -116,5 +119,5 @@ describe("agent restart with the same data directory", () => {
     ) as Record<string, string>;
     expect(tokens.agent).toBe("t0k3n");
     await stop(agent.process, 15_000);
-  }, 60_000);
+  }, 120_000);
 });

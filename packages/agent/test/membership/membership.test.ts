@@ -97,14 +97,18 @@ describe("AgentMembership on real gossip pools", () => {
 
     await c.close();
     await until(() => statusOf(a, "c") === FAILED && statusOf(b, "c") === FAILED);
-    expect(changes.map((m) => [m.name, m.status])).toEqual([["c", "failed"]]);
+    // Only c's changes: the three members share one event loop, and a stall of it can make b look suspect
+    // to a for a moment (b refutes it), which is gossip doing its job, not what this test is about.
+    const ofC = () => changes.filter((m) => m.name === "c");
+    expect(ofC().map((m) => [m.name, m.status])).toEqual([["c", "failed"]]);
+    await until(() => statusOf(a, "b") === ALIVE);
     expect(a.forceLeave("b", { prune: false, wan: false })).toBe(false); // a live member is sent the intent and refutes it
     expect(a.forceLeave("c", { prune: false, wan: false })).toBe(true);
     expect(statusOf(a, "c")).toBe(LEFT);
     await until(() => statusOf(b, "c") === LEFT);
     expect(a.forceLeave("c", { prune: true, wan: false })).toBe(true);
     expect(statusOf(a, "c")).toBeUndefined();
-    expect(changes.map((m) => m.status)).toEqual(["failed", "left", "left"]);
+    expect(ofC().map((m) => m.status)).toEqual(["failed", "left", "left"]);
   });
 
   it("after a graceful leave others see left, and a restart from the same data dir does not rejoin", async () => {

@@ -29,7 +29,9 @@ beforeAll(async () => {
           dataDir: scratch.path(name),
           join: [0, 1, 2].filter((j) => j !== i).map((j) => `127.0.0.1:${serf(j)}`),
           bootstrapExpect: 3,
-          raftMultiplier: 1,
+          // Consul's default timing: a stall of a loaded machine must not hand leadership to the skewed
+          // server in the middle of the test (commands would then carry its clock).
+          raftMultiplier: 3,
         }),
         ...(name === "skewed" ? ["-clock-offset", "1h"] : []),
       ],
@@ -89,8 +91,9 @@ describe("a follower whose clock runs an hour ahead", () => {
     const { leader, skewed, other } = await skewedFollower();
     const first = await createSession(skewed, { LockDelay: "15s", Name: "skewed-holder" });
     expect(await acquire(skewed, first)).toBe("true");
-    expect((await http(`${skewed.url}/v1/session/destroy/${first}`, "PUT")).text).toBe("true");
+    // The delay runs from when the leader stamps the destroy, which is after the request leaves here.
     const destroyedAt = performance.now();
+    expect((await http(`${skewed.url}/v1/session/destroy/${first}`, "PUT")).text).toBe("true");
 
     const next = await createSession(leader, { LockDelay: "15s", Name: "next-holder" });
     for (const a of [skewed, leader, other]) expect(await acquire(a, next)).toBe("false");

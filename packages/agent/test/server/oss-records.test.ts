@@ -3,7 +3,15 @@
 // consul-network-segment node meta Consul's agent registers. One real -dev agent with ACLs on.
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
+import {
+  AGENT_START_MS,
+  type AgentProcess,
+  AgentScratch,
+  awaitHttp,
+  freePorts,
+  http,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
 
 const ROOT = "5d1c2f3e-aaaa-bbbb-cccc-444455556666";
 const NODE = "oss";
@@ -174,9 +182,14 @@ beforeAll(async () => {
     ],
     logFile: scratch.path("oss.log"),
   });
+  await awaitHttp(agent);
   await waitFor(
     "the initial management token and the agent's node in the catalog",
-    async () => ((await call("GET", `/v1/catalog/node/${NODE}`)).status === 200 ? true : undefined),
+    async () => {
+      // An unknown node is a 200 too, with a null body.
+      const r = await call("GET", `/v1/catalog/node/${NODE}`);
+      return r.status === 200 && r.text !== "null" ? true : undefined;
+    },
     30_000,
   );
   const publicKey = generateKeyPairSync("rsa", { modulusLength: 2048 })
@@ -187,7 +200,7 @@ beforeAll(async () => {
   await seed("team", publicKey);
   await ok("PUT", "/v1/config", { Kind: "proxy-defaults", Name: "global", Config: { protocol: "http" } });
   await ok("POST", "/v1/query", { Name: "db-query", Service: { Service: "db" } });
-}, 60_000);
+}, AGENT_START_MS + 60_000);
 
 afterAll(() => scratch.dispose());
 

@@ -9,6 +9,7 @@ import {
   type AgentPorts,
   type AgentProcess,
   AgentScratch,
+  awaitHttp,
   awaitLeader,
   freePorts,
   http,
@@ -125,6 +126,7 @@ describe("quorum-loss recovery with peers.json", () => {
 
   it("a three-server cluster takes writes, then all three die", async () => {
     const agents = [0, 1, 2].map((i) => start(i, true));
+    await Promise.all(agents.map((a) => awaitHttp(a)));
     const leader = await awaitLeader(agents, 40_000);
     await waitFor("a first write", async () => {
       const r = await http(`${leader.url}/v1/kv/k0`, "PUT", "v0");
@@ -141,30 +143,37 @@ describe("quorum-loss recovery with peers.json", () => {
       });
     // kill -9, no graceful leave.
     await Promise.all(agents.map((a) => kill(a.process)));
-  }, 60_000);
+  }, 120_000);
 
   it("one survivor given a peers.json naming only itself leads, serves the keys and takes writes", async () => {
     await writePeers([0], [0]);
     const s1 = start(0, false);
+    await awaitHttp(s1);
     expect(await awaitLeader([s1], 20_000)).toBe(s1);
     expect(existsSync(peersFile(0))).toBe(false);
     for (let k = 0; k < KEYS; k++) expect(await get(s1, `k${k}`)).toBe(`v${k}`);
     await put(s1, "after", "alone");
     expect(await get(s1, "after")).toBe("alone");
     expect(await peers(s1)).toEqual([rpc(0)]);
-    expect(await readFile(scratch.path("s1.log"), "utf8")).toContain("RECOVERY: Raft configuration replaced");
+    await waitFor("the recovery in s1's log file", async () =>
+      (await readFile(scratch.path("s1.log"), "utf8")).includes("RECOVERY: Raft configuration replaced")
+        ? true
+        : undefined,
+    );
 
     // The new configuration is in the log: a plain restart keeps it.
     await kill(s1.process);
     const again = start(0, false);
+    await awaitHttp(again);
     expect(await awaitLeader([again], 20_000)).toBe(again);
     expect(await get(again, "after")).toBe("alone");
     await kill(again.process);
-  }, 60_000);
+  }, 120_000);
 
   it("two survivors given the same peers.json elect a leader and keep every acknowledged write", async () => {
     await writePeers([1, 2], [1, 2]);
     const pair = [start(1, false), start(2, false)];
+    await Promise.all(pair.map((a) => awaitHttp(a)));
     const leader = await awaitLeader(pair, 20_000);
     for (const a of pair) expect(await peers(a)).toEqual([rpc(1), rpc(2)].sort());
     for (let k = 0; k < KEYS; k++) expect(await get(leader, `k${k}`)).toBe(`v${k}`);
@@ -172,5 +181,5 @@ describe("quorum-loss recovery with peers.json", () => {
     await put(follower, "after", "pair");
     expect(await get(leader, "after")).toBe("pair");
     for (const i of [1, 2]) expect(existsSync(peersFile(i))).toBe(false);
-  }, 60_000);
+  }, 120_000);
 });

@@ -3,7 +3,15 @@
 // the Python clients (python-consul2 and python-consul) send today decode, each exactly as those libraries
 // build it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type AgentProcess, AgentScratch, freePorts, http, waitFor } from "../../../../scripts/lib/index.js";
+import {
+  AGENT_START_MS,
+  type AgentProcess,
+  AgentScratch,
+  awaitHttp,
+  freePorts,
+  http,
+  waitFor,
+} from "../../../../scripts/lib/index.js";
 
 const ROOT = "6e2d3f4a-aaaa-bbbb-cccc-444455556666";
 const NODE = "bodies";
@@ -39,13 +47,18 @@ beforeAll(async () => {
     ],
     logFile: scratch.path("bodies.log"),
   });
+  await awaitHttp(agent);
   await waitFor(
     "the agent's node in the catalog",
-    async () => ((await call("GET", `/v1/catalog/node/${NODE}`)).status === 200 ? true : undefined),
+    async () => {
+      // An unknown node is a 200 too, with a null body.
+      const r = await call("GET", `/v1/catalog/node/${NODE}`);
+      return r.status === 200 && r.text !== "null" ? true : undefined;
+    },
     30_000,
   );
   await ok("PUT", "/v1/agent/service/register", JSON.stringify({ Name: "web", Check: { TTL: "30s" } }));
-}, 60_000);
+}, AGENT_START_MS + 60_000);
 
 afterAll(() => scratch.dispose());
 

@@ -155,4 +155,6 @@ it("loses nothing acknowledged when the leader and a follower are SIGKILLed mid-
     const data = s.data as Record<string, string>;
     for (const [k, v] of acked) expect(data[k], `acknowledged ${k}`).toBe(v);
   }
-}, 60_000);
+  // Five cold starts of a tsx child (three at once, two restarts) besides the named waits: each can take
+  // many seconds on a loaded machine.
+}, 150_000);

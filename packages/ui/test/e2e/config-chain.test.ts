@@ -135,8 +135,8 @@ describe("Config entries, prepared queries and the discovery chain", () => {
     await call("/v1/config/service-router/web", "DELETE");
     await call("/v1/config/service-splitter/web", "DELETE");
     // Each delete is its own change: the graph may be drawn once between them (router gone, splitter not yet).
-    await expect.poll(kinds, { timeout: 15_000 }).not.toContain("box-router");
-    await expect.poll(kinds, { timeout: 15_000 }).not.toContain("box-splitter");
+    await expect.poll(kinds).not.toContain("box-router");
+    await expect.poll(kinds).not.toContain("box-splitter");
     await page.setViewportSize({ width: 390, height: 800 });
     await screenshot(page, "chain-390");
     await page.close();

@@ -139,7 +139,7 @@ describe("Key/value view", () => {
     const page = await openUi(ui, agent.url, `/kv/${keyPath("app/live")}`);
     await expect.poll(() => page.locator("textarea").inputValue()).toBe("one");
     await put("app/live", "two");
-    await expect.poll(() => page.locator("textarea").inputValue(), { timeout: 15_000 }).toBe("two");
+    await expect.poll(() => page.locator("textarea").inputValue()).toBe("two");
     await page.close();
   });
 
