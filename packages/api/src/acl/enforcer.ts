@@ -2,11 +2,12 @@ import {
   type Authorizer as AclAuthorizer,
   AclNotFoundError,
   type AclSecretLookups,
+  type AclTokenRecord,
   AuthorizerCache,
   type DefaultPolicy,
   TokenAuthorizer,
 } from "@cairn/acl";
-import { type AclToken, ANONYMOUS_TOKEN_SECRET } from "@cairn/fsm";
+import { type AclToken, ANONYMOUS_TOKEN_ACCESSOR, ANONYMOUS_TOKEN_SECRET } from "@cairn/fsm";
 import type { AclAccess, AclDecision, AclResourceType, Authorizer } from "../authorizer.js";
 import { HttpError } from "../http/errors.js";
 import type { StateReader } from "../state-reader.js";
@@ -125,6 +126,16 @@ const MAX_REMEMBERED = 10_000;
 /** `stale` among a URL's query parameters. */
 const STALE = /[?&]stale(?:[=&]|$)/;
 
+/**
+ * The anonymous token before the leader has made it (ACLs just turned on, the first leader still setting
+ * them up): no policies, so the default policy decides, as Consul's servers synthesize it. Without it, a
+ * request with no token answered 403 `ACL not found` for a moment after a leader was elected.
+ */
+const EARLY_ANONYMOUS: AclTokenRecord = {
+  AccessorID: ANONYMOUS_TOKEN_ACCESSOR,
+  SecretID: ANONYMOUS_TOKEN_SECRET,
+};
+
 /** Link IDs of ID-based tokens' own rules, enforced as a policy embedded in the token. */
 const EMBEDDED = "legacy-rules:";
 
@@ -149,7 +160,9 @@ function embeddedPolicy(token: AclToken | undefined) {
  */
 export function storeAclLookups(store: StateReader): AclSecretLookups {
   return {
-    tokenBySecret: (secret) => withEmbeddedRules(store.view().acl().tokenBySecret(secret)),
+    tokenBySecret: (secret) =>
+      withEmbeddedRules(store.view().acl().tokenBySecret(secret)) ??
+      (secret === ANONYMOUS_TOKEN_SECRET ? EARLY_ANONYMOUS : undefined),
     policy: (id) =>
       id.startsWith(EMBEDDED)
         ? embeddedPolicy(store.view().acl().token(id.slice(EMBEDDED.length)))
