@@ -81,6 +81,11 @@ export interface RaftNodeOptions<R> {
   readTimeoutMs?: number;
   maxInflight?: number;
   maxAppendBytes?: number;
+  /**
+   * A leader refuses new writes while this many entries are uncommitted (default 8,192), so a slow or lossy
+   * link cannot grow a tail that every later write must wait behind.
+   */
+  maxUncommittedEntries?: number;
   /** How much of the log to keep in memory (the rest is read back from disk when needed). */
   logCache?: LogCacheLimits;
   /** Told of commit latencies and fsync times (metrics); measured with the scheduler's clock. */
@@ -114,6 +119,13 @@ export type RaftNodeStatus = RaftStatus & {
   /** Fsynced log writes since start, and the entries they carried. */
   storage: { syncedWrites: number; entriesWritten: number };
 };
+
+/**
+ * Far above what a healthy cluster holds uncommitted (each writer waits for its write: 256 clients hold at
+ * most 256), and at the default 256 appends of up to 1 MiB in flight a follower takes all of it in a few
+ * round trips.
+ */
+const DEFAULT_MAX_UNCOMMITTED = 8192;
 
 const NOT_LEADER_REASONS = new Set(["not-leader", "no-leader", "transferring"]);
 
@@ -232,6 +244,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
         checkQuorum: true,
         maxInflight: options.maxInflight ?? 256,
         maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
+        maxUncommittedEntries: options.maxUncommittedEntries ?? DEFAULT_MAX_UNCOMMITTED,
         ...(options.logCache ? { logCache: options.logCache } : {}),
         leaseDriftTicks: options.leaseDriftTicks ?? 2,
       },

@@ -231,7 +231,7 @@ export class RaftLog {
   /**
    * Keeps the window within its limits by dropping its oldest entries that are durable (storage can give them
    * back) and through `handedOff` (committed entries about to be applied stay: reading them back would only
-   * cost; uncommitted ones are bounded by the leader's flow control and CheckQuorum).
+   * cost; uncommitted ones are bounded by the leader's maxUncommittedEntries).
    */
   trim(handedOff = Number.POSITIVE_INFINITY): void {
     const first = this.windowFirst();

@@ -270,6 +270,10 @@ export class RaftCore {
   propose(data: Uint8Array): ProposeResult {
     const refused = this.refuseProposal();
     if (refused) return refused;
+    const limit = this.cfg.maxUncommittedEntries;
+    if (limit !== undefined && this.log.lastIndex() - this.commit >= limit) {
+      return this.rejected("too-many-uncommitted");
+    }
     return this.appendOwn("normal", data);
   }
 

@@ -198,6 +198,13 @@ export interface RaftConfig {
   /** Soft cap on entry payload bytes per append message (at least one entry is always sent). */
   maxAppendBytes: number;
   /**
+   * A leader refuses a new proposal ("too-many-uncommitted") while this many entries of its log are above
+   * the commit index (default: no limit). Without it a leader whose followers hear its heartbeats but take
+   * its entries slowly grows an unbounded tail, and once the network recovers every new write waits behind
+   * all of it. Membership changes are not refused: they may be what repairs the cluster.
+   */
+  maxUncommittedEntries?: number;
+  /**
    * Lease reads are allowed only with checkQuorum and when this is set (>= 1): the lease lasts
    * electionTicks - leaseDriftTicks ticks after the send time of the freshest quorum-acknowledged
    * append/heartbeat. Why that is safe: with checkQuorum, a server that heard from the leader ignores
@@ -239,7 +246,8 @@ export type RejectReason =
   | "learner-behind"
   | "unknown-node"
   | "invalid-change"
-  | "no-leader";
+  | "no-leader"
+  | "too-many-uncommitted";
 
 export interface Rejected {
   error: RejectReason;

@@ -147,6 +147,23 @@ describe("leaders (Figure 2)", () => {
     expect(c.get("a").propose(bytes("x"))).toEqual({ index: 3, term: 2 });
   });
 
+  it("refuse a proposal while maxUncommittedEntries are uncommitted, but never a membership change", () => {
+    const c = new TestCluster(["a", "b", "c"], { maxUncommittedEntries: 3 });
+    c.elect("a");
+    const a = c.get("a");
+    // The followers hear heartbeats but no entries: the leader keeps its lease and cannot commit.
+    c.drop = (m) => m.type === "append" && m.entries.length > 0;
+    for (let i = 0; i < 3; i++) expect(a.propose(bytes(`p${i}`))).toMatchObject({ term: 2 });
+    c.deliver();
+    expect(a.propose(bytes("p3"))).toEqual({ error: "too-many-uncommitted", leader: "a" });
+    expect(a.proposeConfChange({ op: "add-learner", node: "d" })).toMatchObject({ index: 6 });
+    c.drop = () => false;
+    for (let i = 0; i < 30 && a.status().commit < 6; i++) c.tick("a");
+    c.deliver();
+    expect(a.status().commit).toBe(6);
+    expect(a.propose(bytes("p4"))).toEqual({ index: 7, term: 2 });
+  });
+
   it("batch proposals made before ready() into one append per follower (group commit)", () => {
     const c = new TestCluster(["a", "b", "c"]);
     c.elect("a");

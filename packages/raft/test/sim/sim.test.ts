@@ -41,6 +41,14 @@ describe("deterministic cluster simulation", () => {
     }
   });
 
+  it("commits a new write soon after healing (seed a long exploration failed on: an unbounded uncommitted tail)", async () => {
+    // With one entry per round trip to each follower, a leader took writes far faster than it could
+    // replicate them; after healing, the first new write waited behind 274 older ones for longer than the
+    // liveness bound. The leader now refuses writes past maxUncommittedEntries.
+    const res = await new Simulation({ seed: 96000563 }).run();
+    expect(res.ok, `seed 96000563: ${res.error}`).toBe(true);
+  });
+
   it("replays a seed exactly", async () => {
     const a = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
     const b = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
