@@ -722,13 +722,25 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
       return;
     }
     this.log.info({ to: m.to, index: m.snapshot.index }, "sending snapshot");
-    this.transport.sendSnapshot(m.to, m, current.path).then(
-      () => report(true),
-      (err: Error) => {
-        this.log.warn({ to: m.to, err: err.message }, "snapshot transfer failed");
-        report(false);
-      },
-    );
+    this.transport
+      .sendSnapshot(m.to, { ...m, addresses: this.addressesOf(m.snapshot.conf) }, current.path)
+      .then(
+        () => report(true),
+        (err: Error) => {
+          this.log.warn({ to: m.to, err: err.message }, "snapshot transfer failed");
+          report(false);
+        },
+      );
+  }
+
+  /** The address of each member of `conf` this server knows, itself included. */
+  private addressesOf(conf: ConfState): Record<NodeId, string> {
+    const book: Record<NodeId, string> = {};
+    for (const id of [...conf.voters, ...conf.learners]) {
+      const address = this.addresses.get(id);
+      if (address) book[id] = address;
+    }
+    return book;
   }
 
   /** Follower side: where an incoming snapshot is written; once durable, its message goes to the core. */
@@ -740,12 +752,29 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
       commit: async () => {
         this.storage.noteReceivedSnapshot(await writer.commit());
         if (this.stopped) return;
+        this.learnSnapshotAddresses(message.addresses);
         this.catchUpTicks();
         this.core.step(message);
         this.scheduleDrive();
       },
       abort: () => writer.abort(),
     };
+  }
+
+  /**
+   * Members this server meets first in a snapshot would otherwise have no address: their conf entries are
+   * compacted away, and a member that never dials in is never heard from (once leader, this server would keep
+   * it in its configuration and never reach it). An address already known is kept: it may come from a
+   * fresher hello than the sender's book.
+   */
+  private learnSnapshotAddresses(book: Record<NodeId, string> | undefined): void {
+    let learned = false;
+    for (const [id, address] of Object.entries(book ?? {})) {
+      if (id === this.id || this.addresses.has(id)) continue;
+      this.addresses.set(id, address);
+      learned = true;
+    }
+    if (learned) this.saveAddresses();
   }
 
   /** A snapshot from the leader is durable: the state machine jumps to it. */

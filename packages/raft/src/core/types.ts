@@ -87,7 +87,16 @@ export type Message =
     })
   | (MessageBase & { type: "heartbeat"; commit: number; sent: number; read: number })
   | (MessageBase & { type: "heartbeat-resp"; sent: number; read: number })
-  | (MessageBase & { type: "snapshot"; snapshot: SnapshotMeta })
+  | (MessageBase & {
+      type: "snapshot";
+      snapshot: SnapshotMeta;
+      /**
+       * Raft addresses of the snapshot configuration's members, added by the sending driver (the core
+       * ignores them): a receiver that learns a member from a snapshot never saw the conf entry that
+       * carried its address.
+       */
+      addresses?: Record<NodeId, string>;
+    })
   | (MessageBase & { type: "timeout-now" })
   | (MessageBase & { type: "read-index"; ctx: string; lease: boolean })
   | (MessageBase & {

@@ -42,6 +42,11 @@ function isSnapshotMeta(v: unknown): boolean {
   return strings(c.voters) && strings(c.learners);
 }
 
+function isAddressBook(v: unknown): boolean {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  return Object.values(v).every(str);
+}
+
 const BODY: Record<MessageType, (m: Fields) => boolean> = {
   "pre-vote": (m) => uint(m.lastIndex) && uint(m.lastTerm) && bool(m.transfer),
   vote: (m) => uint(m.lastIndex) && uint(m.lastTerm) && bool(m.transfer),
@@ -58,7 +63,7 @@ const BODY: Record<MessageType, (m: Fields) => boolean> = {
     uint(m.index) && bool(m.reject) && uint(m.hintIndex) && uint(m.hintTerm) && uint(m.sent),
   heartbeat: (m) => uint(m.commit) && uint(m.sent) && uint(m.read),
   "heartbeat-resp": (m) => uint(m.sent) && uint(m.read),
-  snapshot: (m) => isSnapshotMeta(m.snapshot),
+  snapshot: (m) => isSnapshotMeta(m.snapshot) && (m.addresses === undefined || isAddressBook(m.addresses)),
   "timeout-now": () => true,
   "read-index": (m) => str(m.ctx) && bool(m.lease),
   "read-index-resp": (m) =>

@@ -49,6 +49,14 @@ describe("deterministic cluster simulation", () => {
     expect(res.ok, `seed 96000563: ${res.error}`).toBe(true);
   });
 
+  it("reaches a member first learned from a snapshot (seed a long exploration failed on)", async () => {
+    // n1 learned of n4 only by installing a snapshot, so it never saw the conf entry with n4's address; once
+    // leader it kept n4 in its configuration without a link, and n4 never received an entry. A snapshot now
+    // carries the sender's addresses for its configuration's members.
+    const res = await new Simulation({ seed: 100001591 }).run();
+    expect(res.ok, `seed 100001591: ${res.error}`).toBe(true);
+  });
+
   it("replays a seed exactly", async () => {
     const a = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
     const b = await new Simulation({ seed: 42, chaosTicks: 60, healTicks: 120 }).run();
