@@ -553,8 +553,7 @@ function fmt(m: Message): string {
  * behind all of them for longer than ten election timeouts.
  */
 function maxUncommittedFor(seed: number): number {
-  const h = Math.imul(seed ^ 0x27d4eb2f, 0x85ebca6b) >>> 0;
-  return 8 + (h % 57);
+  return 8 + (seedHash(seed, 0x27d4eb2f, 0x85ebca6b) % 57);
 }
 
 /**
@@ -563,6 +562,11 @@ function maxUncommittedFor(seed: number): number {
  * every other choice, and the regression seeds' runs, stay as they were.
  */
 function trailingLogsFor(seed: number): number {
-  const h = Math.imul(seed ^ 0x5bd1e995, 0x9e3779b1) >>> 0;
+  const h = seedHash(seed, 0x5bd1e995, 0x9e3779b1);
   return h % 2 === 0 ? 0 : 1 + ((h >>> 1) % 40);
+}
+
+/** An unsigned 32-bit mix of the seed; each setting has its own constants, so settings vary independently. */
+function seedHash(seed: number, salt: number, multiplier: number): number {
+  return Math.imul(seed ^ salt, multiplier) >>> 0;
 }
