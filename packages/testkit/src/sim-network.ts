@@ -15,6 +15,8 @@ export interface SimNetworkOptions {
   duplicate?: number;
   /** Draws each message's delay instead of latency, jitter and reorder. */
   delay?: (prng: Prng, from: string, to: string) => number;
+  /** Draws each stream chunk's delay; a message's delay when not given. */
+  chunkDelay?: (prng: Prng, from: string, to: string) => number;
 }
 
 export interface SimNetworkStats {
@@ -159,9 +161,9 @@ export class SimNetwork<M> {
       )
         return handlers.broken();
       if (++received === chunks) return handlers.done();
-      this.clock.after(this.delay(from, to), chunk, owner);
+      this.clock.after(this.chunkDelay(from, to), chunk, owner);
     };
-    this.clock.after(this.delay(from, to), chunk, owner);
+    this.clock.after(this.chunkDelay(from, to), chunk, owner);
   }
 
   /** Splits the addresses into groups that cannot reach each other until `heal()`; unlisted ones are cut off. */
@@ -211,6 +213,11 @@ export class SimNetwork<M> {
     const reorder = o.reorder ?? 0;
     if (reorder > 0 && this.prng.chance(reorder)) delay += this.prng.next() * (o.reorderMs ?? 10 * base);
     return Math.max(0, delay);
+  }
+
+  private chunkDelay(from: string, to: string): number {
+    const draw = this.options.chunkDelay;
+    return draw ? draw(this.prng, from, to) : this.delay(from, to);
   }
 
   private deliverLater(from: string, to: string, message: M): void {

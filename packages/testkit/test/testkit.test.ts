@@ -150,6 +150,17 @@ describe("SimNetwork faults", () => {
     net.stream("a", "c", 1, { done: () => outcome.push("done"), broken: () => outcome.push("broken") });
     expect(outcome).toEqual(["done", "broken", "broken"]);
   });
+
+  it("delays a stream's chunks with chunkDelay when given", () => {
+    const clock = new VirtualClock();
+    const net = new SimNetwork<number>(clock, new Prng(5), { delay: () => 1000, chunkDelay: () => 10 });
+    net.attach("b", () => {}, process_());
+    let doneAt = -1;
+    net.stream("a", "b", 4, { done: () => (doneAt = clock.now()), broken: () => {} });
+    clock.runUntil(100);
+    expect(doneAt).toBeGreaterThanOrEqual(10);
+    expect(doneAt).toBeLessThanOrEqual(40);
+  });
 });
 
 describe("SimNetwork", () => {

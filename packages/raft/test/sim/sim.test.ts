@@ -34,7 +34,8 @@ describe("deterministic cluster simulation", () => {
   it("keeps links to members a truncated tail restored (seeds a long exploration failed on)", async () => {
     // A removal appended (not committed) made the driver close the link to the removed member; a new leader's
     // log then took the removal back, and the core counted the member again, but no link came back: the
-    // leader kept it in its configuration and never reached it.
+    // leader kept it in its configuration and never reached it. Since snapshot chunks stopped lingering,
+    // 764344331 no longer reaches the fault on the code before the fix; 78573390 still does.
     for (const seed of [764344331, 78573390, 411806277]) {
       const res = await new Simulation({ seed }).run();
       expect(res.ok, `seed ${seed}: ${res.error}`).toBe(true);
@@ -55,6 +56,14 @@ describe("deterministic cluster simulation", () => {
     // carries the sender's addresses for its configuration's members.
     const res = await new Simulation({ seed: 100001591 }).run();
     expect(res.ok, `seed 100001591: ${res.error}`).toBe(true);
+  });
+
+  it("finishes a snapshot stream started in the quiet period (seed a long exploration failed on)", async () => {
+    // Not a fault of Raft but of the model: one chunk of the last snapshot to a lagging learner lingered for
+    // 4 s while heartbeats sent after it arrived, which one in-order connection cannot do, and the stream
+    // outlasted the quiet period before the final checks. Stream chunks no longer linger.
+    const res = await new Simulation({ seed: 114000417 }).run();
+    expect(res.ok, `seed 114000417: ${res.error}`).toBe(true);
   });
 
   it("replays a seed exactly", async () => {
