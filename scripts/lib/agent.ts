@@ -153,6 +153,7 @@ export async function awaitHttp(agent: AgentProcess, timeoutMs = AGENT_START_MS)
   void agent.process.exited.then((code) => {
     exited = code;
   });
+  let lastError = "";
   for (;;) {
     if (exited !== undefined)
       throw new Error(`${agent.name} exited (${exited}) before serving HTTP:\n${agent.process.tail()}`);
@@ -163,11 +164,16 @@ export async function awaitHttp(agent: AgentProcess, timeoutMs = AGENT_START_MS)
         await r.arrayBuffer();
         return true;
       },
-      () => false,
+      (err: Error) => {
+        lastError = err.cause instanceof Error ? `${err.message}: ${err.cause.message}` : err.message;
+        return false;
+      },
     );
     if (answered) return;
     if (performance.now() >= deadline)
-      throw new Error(`${agent.name} did not serve HTTP within ${timeoutMs} ms:\n${agent.process.tail()}`);
+      throw new Error(
+        `${agent.name} did not serve HTTP within ${timeoutMs} ms (last: ${lastError}):\n${agent.process.tail()}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -8,6 +8,16 @@ const STABLE_MIN = 10_000;
 const STABLE_MAX = 32_000;
 /** How many slices the range is cut into: more than the suite's parallel workers. */
 const SLICES = 16;
+/**
+ * Ports in that range that fetch() refuses to connect to ("bad port" in the Fetch standard's list). Tests and
+ * benchmarks reach agents with fetch: an agent given 10080 served, but none of their requests reached it.
+ */
+const FETCH_BLOCKED = new Set([10_080]);
+
+/** Whether a harness may hand out `port`: one that fetch() can reach. */
+export function reachableByFetch(port: number): boolean {
+  return !FETCH_BLOCKED.has(port);
+}
 
 /**
  * The ports this process draws from. Each vitest worker (VITEST_POOL_ID 1..N, unique among the files running
@@ -52,6 +62,7 @@ export async function stablePorts(count: number): Promise<number[]> {
       if (attempts > Math.min(size, count * 50))
         throw new Error(`no ${count} free ports in ${min}-${min + size}`);
       const port = min + (cursor++ % size);
+      if (!reachableByFetch(port)) continue;
       const server = await listenOn(port);
       if (server === undefined) continue;
       held.push(server);
