@@ -14,9 +14,15 @@ const SLICES = 16;
  */
 const FETCH_BLOCKED = new Set([10_080]);
 
-/** Whether a harness may hand out `port`: one that fetch() can reach. */
-export function reachableByFetch(port: number): boolean {
-  return !FETCH_BLOCKED.has(port);
+/**
+ * The next port to try in [min, min + size) from `cursor` on, in turn, passing over those fetch() refuses;
+ * with the cursor to continue from.
+ */
+export function nextCandidate(min: number, size: number, cursor: number): { port: number; cursor: number } {
+  for (let c = cursor; ; c++) {
+    const port = min + (c % size);
+    if (!FETCH_BLOCKED.has(port)) return { port, cursor: c + 1 };
+  }
 }
 
 /**
@@ -61,8 +67,9 @@ export async function stablePorts(count: number): Promise<number[]> {
       const { min, size } = ownRange();
       if (attempts > Math.min(size, count * 50))
         throw new Error(`no ${count} free ports in ${min}-${min + size}`);
-      const port = min + (cursor++ % size);
-      if (!reachableByFetch(port)) continue;
+      const next = nextCandidate(min, size, cursor);
+      cursor = next.cursor;
+      const port = next.port;
       const server = await listenOn(port);
       if (server === undefined) continue;
       held.push(server);
