@@ -113,6 +113,7 @@ function serverRefs(members: readonly AgentMember[]): ServerRef[] {
   return (alive.length > 0 ? alive : withRpc).map((m) => ({
     name: m.name,
     rpcAddress: m.rpcAddress as string,
+    id: m.id,
   }));
 }
 

@@ -37,7 +37,7 @@ export async function startClientRole(ctx: RoleContext, o: ClientRoleOptions): P
   const pool = new TunnelPool({
     servers: () =>
       (gossip?.membership.servers() ?? []).flatMap((m) =>
-        m.rpcAddress ? [{ name: m.name, rpcAddress: m.rpcAddress }] : [],
+        m.rpcAddress ? [{ name: m.name, rpcAddress: m.rpcAddress, id: m.id }] : [],
       ),
     defaultToken,
     agentNode: config.nodeName,

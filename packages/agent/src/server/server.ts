@@ -478,6 +478,13 @@ export class CairnServer extends EventEmitter<ServerEvents> {
     const { config, log } = this.options;
     return tunnelRoute(fetch, {
       log: log.child({ component: "client.rpc" }),
+      leader: {
+        current: () => {
+          const node = this.node;
+          return node ? { id: node.leaderId(), term: node.status().term } : { id: null, term: 0 };
+        },
+        subscribe: (listener) => this.on("leadership", listener),
+      },
       calls: clientCalls({
         backend: this.backend,
         config,

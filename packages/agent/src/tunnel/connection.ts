@@ -12,10 +12,14 @@ import {
   toBytes,
 } from "./protocol.js";
 
-/** A server a client agent may use: its node name and RPC address (host:port). */
+/**
+ * A server a client agent may use: its node name and RPC address (host:port), and its node ID when gossip
+ * carries one (the servers name their leader by it).
+ */
 export interface ServerRef {
   name: string;
   rpcAddress: string;
+  id?: string;
 }
 
 /**
@@ -33,6 +37,14 @@ export class ConnectionLostError extends Error {
   }
 }
 
+/** The pool took a read back from this connection to send it elsewhere (the server stopped leading). */
+export class RequestWithdrawnError extends Error {
+  constructor(readonly server: string) {
+    super(`request withdrawn from server ${server}`);
+    this.name = "RequestWithdrawnError";
+  }
+}
+
 /** The caller gave up on the request (its HTTP client went away). */
 export class RequestCancelledError extends Error {
   constructor() {
@@ -41,9 +53,17 @@ export class RequestCancelledError extends Error {
   }
 }
 
+/** A server's word on the Raft leader: its node ID ("" for none known) and the server's term. */
+export interface LeaderNews {
+  id: string;
+  term: number;
+}
+
 interface Pending {
   resolve(frame: ServerFrame): void;
   reject(err: Error): void;
+  /** A request's HTTP method; undefined for an agent RPC. */
+  method?: string;
 }
 
 /** How often an idle connection is pinged; a server that misses a whole period is taken for gone. */
@@ -54,6 +74,9 @@ export class TunnelConnection {
   private nextId = 1;
   private readonly pending = new Map<number, Pending>();
   private readonly closeListeners: (() => void)[] = [];
+  private leaderListener: ((news: LeaderNews) => void) | undefined;
+  /** The leader the server last reported, kept for a listener that comes after it. */
+  private leader: LeaderNews | undefined;
   private readonly keepalive: NodeJS.Timeout;
   private answered = true;
   private closeReason = "";
@@ -113,6 +136,12 @@ export class TunnelConnection {
     this.closeListeners.push(listener);
   }
 
+  /** Called with the leader as the server reports it: now if it already did. */
+  onLeader(listener: (news: LeaderNews) => void): void {
+    this.leaderListener = listener;
+    if (this.leader !== undefined) listener(this.leader);
+  }
+
   /** Sends a request; rejects with ConnectionLostError or RequestCancelledError. */
   request(frame: Omit<RequestFrame, "id" | "t">, signal?: AbortSignal): Promise<ResponseFrame> {
     if (signal?.aborted) return Promise.reject(new RequestCancelledError());
@@ -136,6 +165,7 @@ export class TunnelConnection {
           done();
           reject(err);
         },
+        method: frame.method,
       });
       this.sendOrFail(id, { t: "req", id, ...frame });
     });
@@ -168,6 +198,20 @@ export class TunnelConnection {
    */
   retire(): void {
     this.retiring = true;
+    this.closeIfRetired();
+  }
+
+  /**
+   * Takes back the unanswered requests whose method is in `methods` (reads, which are safe to send twice):
+   * each is cancelled on the server and rejects with RequestWithdrawnError.
+   */
+  withdraw(methods: ReadonlySet<string>): void {
+    for (const [id, p] of this.pending) {
+      if (p.method === undefined || !methods.has(p.method)) continue;
+      this.pending.delete(id);
+      this.send({ t: "cancel", id });
+      p.reject(new RequestWithdrawnError(this.server.name));
+    }
     this.closeIfRetired();
   }
 
@@ -205,6 +249,10 @@ export class TunnelConnection {
       this.closeReason = "the server sent a malformed frame";
       this.ws.terminate();
       return;
+    }
+    if (frame.t === "res" && frame.leader !== undefined) {
+      this.leader = { id: frame.leader, term: frame.term ?? 0 };
+      this.leaderListener?.(this.leader);
     }
     const pending = this.pending.get(frame.id);
     this.pending.delete(frame.id);

@@ -3,7 +3,9 @@ import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import {
   ConnectionLostError,
+  type LeaderNews,
   RequestCancelledError,
+  RequestWithdrawnError,
   type ServerRef,
   TunnelConnection,
 } from "./connection.js";
@@ -11,6 +13,7 @@ import {
   type HeaderList,
   headerList,
   isBlockingQuery,
+  isStaleRead,
   MAX_FRAME_BYTES,
   type RequestFrame,
   type ResponseFrame,
@@ -42,14 +45,37 @@ export const NO_SERVERS = "No known Consul servers";
 /** Methods whose request may be sent again after a connection broke under it: nothing they do can double. */
 const RETRY_SAFE = new Set(["GET", "HEAD", "OPTIONS"]);
 
+/** How long a leader that could not be reached is left alone before requests go straight to it again. */
+const LEADER_RETRY_MS = 5_000;
+
+/** How often a reported leader that gossip does not list (yet) is looked up again among the servers. */
+const LEADER_LOOKUP_MS = 1_000;
+
+/** The leader as the servers last reported it, and the server gossip lists under its ID once looked up. */
+interface ReportedLeader extends LeaderNews {
+  ref: ServerRef | undefined;
+  lookedUpAt: number;
+}
+
 /**
  * A client agent's way to the servers: one tunnel connection to one server at a time, shared by every
  * request. When that server cannot be reached, or the connection breaks, the next server is used and the
  * request is retried there if that is safe (Consul's client RPC rules): it never reached a server, or it
  * only reads. A write lost in flight answers 500, its outcome unknown.
+ *
+ * The servers report their leader on the tunnel; when that server is not the one in use, a second
+ * connection goes to it and carries everything but stale reads, which the leader would serve or be asked
+ * about anyway: a write or a default read then crosses one hop less. Stale reads stay on the first server,
+ * so they spread over the servers as in Consul. The leader's connection is a shortcut only: when it fails
+ * before a request reached it, the request takes the usual way.
  */
 export class TunnelPool {
   private current: Promise<TunnelConnection> | undefined;
+  /** The server `current` is connected to, once it is. */
+  private currentServerName: string | undefined;
+  /** The connection to the leader, when that is not `current`'s server. */
+  private toLeader: Promise<TunnelConnection> | undefined;
+  private leader: ReportedLeader = { id: "", term: 0, ref: undefined, lookedUpAt: 0 };
   /** Server name -> when it last failed; those are tried last. */
   private readonly failures = new Map<string, number>();
   private closed = false;
@@ -82,6 +108,19 @@ export class TunnelPool {
     signal: AbortSignal | undefined,
   ): Promise<Response> {
     const tried = new Set<string>();
+    const leader = isStaleRead(frame.method, frame.url) ? undefined : this.leaderRef();
+    if (leader !== undefined) {
+      let conn: TunnelConnection | undefined;
+      try {
+        const connecting = this.leaderConnection(leader);
+        conn = await (signal ? untilAborted(connecting, signal) : connecting);
+      } catch (err) {
+        if (err instanceof RequestCancelledError) return text(500, err.message);
+        // The leader cannot be reached from here: the request takes the usual way.
+      }
+      const answer = conn && (await this.attempt(conn, frame, signal, tried));
+      if (answer) return answer;
+    }
     for (;;) {
       let conn: TunnelConnection;
       try {
@@ -90,23 +129,36 @@ export class TunnelPool {
       } catch (err) {
         return text(500, (err as Error).message);
       }
-      try {
-        return responseOf(await conn.request(frame, signal));
-      } catch (err) {
-        if (err instanceof RequestCancelledError) return text(500, err.message);
-        if (!(err instanceof ConnectionLostError)) return text(500, (err as Error).message);
-        this.failed(conn, tried);
-        if (err.sent && !RETRY_SAFE.has(frame.method)) {
-          return text(
-            500,
-            `rpc error making call: ${err.message}; the request may or may not have been applied`,
-          );
-        }
-        this.o.log.debug(
-          { server: conn.server.name, err: err.message },
-          "retrying a request on another server",
+      const answer = await this.attempt(conn, frame, signal, tried);
+      if (answer) return answer;
+    }
+  }
+
+  /** One try on `conn`: the answer, or undefined when the request may be sent to another server. */
+  private async attempt(
+    conn: TunnelConnection,
+    frame: Omit<RequestFrame, "id" | "t">,
+    signal: AbortSignal | undefined,
+    tried: Set<string>,
+  ): Promise<Response | undefined> {
+    try {
+      return responseOf(await conn.request(frame, signal));
+    } catch (err) {
+      if (err instanceof RequestCancelledError) return text(500, err.message);
+      if (err instanceof RequestWithdrawnError) return undefined;
+      if (!(err instanceof ConnectionLostError)) return text(500, (err as Error).message);
+      this.failed(conn, tried);
+      if (err.sent && !RETRY_SAFE.has(frame.method)) {
+        return text(
+          500,
+          `rpc error making call: ${err.message}; the request may or may not have been applied`,
         );
       }
+      this.o.log.debug(
+        { server: conn.server.name, err: err.message },
+        "retrying a request on another server",
+      );
+      return undefined;
     }
   }
 
@@ -133,17 +185,24 @@ export class TunnelPool {
    */
   serverGone(server: string): void {
     const pending = this.current;
-    if (pending === undefined) return;
-    void pending.then(
-      (conn) => {
-        if (conn.server.name !== server || this.current !== pending) return;
-        this.current = undefined;
-        this.failures.set(server, Date.now());
-        this.o.log.info({ server }, "gossip reports the server gone; using another one");
-        conn.retire();
-      },
-      () => {},
-    );
+    if (pending !== undefined) {
+      void pending.then(
+        (conn) => {
+          if (conn.server.name !== server || this.current !== pending) return;
+          this.current = undefined;
+          this.currentServerName = undefined;
+          this.failures.set(server, Date.now());
+          this.o.log.info({ server }, "gossip reports the server gone; using another one");
+          conn.retire();
+        },
+        () => {},
+      );
+    }
+    if (this.leader.ref?.name === server) {
+      this.failures.set(server, Date.now());
+      this.leader.ref = undefined;
+      this.dropLeaderConnection();
+    }
   }
 
   /** The server currently used, if connected. */
@@ -152,13 +211,28 @@ export class TunnelPool {
     return conn?.isOpen ? conn.server.name : undefined;
   }
 
+  /** The leader's node ID as the servers last reported it; "" for none. */
+  get reportedLeader(): string {
+    return this.leader.id;
+  }
+
+  /** The leader's server, if a connection to it is open beside the current one. */
+  async leaderServer(): Promise<string | undefined> {
+    const conn = await this.toLeader?.catch(() => undefined);
+    return conn?.isOpen ? conn.server.name : undefined;
+  }
+
   close(): void {
     this.closed = true;
-    void this.current?.then(
-      (c) => c.close(),
-      () => {},
-    );
+    for (const pending of [this.current, this.toLeader]) {
+      void pending?.then(
+        (c) => c.close(),
+        () => {},
+      );
+    }
     this.current = undefined;
+    this.currentServerName = undefined;
+    this.toLeader = undefined;
   }
 
   private failed(conn: TunnelConnection, tried: Set<string>): void {
@@ -170,7 +244,10 @@ export class TunnelPool {
   private async connection(tried: ReadonlySet<string>): Promise<TunnelConnection> {
     for (;;) {
       if (this.closed) throw new Error("the agent is shutting down");
-      if (this.current === undefined) this.current = this.dial(tried);
+      if (this.current === undefined) {
+        this.current = this.dial(tried);
+        this.currentServerName = undefined;
+      }
       const pending = this.current;
       let conn: TunnelConnection;
       try {
@@ -179,7 +256,10 @@ export class TunnelPool {
         if (this.current === pending) this.current = undefined;
         throw err;
       }
-      if (conn.isOpen) return conn;
+      if (conn.isOpen) {
+        if (this.current === pending) this.currentServerName = conn.server.name;
+        return conn;
+      }
       if (this.current === pending) this.current = undefined;
     }
   }
@@ -190,23 +270,103 @@ export class TunnelPool {
     let last: Error | undefined;
     for (const server of this.order(known, tried)) {
       try {
-        const conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000, this.o.tls?.());
-        this.failures.delete(server.name);
-        conn.onClose(() => {
-          if (!this.closed && !conn.retired)
-            this.o.log.warn({ server: server.name }, "connection to server lost");
-        });
-        this.o.log.debug({ server: server.name, address: server.rpcAddress }, "connected to server");
-        return conn;
+        return await this.open(server);
       } catch (err) {
         last = err as Error;
-        this.failures.set(server.name, Date.now());
-        this.o.log.warn({ server: server.name, err: last.message }, "cannot reach server");
       }
     }
     const of = this.o.scope === undefined ? "" : ` of ${this.o.scope}`;
     throw new Error(
       `rpc error: no server${of} could be reached (${last?.message ?? "each one failed during this request"})`,
+    );
+  }
+
+  private async open(server: ServerRef): Promise<TunnelConnection> {
+    let conn: TunnelConnection;
+    try {
+      conn = await TunnelConnection.open(server, this.o.connectTimeoutMs ?? 5_000, this.o.tls?.());
+    } catch (err) {
+      this.failures.set(server.name, Date.now());
+      this.o.log.warn({ server: server.name, err: (err as Error).message }, "cannot reach server");
+      throw err;
+    }
+    this.failures.delete(server.name);
+    conn.onClose(() => {
+      if (!this.closed && !conn.retired)
+        this.o.log.warn({ server: server.name }, "connection to server lost");
+    });
+    conn.onLeader((news) => this.leaderReported(news));
+    this.o.log.debug({ server: server.name, address: server.rpcAddress }, "connected to server");
+    return conn;
+  }
+
+  /**
+   * A server named a new leader: requests for it go there from now on. News from an earlier term than the
+   * last is old (a leader cut off from the others may not know it was replaced) and is ignored. Writes
+   * already sent to the former leader finish there; reads still unanswered are sent again the usual way,
+   * since a leader that stopped answering (paused, cut off) would otherwise hold them until the keepalive
+   * gives up on it.
+   */
+  private leaderReported({ id, term }: LeaderNews): void {
+    if (term < this.leader.term || (id === this.leader.id && term === this.leader.term)) return;
+    const changed = id !== this.leader.id;
+    this.leader = { id, term, ref: changed ? undefined : this.leader.ref, lookedUpAt: 0 };
+    if (!changed) return;
+    const former = this.toLeader;
+    this.dropLeaderConnection();
+    void former?.then(
+      (conn) => conn.withdraw(RETRY_SAFE),
+      () => {},
+    );
+  }
+
+  /**
+   * The leader's server when requests for the leader should go straight to it: it is known to gossip, it is
+   * not the server already in use, and it has not just failed to answer.
+   */
+  private leaderRef(): ServerRef | undefined {
+    const leader = this.leader;
+    if (leader.id === "") return undefined;
+    const now = Date.now();
+    if (leader.ref === undefined) {
+      // Looked up now and then, not per request: the servers are picked out of every member gossip knows.
+      if (now - leader.lookedUpAt < LEADER_LOOKUP_MS) return undefined;
+      leader.lookedUpAt = now;
+      leader.ref = this.o.servers().find((s) => s.id === leader.id);
+      if (leader.ref === undefined) return undefined;
+    }
+    if (leader.ref.name === this.currentServerName) {
+      if (this.toLeader !== undefined) this.dropLeaderConnection();
+      return undefined;
+    }
+    const failedAt = this.failures.get(leader.ref.name);
+    return failedAt !== undefined && now - failedAt < LEADER_RETRY_MS ? undefined : leader.ref;
+  }
+
+  /** The connection to `leader`, dialed when there is none (or it goes to a former leader). */
+  private async leaderConnection(leader: ServerRef): Promise<TunnelConnection> {
+    if (this.closed) throw new Error("the agent is shutting down");
+    this.toLeader ??= this.open(leader);
+    const pending = this.toLeader;
+    let conn: TunnelConnection;
+    try {
+      conn = await pending;
+    } catch (err) {
+      if (this.toLeader === pending) this.toLeader = undefined;
+      throw err;
+    }
+    if (conn.isOpen && conn.server.name === leader.name) return conn;
+    if (this.toLeader === pending) this.dropLeaderConnection();
+    throw new ConnectionLostError(leader.name, false, "no open connection to the leader");
+  }
+
+  /** Requests already sent to the leader's connection finish; then it closes. */
+  private dropLeaderConnection(): void {
+    const pending = this.toLeader;
+    this.toLeader = undefined;
+    void pending?.then(
+      (conn) => conn.retire(),
+      () => {},
     );
   }
 

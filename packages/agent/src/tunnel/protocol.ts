@@ -18,6 +18,7 @@ export type HeaderList = [name: string, value: string][];
 /** Client to server: an HTTP request for the server's own API. */
 export interface RequestFrame {
   t: "req";
+  /** Chosen by the client, from 1 up: 0 is no request's. */
   id: number;
   method: string;
   /** Path and query string, e.g. `/v1/kv/a?index=7`. */
@@ -33,6 +34,16 @@ export interface RequestFrame {
 export function isBlockingQuery(url: string): boolean {
   const query = url.indexOf("?");
   return query >= 0 && /[?&]index=[^&]/.test(url.slice(query));
+}
+
+/**
+ * Whether a request is a stale read (`stale` or `max_stale` in a GET's query string), which any server
+ * answers from its own state: everything else is served by the leader or needs a word from it.
+ */
+export function isStaleRead(method: string, url: string): boolean {
+  if (method !== "GET" && method !== "HEAD") return false;
+  const query = url.indexOf("?");
+  return query >= 0 && /[?&](?:max_)?stale(?:[=&]|$)/.test(url.slice(query));
 }
 
 /** Client to server: the client gave up on request `id` (its caller went away); the server drops it. */
@@ -56,6 +67,14 @@ export interface ResponseFrame {
   status: number;
   headers: HeaderList;
   body?: Uint8Array;
+  /**
+   * Only on a frame with id 0, which answers no request: the Raft leader's node ID as this server knows it
+   * ("" for none), sent when the connection opens and whenever it changes. The client sends what must reach
+   * the leader straight there.
+   */
+  leader?: string;
+  /** With `leader`: the server's Raft term, so that a client hearing two servers believes the later news. */
+  term?: number;
 }
 
 /** Server to client: the outcome of call `id`; `error` set when it failed. */
@@ -93,7 +112,9 @@ export function decodeServerFrame(data: Uint8Array): ServerFrame | undefined {
   const frame = unpack(data);
   if (frame === undefined || typeof frame.id !== "number") return undefined;
   if (frame.t === "res" && typeof frame.status === "number" && isHeaders(frame.headers))
-    return isBody(frame.body) ? (frame as unknown as ResponseFrame) : undefined;
+    return isBody(frame.body) && isLeaderNews(frame.leader, frame.term)
+      ? (frame as unknown as ResponseFrame)
+      : undefined;
   if (frame.t === "result" && (frame.error === undefined || isText(frame.error)))
     return frame as unknown as ResultFrame;
   return undefined;
@@ -111,6 +132,10 @@ export function unpackRecord(packr: Packr, data: Uint8Array): Record<string, unk
   } catch {
     return undefined;
   }
+}
+
+function isLeaderNews(leader: unknown, term: unknown): boolean {
+  return leader === undefined ? term === undefined : isText(leader) && Number.isSafeInteger(term);
 }
 
 function isText(v: unknown): v is string {

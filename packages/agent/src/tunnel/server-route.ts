@@ -24,6 +24,15 @@ export type TunnelCalls = Readonly<Record<string, (...args: unknown[]) => Promis
 export interface TunnelRouteOptions {
   calls?: TunnelCalls;
   log?: Logger;
+  /** The Raft leader as this server knows it: told to each client when it connects and on every change. */
+  leader?: LeaderSource;
+}
+
+export interface LeaderSource {
+  /** The leader's node ID (null for none known) and the Raft term this server is in. */
+  current(): { id: string | null; term: number };
+  /** Calls `listener` after the known leader changed. */
+  subscribe(listener: () => void): void;
 }
 
 const BODYLESS = new Set(["GET", "HEAD"]);
@@ -43,6 +52,11 @@ export function tunnelRoute(
   fetch: TunnelFetch,
   options: TunnelRouteOptions = {},
 ): (ws: WebSocket, req: IncomingMessage) => void {
+  // One subscription for the route, fanned out to its connections (there may be thousands).
+  const leaderNews = new Set<() => void>();
+  options.leader?.subscribe(() => {
+    for (const tell of leaderNews) tell();
+  });
   return (ws, req) => {
     const from = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
     // A blocking query's abort releases it when the client cancels; other requests answer promptly and
@@ -51,6 +65,20 @@ export function tunnelRoute(
     const send = (frame: ServerFrame) => {
       if (ws.readyState === ws.OPEN) sendBatched(ws, encodeFrame(frame));
     };
+    const leader = options.leader;
+    let told: string | undefined;
+    const tellLeader = () => {
+      if (!leader) return;
+      const { id, term } = leader.current();
+      const news = `${id ?? ""}@${term}`;
+      if (news === told) return;
+      told = news;
+      send(leaderNewsFrame(id ?? "", term));
+    };
+    if (leader) {
+      leaderNews.add(tellLeader);
+      tellLeader();
+    }
     ws.on("message", (data: RawData) => {
       const frame = decodeClientFrame(toBytes(data));
       if (frame === undefined) {
@@ -78,11 +106,20 @@ export function tunnelRoute(
       }
     });
     ws.on("close", () => {
+      leaderNews.delete(tellLeader);
       for (const abort of inFlight.values()) abort?.abort();
       inFlight.clear();
     });
     ws.on("error", (err) => options.log?.debug({ from, err: err.message }, "tunnel connection error"));
   };
+}
+
+/**
+ * News of the leader: a response frame for id 0, which no request has, so that a client that does not know
+ * the `leader` field drops it as the answer to nothing.
+ */
+function leaderNewsFrame(leader: string, term: number): ServerFrame {
+  return { t: "res", id: 0, status: 200, headers: [], leader, term };
 }
 
 async function answerRequest(

@@ -118,6 +118,16 @@ describe("TunnelPool", () => {
     p.close();
   });
 
+  it("hears the Raft leader from its server on connecting", async () => {
+    const id = a.server.self.id;
+    const p = pool(() => [{ ...a.ref, id }]);
+    expect((await p.forward(req("/v1/status/leader"))).status).toBe(200);
+    await until(() => p.reportedLeader === id);
+    // Its own server leads: no second connection.
+    expect(await p.leaderServer()).toBeUndefined();
+    p.close();
+  });
+
   it("answers 500 'No known Consul servers' when it knows none", async () => {
     const p = pool(() => []);
     const r = await p.forward(req("/v1/kv/greeting"));

@@ -7,6 +7,7 @@ import {
   decodeClientFrame,
   decodeServerFrame,
   encodeFrame,
+  isStaleRead,
   type RequestFrame,
 } from "../../src/tunnel/protocol.js";
 
@@ -23,6 +24,8 @@ const frameLike = fc.record(
     args: fc.oneof(fc.array(fc.anything()), fc.anything()),
     status: fc.oneof(fc.integer(), fc.string()),
     error: fc.oneof(fc.string(), fc.integer()),
+    leader: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+    term: fc.oneof(fc.integer(), fc.double(), fc.string()),
   },
   { requiredKeys: [] },
 );
@@ -44,7 +47,11 @@ describe("tunnel frame decoders", () => {
         const client = decodeClientFrame(bytes);
         if (client?.t === "req") expect(typeof client.url).toBe("string");
         const server = decodeServerFrame(bytes);
-        if (server?.t === "res") expect(typeof server.status).toBe("number");
+        if (server?.t === "res") {
+          expect(typeof server.status).toBe("number");
+          expect(["string", "undefined"]).toContain(typeof server.leader);
+          if (server.leader !== undefined) expect(Number.isSafeInteger(server.term)).toBe(true);
+        }
       }),
       { numRuns: 2000 },
     );
@@ -59,5 +66,18 @@ describe("tunnel frame decoders", () => {
       headers: [["x", "y"]],
     };
     expect(decodeClientFrame(encodeFrame(frame))).toEqual(frame);
+  });
+});
+
+describe("isStaleRead", () => {
+  it("is a GET or HEAD with stale or max_stale in its query string", () => {
+    expect(isStaleRead("GET", "/v1/kv/a?stale")).toBe(true);
+    expect(isStaleRead("GET", "/v1/kv/a?index=3&stale=&wait=1s")).toBe(true);
+    expect(isStaleRead("HEAD", "/v1/kv/a?max_stale=5s")).toBe(true);
+    expect(isStaleRead("GET", "/v1/kv/a")).toBe(false);
+    expect(isStaleRead("GET", "/v1/kv/stale")).toBe(false);
+    expect(isStaleRead("GET", "/v1/kv/a?stalest")).toBe(false);
+    expect(isStaleRead("GET", "/v1/kv/a?consistent")).toBe(false);
+    expect(isStaleRead("PUT", "/v1/kv/a?stale")).toBe(false);
   });
 });
