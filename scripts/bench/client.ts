@@ -1,5 +1,6 @@
 // Client agent benchmark (not a test). Three servers and one client agent (`cairn agent` without -server,
-// which forwards every non-/v1/agent request through its websocket tunnel to one server) on loopback,
+// which forwards every non-/v1/agent request through its websocket tunnel: stale reads to the one server it
+// picked, everything else straight to the leader the servers announce) on loopback,
 // fsync on. Absolute figures on a shared machine are noise, so every path is compared with baselines
 // measured in the same run, the paths taking turns cell by cell (and the order rotating each round):
 //   KV PUT / GET (default consistency)  through the client agent, directly on a follower (the fair
@@ -8,7 +9,7 @@
 //                                       follower, on the leader; one PUT (to the leader); time until all
 //                                       are answered
 //   failover                            a GET every 50 ms through the client agent, and another directly on
-//                                       a surviving server, while the server the client tunnels to (found
+//                                       a surviving server, while a server the client tunnels to (found
 //                                       from its TCP connections) is killed with SIGKILL: how long GETs
 //                                       fail or stall; the server is restarted between trials, which go
 //                                       on until a killed follower and a killed leader are both covered
@@ -160,10 +161,10 @@ async function awaitVoters(servers: readonly AgentProcess[]): Promise<void> {
   );
 }
 
-/** The server whose RPC port the client agent holds a connection to (its tunnel), if any. */
-function tunnelledServer(client: AgentProcess, servers: readonly AgentProcess[]): AgentProcess | undefined {
+/** The servers whose RPC port the client agent holds a connection to (its tunnels). */
+function tunnelledServers(client: AgentProcess, servers: readonly AgentProcess[]): AgentProcess[] {
   const ports = connectedPorts(client.process.pid);
-  return servers.find((s) => ports.has(s.options.ports.server));
+  return servers.filter((s) => ports.has(s.options.ports.server));
 }
 
 // ---- KV load ----
@@ -425,14 +426,20 @@ async function probe(url: string, killAt: () => number | undefined): Promise<Pro
   };
 }
 
-async function failoverTrial(client: AgentProcess, servers: AgentProcess[]): Promise<FailoverTrial> {
+async function failoverTrial(
+  client: AgentProcess,
+  servers: AgentProcess[],
+  prefer: FailoverTrial["role"],
+): Promise<FailoverTrial> {
   const path = `/v1/kv/${kvKeyName(0)}`;
-  // A read first, so that the tunnel is open to be found.
+  // A read first, so that the tunnels are open to be found.
   await http(`${client.url}${path}`);
-  const victim = await waitFor("the client agent's tunnel to a server", async () =>
-    tunnelledServer(client, servers),
-  );
   const leader = await awaitLeader(servers);
+  const tunnelled = await waitFor("the client agent's tunnel to a server", async () => {
+    const found = tunnelledServers(client, servers);
+    return found.length > 0 ? found : undefined;
+  });
+  const victim = tunnelled.find((s) => (s === leader ? "leader" : "follower") === prefer) ?? tunnelled[0]!;
   const survivor = servers.find((s) => s !== victim && s !== leader) ?? servers.find((s) => s !== victim)!;
   let killAt: number | undefined;
   const probes = Promise.all([
@@ -633,12 +640,18 @@ async function main(): Promise<void> {
       return res.status === 404 ? true : undefined;
     });
     const leader = cluster.leader;
-    const tunnelled = tunnelledServer(client, servers);
-    // The baseline follower: the one the client tunnels to when that is a follower, else any.
-    const follower = tunnelled && tunnelled !== leader ? tunnelled : servers.find((s) => s !== leader)!;
-    log(
-      `leader ${leader.name}; client agent tunnels to ${tunnelled?.name ?? "?"}; baseline follower ${follower.name}`,
-    );
+    // A write opens the client's connection to the leader, when its own server is another one.
+    await waitFor("a KV write through the client agent", async () => {
+      const res = await http(`${client.url}/v1/kv/bench/opened`, "PUT", "x", { timeoutMs: 2000 });
+      return res.status === 200 ? true : undefined;
+    });
+    const connected = tunnelledServers(client, servers);
+    // The client's own server (stale reads go there): the one it tunnels to besides the leader, if any.
+    const own = connected.find((s) => s !== leader) ?? connected[0];
+    const tunnelled = connected.map((s) => s.name).join(" and ") || "?";
+    // The baseline follower: the client's own server when that is a follower, else any.
+    const follower = own && own !== leader ? own : servers.find((s) => s !== leader)!;
+    log(`leader ${leader.name}; client agent tunnels to ${tunnelled}; baseline follower ${follower.name}`);
     const paths: Path[] = [
       { label: "client agent", target: client.http, pid: client.process.pid },
       { label: `follower (${follower.name})`, target: follower.http, pid: follower.process.pid },
@@ -657,7 +670,11 @@ async function main(): Promise<void> {
     const seen = (role: FailoverTrial["role"]) => failovers.filter((f) => f.role === role).length;
     for (let t = 0; t < 2 * trials; t++) {
       if (failovers.length >= trials && seen("leader") >= perRole && seen("follower") >= perRole) break;
-      const trial = await failoverTrial(client, servers);
+      const trial = await failoverTrial(
+        client,
+        servers,
+        seen("leader") <= seen("follower") ? "leader" : "follower",
+      );
       log(
         `failover trial ${t + 1}: killed ${trial.killed} (${trial.role}): through the client ` +
           `${trial.viaClient.failed}/${trial.viaClient.probes} GETs failed, window ${formatMs(trial.viaClient.failWindowMs)} ms, ` +
@@ -675,7 +692,7 @@ async function main(): Promise<void> {
       `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, ` +
         `closed-loop keep-alive clients (${useWrk ? "wrk" : "a Node client"}), ${rounds} rounds with the paths taking turns (medians over rounds). ` +
         `"vs" columns are ratios against the path measured alongside in the same run; the client agent ` +
-        `forwards to ${tunnelled?.name ?? "?"}. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
+        `tunnels to ${tunnelled} (the leader is ${leader.name}). Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
       renderKvTable(kv, paths),
       ...(fanouts
         ? [
@@ -685,7 +702,7 @@ async function main(): Promise<void> {
         : []),
       ...(failovers.length > 0
         ? [
-            `\nFailover: the server the client agent tunnels to (found from the client's TCP connections to the server ` +
+            `\nFailover: a server the client agent tunnels to (found from the client's TCP connections to the server ` +
               `RPC ports) is killed with SIGKILL while a GET of a key starts every ${PROBE_INTERVAL_MS} ms through the client agent and ` +
               `another directly on a surviving server (the baseline: what the cluster itself allows), timeout ` +
               `${PROBE_TIMEOUT_MS} ms each, until ${PROBE_CLEAN_MS} ms without failure. Fail window: kill to the answer ` +
