@@ -58,8 +58,8 @@ interface ReportedLeader extends LeaderNews {
 }
 
 /**
- * A client agent's way to the servers: one tunnel connection to one server at a time, shared by every
- * request. When that server cannot be reached, or the connection breaks, the next server is used and the
+ * A client agent's way to the servers: one tunnel connection to one server it picked, shared by every
+ * request (and a second one to the leader, below). When that server cannot be reached, or the connection breaks, the next server is used and the
  * request is retried there if that is safe (Consul's client RPC rules): it never reached a server, or it
  * only reads. A write lost in flight answers 500, its outcome unknown.
  *
@@ -73,8 +73,10 @@ export class TunnelPool {
   private current: Promise<TunnelConnection> | undefined;
   /** The server `current` is connected to, once it is. */
   private currentServerName: string | undefined;
-  /** The connection to the leader, when that is not `current`'s server. */
-  private toLeader: Promise<TunnelConnection> | undefined;
+  /** The open connection to the leader, when that is not `current`'s server. */
+  private toLeader: TunnelConnection | undefined;
+  /** Set while the leader is being dialed (in the background: no request waits for it). */
+  private dialingLeader = false;
   private leader: ReportedLeader = { id: "", term: 0, ref: undefined, lookedUpAt: 0 };
   /** Server name -> when it last failed; those are tried last. */
   private readonly failures = new Map<string, number>();
@@ -108,17 +110,9 @@ export class TunnelPool {
     signal: AbortSignal | undefined,
   ): Promise<Response> {
     const tried = new Set<string>();
-    const leader = isStaleRead(frame.method, frame.url) ? undefined : this.leaderRef();
-    if (leader !== undefined) {
-      let conn: TunnelConnection | undefined;
-      try {
-        const connecting = this.leaderConnection(leader);
-        conn = await (signal ? untilAborted(connecting, signal) : connecting);
-      } catch (err) {
-        if (err instanceof RequestCancelledError) return text(500, err.message);
-        // The leader cannot be reached from here: the request takes the usual way.
-      }
-      const answer = conn && (await this.attempt(conn, frame, signal, tried));
+    const toLeader = isStaleRead(frame.method, frame.url) ? undefined : this.leaderConnection();
+    if (toLeader !== undefined) {
+      const answer = await this.attempt(toLeader, frame, signal, tried);
       if (answer) return answer;
     }
     for (;;) {
@@ -201,8 +195,8 @@ export class TunnelPool {
     if (this.leader.ref?.name === server) {
       this.failures.set(server, Date.now());
       this.leader.ref = undefined;
-      this.dropLeaderConnection();
     }
+    if (this.toLeader?.server.name === server) this.dropLeaderConnection();
   }
 
   /** The server currently used, if connected. */
@@ -217,19 +211,17 @@ export class TunnelPool {
   }
 
   /** The leader's server, if a connection to it is open beside the current one. */
-  async leaderServer(): Promise<string | undefined> {
-    const conn = await this.toLeader?.catch(() => undefined);
-    return conn?.isOpen ? conn.server.name : undefined;
+  leaderServer(): string | undefined {
+    return this.toLeader?.isOpen ? this.toLeader.server.name : undefined;
   }
 
   close(): void {
     this.closed = true;
-    for (const pending of [this.current, this.toLeader]) {
-      void pending?.then(
-        (c) => c.close(),
-        () => {},
-      );
-    }
+    void this.current?.then(
+      (c) => c.close(),
+      () => {},
+    );
+    this.toLeader?.close();
     this.current = undefined;
     this.currentServerName = undefined;
     this.toLeader = undefined;
@@ -314,10 +306,10 @@ export class TunnelPool {
     if (!changed) return;
     const former = this.toLeader;
     this.dropLeaderConnection();
-    void former?.then(
-      (conn) => conn.withdraw(RETRY_SAFE),
-      () => {},
-    );
+    former?.withdraw(RETRY_SAFE);
+    // Dialed now, so that the connection is ready for the next request (unless this is news from the server
+    // being connected as the current one, which may be the leader itself: the next request decides).
+    if (this.currentServerName !== undefined) this.leaderConnection();
   }
 
   /**
@@ -343,31 +335,42 @@ export class TunnelPool {
     return failedAt !== undefined && now - failedAt < LEADER_RETRY_MS ? undefined : leader.ref;
   }
 
-  /** The connection to `leader`, dialed when there is none (or it goes to a former leader). */
-  private async leaderConnection(leader: ServerRef): Promise<TunnelConnection> {
-    if (this.closed) throw new Error("the agent is shutting down");
-    this.toLeader ??= this.open(leader);
-    const pending = this.toLeader;
-    let conn: TunnelConnection;
-    try {
-      conn = await pending;
-    } catch (err) {
-      if (this.toLeader === pending) this.toLeader = undefined;
-      throw err;
-    }
-    if (conn.isOpen && conn.server.name === leader.name) return conn;
-    if (this.toLeader === pending) this.dropLeaderConnection();
-    throw new ConnectionLostError(leader.name, false, "no open connection to the leader");
+  /**
+   * The open connection to the leader when requests for it should take it; otherwise undefined, and a dial
+   * starts in the background when the leader is worth one, so that no request waits on it (a leader this
+   * agent cannot reach would cost each such request the connect timeout).
+   */
+  private leaderConnection(): TunnelConnection | undefined {
+    const leader = this.leaderRef();
+    if (leader === undefined) return undefined;
+    const conn = this.toLeader;
+    if (conn?.isOpen && conn.server.name === leader.name) return conn;
+    if (conn !== undefined) this.dropLeaderConnection();
+    if (!this.dialingLeader && !this.closed) this.dialLeader(leader);
+    return undefined;
+  }
+
+  private dialLeader(leader: ServerRef): void {
+    this.dialingLeader = true;
+    this.open(leader).then(
+      (conn) => {
+        this.dialingLeader = false;
+        // Kept only if that server still leads by the latest news, and the pool is still open.
+        if (this.closed || this.leader.ref !== leader || this.toLeader !== undefined) conn.retire();
+        else this.toLeader = conn;
+      },
+      () => {
+        this.dialingLeader = false;
+        // Looked up again later: gossip may know a newer address for it.
+        if (this.leader.ref === leader) this.leader.ref = undefined;
+      },
+    );
   }
 
   /** Requests already sent to the leader's connection finish; then it closes. */
   private dropLeaderConnection(): void {
-    const pending = this.toLeader;
+    this.toLeader?.retire();
     this.toLeader = undefined;
-    void pending?.then(
-      (conn) => conn.retire(),
-      () => {},
-    );
   }
 
   /** Servers not failed yet in random order, then those that failed, longest ago first. */

@@ -101,7 +101,7 @@ async function setup(): Promise<{ p: TunnelPool; own: FakeServer; other: FakeSer
 describe("TunnelPool and the leader", () => {
   it("sends writes and default reads to the reported leader, stale reads and RPCs to its own server", async () => {
     const { p, own, other } = await setup();
-    await electAndHear(p, other.ref.id!);
+    await electAndConnect(p, other);
     expect(await put(p, "/v1/kv/key")).toBe(`200 ${other.ref.name}`);
     expect(await get(p, "/v1/kv/key")).toBe(`200 ${other.ref.name}`);
     expect(await get(p, "/v1/kv/key?consistent")).toBe(`200 ${other.ref.name}`);
@@ -110,7 +110,7 @@ describe("TunnelPool and the leader", () => {
     expect(await get(p, "/v1/kv/key?max_stale=3s")).toBe(`200 ${own.ref.name}`);
     expect(await p.call("whoami", [])).toBe(own.ref.name);
     expect(await p.currentServer()).toBe(own.ref.name);
-    expect(await p.leaderServer()).toBe(other.ref.name);
+    expect(p.leaderServer()).toBe(other.ref.name);
   });
 
   it("hears the leader as soon as it connects", async () => {
@@ -120,18 +120,20 @@ describe("TunnelPool and the leader", () => {
     const p = pool([a!.ref, b!.ref], () => 0.99);
     expect(await get(p, "/v1/status/leader?stale")).toBe("200 a");
     await until(() => p.reportedLeader === b!.ref.id);
+    // The first request for the leader finds no connection to it yet, goes the usual way and has it dialed.
+    expect(await put(p, "/v1/kv/first")).toBe("200 a");
+    await until(() => p.leaderServer() === "b");
     expect(await put(p, "/v1/kv/key")).toBe("200 b");
-    expect(await p.leaderServer()).toBe("b");
   });
 
   it("keeps one connection when its own server leads, and none to a leader gossip does not list", async () => {
     const { p, own, other } = await setup();
     await electAndHear(p, own.ref.id!);
     expect(await put(p, "/v1/kv/key")).toBe(`200 ${own.ref.name}`);
-    expect(await p.leaderServer()).toBeUndefined();
+    expect(p.leaderServer()).toBeUndefined();
     await electAndHear(p, "id-unknown");
     expect(await put(p, "/v1/kv/key")).toBe(`200 ${own.ref.name}`);
-    expect(await p.leaderServer()).toBeUndefined();
+    expect(p.leaderServer()).toBeUndefined();
     await electAndHear(p, null);
     expect(await put(p, "/v1/kv/key")).toBe(`200 ${own.ref.name}`);
     expect(other.arrived).toEqual([]);
@@ -143,15 +145,15 @@ describe("TunnelPool and the leader", () => {
     const first = await get(p, "/v1/status/leader?stale");
     const own = servers.find((s) => first.endsWith(` ${s.ref.name}`))!;
     const [one, two] = servers.filter((s) => s !== own) as [FakeServer, FakeServer];
-    await electAndHear(p, one.ref.id!);
+    await electAndConnect(p, one);
     expect(await put(p, "/v1/kv/one")).toBe(`200 ${one.ref.name}`);
     one.stall = "/v1/kv/held";
     const heldRead = get(p, "/v1/kv/held");
     const heldWrite = put(p, "/v1/kv/held");
     await until(() => one.arrived.filter((path) => path === "/v1/kv/held").length === 2);
-    await electAndHear(p, two.ref.id!);
+    await electAndConnect(p, two);
     expect(await put(p, "/v1/kv/two")).toBe(`200 ${two.ref.name}`);
-    expect(await p.leaderServer()).toBe(two.ref.name);
+    expect(p.leaderServer()).toBe(two.ref.name);
     expect(own.arrived).not.toContain("/v1/kv/two");
     // The read went again the usual way; the write stays with the former leader, which keeps the
     // connection open until it answers.
@@ -164,7 +166,7 @@ describe("TunnelPool and the leader", () => {
 
   it("takes the usual way when the leader cannot be reached, and answers 500 for a write lost there", async () => {
     const { p, own, other } = await setup();
-    await electAndHear(p, other.ref.id!);
+    await electAndConnect(p, other);
     expect(await put(p, "/v1/kv/first")).toBe(`200 ${other.ref.name}`);
     other.stall = "/v1/kv/stalled";
     const lost = put(p, "/v1/kv/stalled");
@@ -174,12 +176,22 @@ describe("TunnelPool and the leader", () => {
     // Requests that never reached it go to the pool's own server.
     expect(await put(p, "/v1/kv/after")).toBe(`200 ${own.ref.name}`);
     expect(await get(p, "/v1/kv/after")).toBe(`200 ${own.ref.name}`);
-    expect(await p.leaderServer()).toBeUndefined();
+    expect(p.leaderServer()).toBeUndefined();
+  });
+
+  it("never makes a request wait on dialing the leader, even one it cannot reach", async () => {
+    const a = await server("a");
+    const gone: ServerRef = { name: "gone", rpcAddress: "127.0.0.1:1", id: "id-gone" };
+    const p = pool([a.ref, gone], () => 0.99);
+    expect(await get(p, "/v1/status/leader?stale")).toBe("200 a");
+    await electAndHear(p, "id-gone");
+    for (let i = 0; i < 3; i++) expect(await put(p, `/v1/kv/${i}`)).toBe("200 a");
+    expect(p.leaderServer()).toBeUndefined();
   });
 
   it("believes the news of the later term when two servers disagree", async () => {
     const { p, own, other } = await setup();
-    await electAndHear(p, other.ref.id!);
+    await electAndConnect(p, other);
     expect(await put(p, "/v1/kv/one")).toBe(`200 ${other.ref.name}`);
     // The pool's own server still believes in the leader of the term before (it was cut off, say).
     own.belief = { id: own.ref.id!, term: leader.term - 1 };
@@ -191,10 +203,10 @@ describe("TunnelPool and the leader", () => {
 
   it("drops the leader's connection when gossip reports that server gone", async () => {
     const { p, own, other } = await setup();
-    await electAndHear(p, other.ref.id!);
+    await electAndConnect(p, other);
     expect(await put(p, "/v1/kv/one")).toBe(`200 ${other.ref.name}`);
     p.serverGone(other.ref.name);
-    expect(await p.leaderServer()).toBeUndefined();
+    expect(p.leaderServer()).toBeUndefined();
     expect(await put(p, "/v1/kv/two")).toBe(`200 ${own.ref.name}`);
     await until(() => other.connections() === 0);
   });
@@ -204,6 +216,12 @@ describe("TunnelPool and the leader", () => {
 async function electAndHear(p: TunnelPool, id: string | null): Promise<void> {
   elect(id);
   await until(() => p.reportedLeader === (id ?? ""));
+}
+
+/** Elects `s` and waits until the pool has its connection to it open (dialed in the background). */
+async function electAndConnect(p: TunnelPool, s: FakeServer): Promise<void> {
+  await electAndHear(p, s.ref.id!);
+  await until(() => p.leaderServer() === s.ref.name);
 }
 
 async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
