@@ -153,6 +153,8 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   /** Storage work, one job at a time in order: each Ready's write, and log compactions between them. */
   private disk: Promise<void> = Promise.resolve();
   private snapshotting = false;
+  /** The snapshot this node is writing of its own state, if any (stop() waits for it). */
+  private snapshotWrite: Promise<void> | undefined;
   private compaction: { index: number; term: number; file: SnapshotFileInfo } | undefined;
   private readSeq = 0;
   /**
@@ -375,6 +377,9 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.timers.clearInterval(this.tickHandle);
     await this.transport.close();
     await this.disk;
+    // A snapshot being written finishes (or fails) before the storage closes: after stop() nothing of this
+    // node writes to its directory any more.
+    await this.snapshotWrite;
     const err = new NodeStoppedError();
     this.proposals.failAll(err);
     this.reads.failAll(err);
@@ -806,7 +811,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     } catch (err) {
       written = Promise.reject(err);
     }
-    (async () => {
+    this.snapshotWrite = (async () => {
       const [w, done] = await Promise.allSettled([writer, written]);
       if (w.status === "rejected") throw w.reason;
       if (done.status === "rejected") {
