@@ -28,9 +28,14 @@ export interface TunnelRouteOptions {
   leader?: LeaderSource;
 }
 
+/** The leader's node ID (null for none known) and the Raft term this server is in. */
+export interface LeaderNow {
+  id: string | null;
+  term: number;
+}
+
 export interface LeaderSource {
-  /** The leader's node ID (null for none known) and the Raft term this server is in. */
-  current(): { id: string | null; term: number };
+  current(): LeaderNow;
   /** Calls `listener` after the known leader changed. */
   subscribe(listener: () => void): void;
 }
@@ -52,10 +57,13 @@ export function tunnelRoute(
   fetch: TunnelFetch,
   options: TunnelRouteOptions = {},
 ): (ws: WebSocket, req: IncomingMessage) => void {
-  // One subscription for the route, fanned out to its connections (there may be thousands).
-  const leaderNews = new Set<() => void>();
-  options.leader?.subscribe(() => {
-    for (const tell of leaderNews) tell();
+  // One subscription for the route, fanned out to its connections (there may be thousands): the leader is
+  // read once per change, not once per connection.
+  const leader = options.leader;
+  const leaderNews = new Set<(now: LeaderNow) => void>();
+  leader?.subscribe(() => {
+    const now = leader.current();
+    for (const tell of leaderNews) tell(now);
   });
   return (ws, req) => {
     const from = `${req.socket.remoteAddress}:${req.socket.remotePort}`;
@@ -65,19 +73,15 @@ export function tunnelRoute(
     const send = (frame: ServerFrame) => {
       if (ws.readyState === ws.OPEN) sendBatched(ws, encodeFrame(frame));
     };
-    const leader = options.leader;
-    let told: string | undefined;
-    const tellLeader = () => {
-      if (!leader) return;
-      const { id, term } = leader.current();
-      const news = `${id ?? ""}@${term}`;
-      if (news === told) return;
-      told = news;
-      send(leaderNewsFrame(id ?? "", term));
+    let told: LeaderNow | undefined;
+    const tellLeader = (now: LeaderNow) => {
+      if (told?.id === now.id && told.term === now.term) return;
+      told = now;
+      send(leaderNewsFrame(now.id ?? "", now.term));
     };
     if (leader) {
       leaderNews.add(tellLeader);
-      tellLeader();
+      tellLeader(leader.current());
     }
     ws.on("message", (data: RawData) => {
       const frame = decodeClientFrame(toBytes(data));

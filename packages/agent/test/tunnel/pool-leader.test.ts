@@ -1,9 +1,9 @@
 // A client's tunnel pool sends what must reach the leader straight to the leader the servers report on the
 // tunnel, and stale reads and agent RPCs to its own server. The servers here are the real tunnel route on
 // loopback websockets whose HTTP app only says which server answered, so the leader can be set at will.
-import type { AddressInfo } from "node:net";
+import { type AddressInfo, createServer } from "node:net";
 import pino from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, onTestFinished } from "vitest";
 import { WebSocketServer } from "ws";
 import { type ServerRef, TUNNEL_PATH, TunnelPool } from "../../src/tunnel/index.js";
 import { tunnelRoute } from "../../src/tunnel/server-route.js";
@@ -179,10 +179,24 @@ describe("TunnelPool and the leader", () => {
     expect(p.leaderServer()).toBeUndefined();
   });
 
-  it("never makes a request wait on dialing the leader, even one it cannot reach", async () => {
+  it("never makes a request wait on dialing the leader, even one that never answers", async () => {
     const a = await server("a");
-    const gone: ServerRef = { name: "gone", rpcAddress: "127.0.0.1:1", id: "id-gone" };
-    const p = pool([a.ref, gone], () => 0.99);
+    // Accepts TCP connections and never answers the websocket handshake: a dial to it hangs until the
+    // pool's connect timeout (set beyond the test's own timeout, so a request that waited would fail it).
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    onTestFinished(() => {
+      silent.close();
+    });
+    const { port } = silent.address() as AddressInfo;
+    const gone: ServerRef = { name: "gone", rpcAddress: `127.0.0.1:${port}`, id: "id-gone" };
+    const p = new TunnelPool({
+      servers: () => [a.ref, gone],
+      log,
+      random: () => 0.99,
+      connectTimeoutMs: 60_000,
+    });
+    pools.push(p);
     expect(await get(p, "/v1/status/leader?stale")).toBe("200 a");
     await electAndHear(p, "id-gone");
     for (let i = 0; i < 3; i++) expect(await put(p, `/v1/kv/${i}`)).toBe("200 a");
