@@ -76,8 +76,13 @@ async function server(name: string): Promise<FakeServer> {
   return s;
 }
 
-function pool(servers: ServerRef[], random = () => 0): TunnelPool {
-  const p = new TunnelPool({ servers: () => servers, log, random });
+function pool(servers: ServerRef[], random = () => 0, connectTimeoutMs?: number): TunnelPool {
+  const p = new TunnelPool({
+    servers: () => servers,
+    log,
+    random,
+    ...(connectTimeoutMs === undefined ? {} : { connectTimeoutMs }),
+  });
   pools.push(p);
   return p;
 }
@@ -190,13 +195,7 @@ describe("TunnelPool and the leader", () => {
     });
     const { port } = silent.address() as AddressInfo;
     const gone: ServerRef = { name: "gone", rpcAddress: `127.0.0.1:${port}`, id: "id-gone" };
-    const p = new TunnelPool({
-      servers: () => [a.ref, gone],
-      log,
-      random: () => 0.99,
-      connectTimeoutMs: 60_000,
-    });
-    pools.push(p);
+    const p = pool([a.ref, gone], () => 0.99, 60_000);
     expect(await get(p, "/v1/status/leader?stale")).toBe("200 a");
     await electAndHear(p, "id-gone");
     for (let i = 0; i < 3; i++) expect(await put(p, `/v1/kv/${i}`)).toBe("200 a");

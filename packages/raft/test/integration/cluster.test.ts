@@ -173,6 +173,20 @@ describe("RaftNode cluster", () => {
     expect(c.logs.some((l) => l.node === lagging && l.msg === "installed snapshot from leader")).toBe(false);
   });
 
+  it("stop() returns only once a snapshot the node is writing of its own state is written", async () => {
+    const c = await threeNodes({ snapshotThreshold: 25 });
+    const id = c.ids[0]!;
+    const machine = c.machines.get(id)!;
+    const release = machine.holdSnapshots();
+    for (let i = 0; i < 30; i++) await c.put(`k${i}`, "v");
+    await waitUntil(() => machine.snapshotsHeld > 0, `${id} started a snapshot`);
+    // The snapshot's writes go on 300 ms into the stop; a stop that returned before them would leave a
+    // node still writing into its directory (run 140: the cleanup's rm met ENOTEMPTY).
+    setTimeout(release, 300);
+    await c.kill(id);
+    expect(machine.snapshotsWritten).toBe(1);
+  });
+
   it("brings a follower that missed a compaction up to date with a snapshot", async () => {
     const c = await threeNodes({ snapshotThreshold: 25, trailingLogs: 0 });
     const expected = new Map<string, string>();

@@ -14,6 +14,20 @@ export class KvMachine implements StateMachine<number> {
   readonly data = new Map<string, string>();
   readonly appliedIndexes: number[] = [];
   restoredFrom: string | undefined;
+  /** Snapshots whose every chunk was written. */
+  snapshotsWritten = 0;
+  /** Snapshots waiting at the gate of `holdSnapshots`. */
+  snapshotsHeld = 0;
+  #gate: Promise<void> | undefined;
+
+  /** Snapshots taken from now on capture their state, then wait to write it until the returned release. */
+  holdSnapshots(): () => void {
+    let release = () => {};
+    this.#gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    return release;
+  }
 
   apply(index: number, command: Uint8Array): number {
     const text = decoder.decode(command);
@@ -26,7 +40,12 @@ export class KvMachine implements StateMachine<number> {
 
   async snapshot(out: SnapshotOutput): Promise<void> {
     const bytes = encoder.encode(JSON.stringify([...this.data])); // captured now, written after
+    if (this.#gate) {
+      this.snapshotsHeld++;
+      await this.#gate;
+    }
     for (let i = 0; i < bytes.length; i += 64 * 1024) await out.write(bytes.subarray(i, i + 64 * 1024));
+    this.snapshotsWritten++;
   }
 
   async restore(file: string): Promise<void> {
