@@ -72,6 +72,25 @@ describe("determinism and snapshots", () => {
     expect(restored.view().kvKeys("new/").value).toHaveLength(0);
   });
 
+  it("bounds each frame by rows and by value bytes, and restores from either shape", () => {
+    const small = new Harness();
+    for (let i = 0; i < 1_200; i++) small.set(`k/${i}`, "v");
+    // Header, three KV frames (512 + 512 + 176 rows), end: the rows bound.
+    expect([...small.store.snapshot()]).toHaveLength(5);
+
+    const big = new Harness();
+    const value = "x".repeat(100 * 1024);
+    for (let i = 0; i < 7; i++) big.set(`big/${i}`, value);
+    const frames = [...big.store.snapshot()];
+    // 100 KiB values: a frame closes once it holds 256 KiB of them, so 3 + 3 + 1 rows.
+    expect(frames).toHaveLength(5);
+    for (const f of frames) expect(f.byteLength).toBeLessThan(400 * 1024);
+    const restored = new StateStore();
+    restored.restoreSync(frames);
+    expect(restored.view().kvKeys("big/").value).toHaveLength(7);
+    expect(Buffer.concat([...restored.snapshot()]).equals(Buffer.concat(frames))).toBe(true);
+  });
+
   it("a view does not see overwrites, lock changes or catalog updates applied after it", () => {
     const h = new Harness();
     h.registerNode("n1", { Address: "1.1.1.1", Service: { ID: "w", Service: "web" } });

@@ -213,6 +213,20 @@ describe("KV write", () => {
     expect(await (await s.req("GET", "/v1/kv/slow/body?raw")).text()).toBe("hello body");
   });
 
+  it("stores nothing when the client goes away halfway through a body, and keeps serving", async () => {
+    const { port } = new URL(s.url);
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect(Number(port), "127.0.0.1", () => {
+        socket.write("PUT /v1/kv/half/body HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nhalf");
+        setTimeout(() => socket.destroy(), 50);
+      });
+      socket.on("close", () => resolve());
+      socket.on("error", reject);
+    });
+    expect((await get("half/body")).status).toBe(404);
+    expect((await put("half/after", "ok")).status).toBe(200);
+  });
+
   it("refuses a chunked upload (no Content-Length) once it passes 512 kB", async () => {
     const { port } = new URL(s.url);
     const status = await new Promise<number>((resolve, reject) => {

@@ -1,7 +1,13 @@
 import { kvValue, unpackKv } from "../kv/records.js";
 import { PRIMARY_TABLES, type PrimaryTable } from "../schema.js";
 import type { BTree, Tables } from "../store/tables.js";
-import { ROWS_PER_FRAME, SNAPSHOT_MAGIC, SNAPSHOT_VERSION, snapshotPackr } from "./format.js";
+import {
+  FRAME_VALUE_BYTES,
+  ROWS_PER_FRAME,
+  SNAPSHOT_MAGIC,
+  SNAPSHOT_VERSION,
+  snapshotPackr,
+} from "./format.js";
 
 /** One frame: the 4-byte big-endian length, then the value in msgpack. */
 export function frame(value: unknown): Uint8Array {
@@ -12,27 +18,23 @@ export function frame(value: unknown): Uint8Array {
   return out;
 }
 
-/** Appends each row's cells to `cells` (KV rows are KV_CELLS wide, others key + record) and yields per row. */
-function* rows(t: Tables, table: PrimaryTable, cells: unknown[]): Generator<void> {
+/**
+ * Appends each row's cells to `cells` (KV rows are KV_CELLS wide, others key + record) and yields per row the
+ * bytes of its value (KV rows; 0 for the others).
+ */
+function* rows(t: Tables, table: PrimaryTable, cells: unknown[]): Generator<number> {
   if (table === "kv") {
     for (const [k, r] of t.kv.entries()) {
       const m = unpackKv(r);
-      cells.push(
-        k,
-        kvValue(r, m.valueAt),
-        m.flags,
-        m.createIndex,
-        m.modifyIndex,
-        m.lockIndex,
-        m.session ?? null,
-      );
-      yield;
+      const value = kvValue(r, m.valueAt);
+      cells.push(k, value, m.flags, m.createIndex, m.modifyIndex, m.lockIndex, m.session ?? null);
+      yield value.byteLength;
     }
     return;
   }
   for (const [k, v] of (t[table] as BTree<string, unknown>).entries()) {
     cells.push(k, v);
-    yield;
+    yield 0;
   }
 }
 
@@ -46,15 +48,18 @@ export function* writeSnapshot(t: Tables, index: number): Generator<Uint8Array> 
   for (const table of PRIMARY_TABLES) {
     const cells: unknown[] = [];
     let count = 0;
+    let valueBytes = 0;
     const flush = () => {
       const out = frame([table, count, cells]);
       total += count;
       cells.length = 0;
       count = 0;
+      valueBytes = 0;
       return out;
     };
-    for (const _ of rows(t, table, cells)) {
-      if (++count === ROWS_PER_FRAME) yield flush();
+    for (const bytes of rows(t, table, cells)) {
+      valueBytes += bytes;
+      if (++count === ROWS_PER_FRAME || valueBytes >= FRAME_VALUE_BYTES) yield flush();
     }
     if (count > 0) yield flush();
   }
