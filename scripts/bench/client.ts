@@ -33,7 +33,7 @@ import { awaitLeader, leaderAddress } from "../lib/leader.js";
 import { freePorts } from "../lib/ports.js";
 import { kill, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
-import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
+import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { kvCell, kvKeyName } from "./lib/kv-cell.js";
 import { cairnKv } from "./lib/kv-drivers.js";
@@ -295,7 +295,10 @@ async function fanout(path: Path, leader: HttpTarget, key: string, count: number
     await sleep(2000);
     const rssCost = rssBytes(path.pid) - rssBefore;
     const early = held.answeredAt.length + held.lost;
-    if (early > 0) log(`${path.label}: ${early} blocking queries ended before the change`);
+    if (early > 0)
+      log(
+        `${path.label}: ${early} blocking queries ended before the change: ${endingsSummary(held.endings)}`,
+      );
     const t0 = performance.now();
     await httpOk(control, leader, "PUT", `/v1/kv/${key}`, "after");
     await held.settled(30_000);

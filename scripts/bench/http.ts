@@ -32,7 +32,7 @@ import { spawnTracked, stop, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
 import { descriptorLimit } from "./lib/descriptors.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
-import { type HeldRequests, holdRequests } from "./lib/held-requests.js";
+import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
@@ -275,7 +275,7 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
     await sleep(3000);
     const rssAfter = rssBytes(pid);
     const early = held.answeredAt.length + held.lost;
-    if (early > 0) log(`${early} blocking queries ended before the change`);
+    if (early > 0) log(`${early} blocking queries ended before the change: ${endingsSummary(held.endings)}`);
 
     const t0 = performance.now();
     await httpOk(control, target, "PUT", `/v1/kv/${key}`, "after");

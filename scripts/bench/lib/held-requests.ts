@@ -13,6 +13,11 @@ export interface HeldRequests {
   readonly notOk: number;
   /** Connections that closed without an answer. */
   readonly lost: number;
+  /**
+   * How each request that ended so far ended: an answer's status line, or "closed without an answer". Read
+   * before the change being timed, it says why a request did not wait for it.
+   */
+  readonly endings: readonly string[];
   /** Resolves when every request has an answer or failed, or after `timeoutMs`. */
   settled(timeoutMs: number): Promise<void>;
   close(): void;
@@ -31,6 +36,7 @@ export async function holdRequests(
   const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${target.host}:${target.port}\r\n\r\n`);
   const sockets: Socket[] = [];
   const answeredAt: number[] = [];
+  const endings: string[] = [];
   let notOk = 0;
   let lost = 0;
   let done = 0;
@@ -54,7 +60,9 @@ export async function holdRequests(
           socket.once("data", (chunk: Buffer) => {
             answered = true;
             answeredAt.push(performance.now());
-            if (!chunk.subarray(0, 12).toString().startsWith("HTTP/1.1 200")) notOk++;
+            const ending = endingOf(chunk);
+            endings.push(ending);
+            if (!ending.startsWith("HTTP/1.1 200")) notOk++;
             finish();
             // The socket stays open until close(): tearing 10,000 connections down mid-measurement would
             // put the server's connection-close work inside the window being timed.
@@ -64,6 +72,7 @@ export async function holdRequests(
           });
           socket.once("close", () => {
             if (!answered) {
+              endings.push("closed without an answer");
               lost++;
               finish();
             }
@@ -76,6 +85,7 @@ export async function holdRequests(
 
   return {
     answeredAt,
+    endings,
     get notOk() {
       return notOk;
     },
@@ -95,4 +105,21 @@ export async function holdRequests(
       for (const s of sockets) s.destroy();
     },
   };
+}
+
+/** "2× HTTP/1.1 500 Internal Server Error, 1× closed without an answer": how requests ended, by kind. */
+export function endingsSummary(endings: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const e of endings) counts.set(e, (counts.get(e) ?? 0) + 1);
+  return [...counts].map(([e, n]) => `${n}× ${e}`).join(", ");
+}
+
+/** An answer's status line and, unless it is a 200, the start of its body (the reason). */
+function endingOf(chunk: Buffer): string {
+  const text = chunk.subarray(0, 1024).toString("latin1");
+  const lineEnd = text.indexOf("\r\n");
+  const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
+  if (statusLine.startsWith("HTTP/1.1 200")) return statusLine;
+  const bodyStart = text.indexOf("\r\n\r\n");
+  return bodyStart < 0 ? statusLine : `${statusLine}: ${text.slice(bodyStart + 4, bodyStart + 124)}`;
 }
