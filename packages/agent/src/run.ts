@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rmSync } from "node:fs";
 import { runAgentProcess } from "./agent-process.js";
 import { type AgentConfig, ConfigError, loadAgentConfig } from "./config/index.js";
+import { makeDevDir } from "./dev-dir.js";
 import { startClientRole } from "./roles/client-role.js";
 import { startServerRole } from "./roles/server-role.js";
 import { AgentTls } from "./tls/agent-tls.js";
@@ -39,8 +38,8 @@ export async function runAgent(
   }
   if (!config.dev && config.dataDir === undefined)
     return refuse("data_dir is required in server mode (-data-dir)");
-  // Dev mode keeps nothing: Raft runs in a temporary directory removed at exit.
-  const devDir = config.dev ? mkdtempSync(join(tmpdir(), "cairn-dev-")) : undefined;
+  // Dev mode keeps nothing: Raft runs in a temporary directory removed at exit (or by the next dev agent).
+  const devDir = config.dev ? makeDevDir() : undefined;
   const dataDir = devDir ?? config.dataDir ?? "";
   try {
     return await runAgentProcess(config, tls, warnings, (ctx) =>

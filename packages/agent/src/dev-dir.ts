@@ -1,0 +1,48 @@
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const PREFIX = "cairn-dev-";
+/** `cairn-dev-<pid>-<random>`: the directory of the dev agent with that process ID. */
+const NAME = /^cairn-dev-(\d+)-/;
+
+/**
+ * A dev agent's data directory: temporary, named after this process, and removed at a clean exit. One killed
+ * with SIGKILL cannot remove its own, so every dev agent first removes those whose process is gone.
+ */
+export function makeDevDir(root = tmpdir(), alive: (pid: number) => boolean = processAlive): string {
+  sweepDevDirs(root, alive);
+  return mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
+}
+
+/** Removes the dev directories under `root` whose agent process no longer runs; returns their names. */
+export function sweepDevDirs(root: string, alive: (pid: number) => boolean): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const pid = NAME.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    try {
+      rmSync(join(root, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch {
+      // Another user's, or being removed by another agent: not ours to insist on.
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this ID exists (one of another user counts: EPERM still means it runs). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
