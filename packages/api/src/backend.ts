@@ -60,6 +60,20 @@ export class NoClusterLeaderError extends Error {
   }
 }
 
+/**
+ * The leader holds as many writes waiting to commit as it accepts (its followers or its disk fell behind): the
+ * write was refused before anything was proposed, so it is safe to send again. The API answers 429 with
+ * Retry-After, as Consul answers a request its rate limit refuses ("try again later").
+ */
+export class LeaderBusyError extends Error {
+  constructor() {
+    super(
+      "rate limit exceeded, try again later: the leader holds as many writes waiting to commit as it accepts",
+    );
+    this.name = "LeaderBusyError";
+  }
+}
+
 /** Thrown by anything behind the seam that refuses a token; the API answers 403. */
 export class PermissionDeniedError extends Error {
   constructor() {

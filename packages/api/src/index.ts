@@ -47,6 +47,7 @@ export {
   type DatacenterCoordinatesJson,
   type DatacenterForward,
   DEFAULT_API_CONFIG,
+  LeaderBusyError,
   type LeaderContact,
   NoClusterLeaderError,
   PermissionDeniedError,

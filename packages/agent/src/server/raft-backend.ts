@@ -5,7 +5,7 @@ import type {
   SnapshotArchive,
   StateReader,
 } from "@cairn/api";
-import { HttpError, NoClusterLeaderError, stateReader } from "@cairn/api";
+import { HttpError, LeaderBusyError, NoClusterLeaderError, stateReader } from "@cairn/api";
 import {
   type ApplyResult,
   type Command,
@@ -14,7 +14,7 @@ import {
   stampLeaderTime,
   streamRestore,
 } from "@cairn/fsm";
-import { NotLeaderError, RpcError, type ServerRaftNode } from "@cairn/raft";
+import { NotLeaderError, RaftRejectedError, RpcError, type ServerRaftNode } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { ServerRpc } from "../server-rpc/server-rpc.js";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
@@ -165,12 +165,13 @@ export class RaftBackend implements ClusterBackend {
   private proposeVia(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
     return this.onLeader(
       false,
-      (node) => node.propose(asLeader()),
+      (node) => node.propose(asLeader()).catch(refusedAsBusy),
       async (_node, leader) => {
         let answer: unknown;
         try {
           answer = await this.serverRpc().request(leader, RPC.apply, asForwarded(), FORWARD_TIMEOUT_MS);
         } catch (err) {
+          refusedAsBusy(err);
           throw this.outcomeUnknown(err);
         }
         return unpackValue(answer) as ApplyResult;
@@ -303,4 +304,18 @@ export class RaftBackend implements ClusterBackend {
 /** Frames are copied: the encoder may reuse its buffer for the next frame while this one is still queued. */
 async function* copies(frames: Iterable<Uint8Array>): AsyncIterable<Uint8Array> {
   for (const frame of frames) yield Uint8Array.prototype.slice.call(frame);
+}
+
+/**
+ * A leader at its limit of uncommitted entries refused the proposal before appending it, here or on the leader
+ * a follower forwarded it to: nothing was written, so the client is told to retry (429), not that it failed.
+ */
+export function refusedAsBusy(err: unknown): never {
+  const here = err instanceof RaftRejectedError && err.reason === "too-many-uncommitted";
+  const forwarded =
+    err instanceof RpcError &&
+    err.failure === "remote" &&
+    err.remoteName === "RaftRejectedError" &&
+    (err.remoteData as { reason?: unknown } | undefined)?.reason === "too-many-uncommitted";
+  throw here || forwarded ? new LeaderBusyError() : err;
 }

@@ -87,6 +87,8 @@ export interface ServerOptions {
   clientFetch?: TunnelFetch;
   /** TLS on the server RPC port (Raft, snapshots, the client tunnel); absent: plaintext. */
   tls?: TransportTls;
+  /** The leader's limit of entries waiting to commit (Raft's default when absent); writes past it answer 429. */
+  maxUncommittedEntries?: number;
   /**
    * Reads of the primary datacenter's API (through `dc` forwarding). With it, a server of a secondary
    * datacenter replicates ACLs and config entries while it leads.
@@ -408,6 +410,9 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         snapshotThreshold: config.raftSnapshotThreshold,
         trailingLogs: config.raftTrailingLogs,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
+        ...(this.options.maxUncommittedEntries !== undefined
+          ? { maxUncommittedEntries: this.options.maxUncommittedEntries }
+          : {}),
         ...(this.options.tls ? { tls: this.options.tls } : {}),
         observer: {
           committed: (entries, latencyMs) => this.emit("raftCommitted", entries, latencyMs),

@@ -1,6 +1,6 @@
 import { DomainError } from "@cairn/fsm";
 import type { Context } from "hono";
-import { NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
+import { LeaderBusyError, NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
 import type { ApiEnv } from "./env.js";
 import { HttpError, statusOf } from "./errors.js";
 
@@ -20,6 +20,11 @@ export function handleError(err: unknown, c: Context<ApiEnv>): Response {
   if (err instanceof NoClusterLeaderError) {
     c.get("log")?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");
     return c.body("No cluster leader", 500, TEXT);
+  }
+  if (err instanceof LeaderBusyError) {
+    c.get("log")?.warn({ method: c.req.method, path: c.req.path }, "write refused: the leader is busy");
+    c.header("Retry-After", "1");
+    return c.body(err.message, 429, TEXT);
   }
   const message = err instanceof Error ? err.message : String(err);
   c.get("log")?.error({ method: c.req.method, path: c.req.path, err }, "request failed");

@@ -26,6 +26,11 @@ export class RaftRejectedError extends Error {
   ) {
     super(`raft rejected the request: ${reason}`);
   }
+
+  /** What crosses a server RPC with the error, so a follower that forwarded the request knows the reason. */
+  get data(): { reason: RejectReason } {
+    return { reason: this.reason };
+  }
 }
 
 /** The entry was appended but a new leader replaced it before it committed: it will never apply. */
