@@ -66,7 +66,7 @@ export {
 export { withKnownBody } from "./http/body.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
-export { acceptsGzip, gzipResponses } from "./http/gzip.js";
+export { acceptsGzip, afterAnswer, gzipResponses } from "./http/gzip.js";
 export {
   type KnownForm,
   knownForm,

@@ -1,4 +1,4 @@
-import type { ClusterBackend, StateReader } from "@cairn/api";
+import { afterAnswer, type ClusterBackend, type StateReader } from "@cairn/api";
 import type { Command } from "@cairn/fsm";
 import { eventLoopDelay } from "./event-loop-delay.js";
 import type { Labels, Metrics } from "./registry.js";
@@ -83,9 +83,13 @@ export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performan
   eventLoopDelay();
   // One label object per method, route and status (a bounded set), so the registry sorts each only once.
   const labelSets = new Map<string, Labels>();
-  return async (request, env) => {
+  // Not an async function, which would stay suspended (a frame and a register file) while a query is held.
+  return (request, env) => {
     const start = now();
-    const response = await fetch(request, env);
+    return afterAnswer(fetch(request, env), (response) => record(request, response, start));
+  };
+
+  function record(request: Request, response: Response, start: number): Response {
     const url = request.url;
     const pathStart = url.indexOf("/", url.indexOf("//") + 2);
     const query = url.indexOf("?", pathStart);
@@ -98,7 +102,7 @@ export function meterFetch(fetch: Fetch, metrics: Metrics, now = () => performan
     }
     metrics.addSample("consul.api.http", now() - start, labels);
     return response;
-  };
+  }
 }
 
 /** Gauges read when metrics are read: heap, and on a server blocked queries waiting and sessions. */

@@ -26,38 +26,55 @@ const compressed = new WeakMap<Uint8Array, Promise<Buffer>>();
  * what servers and client agents pass each other internally stays plain.
  */
 export function gzipResponses(fetch: Fetch): Fetch {
-  return async (request, env) => {
-    const response = await fetch(request, env);
-    const form = knownForm(response);
-    if (form?.headers !== undefined) return sendKnownForm(request, env, response, form, form.headers);
-    // Only status and headers are read unless the body is compressed: reading anything else would turn
-    // @hono/node-server's lightweight response into a full one and lose its direct write.
-    try {
-      addVary(response.headers);
-    } catch {
-      // Immutable headers (a response as fetch() returned it): they go out as they are.
-    }
-    if (!compressible(request, env, response)) return response;
-    let body: Buffer;
-    if (form?.reusable && form.body instanceof Uint8Array) {
-      if (form.body.byteLength < MIN_BYTES) return response;
-      body = await gzipOnce(form.body);
-    } else if (typeof form?.body === "string") {
-      // A JSON string the route still holds: not read back out of the Response (known-form.ts).
-      const plain = Buffer.from(form.body);
-      if (plain.byteLength < MIN_BYTES) return response;
-      body = await gzip(plain);
-    } else {
-      const plain = new Uint8Array(await response.arrayBuffer());
-      if (plain.byteLength < MIN_BYTES)
-        return new Response(plain, { status: response.status, headers: response.headers });
-      body = await gzip(plain);
-    }
-    const headers = new Headers(response.headers);
-    headers.set("Content-Encoding", "gzip");
-    headers.delete("Content-Length");
-    return new Response(body, { status: response.status, headers });
-  };
+  // Not an async function: one suspended for every held blocking query was a frame, a promise and a register
+  // file each, for as long as the query waited. The answer is looked at once it exists.
+  return (request, env) => afterAnswer(fetch(request, env), (response) => encoded(request, env, response));
+}
+
+/** Calls `then` with the answer now if there is one, else once it arrives. */
+export function afterAnswer<T>(
+  answer: Response | Promise<Response>,
+  then: (response: Response) => T | Promise<T>,
+): T | Promise<T> {
+  // A thenable test, not instanceof: @hono/node-server puts its own Response class in place of the global one.
+  return isPromise(answer) ? answer.then(then) : then(answer);
+}
+
+function isPromise(answer: Response | Promise<Response>): answer is Promise<Response> {
+  return typeof (answer as Partial<Promise<Response>>).then === "function";
+}
+
+/** The answer as it goes out: gzip-encoded when the client accepts it and it is worth it, with Vary. */
+async function encoded(request: Request, env: unknown, response: Response): Promise<Response> {
+  const form = knownForm(response);
+  if (form?.headers !== undefined) return sendKnownForm(request, env, response, form, form.headers);
+  // Only status and headers are read unless the body is compressed: reading anything else would turn
+  // @hono/node-server's lightweight response into a full one and lose its direct write.
+  try {
+    addVary(response.headers);
+  } catch {
+    // Immutable headers (a response as fetch() returned it): they go out as they are.
+  }
+  if (!compressible(request, env, response)) return response;
+  let body: Buffer;
+  if (form?.reusable && form.body instanceof Uint8Array) {
+    if (form.body.byteLength < MIN_BYTES) return response;
+    body = await gzipOnce(form.body);
+  } else if (typeof form?.body === "string") {
+    // A JSON string the route still holds: not read back out of the Response (known-form.ts).
+    const plain = Buffer.from(form.body);
+    if (plain.byteLength < MIN_BYTES) return response;
+    body = await gzip(plain);
+  } else {
+    const plain = new Uint8Array(await response.arrayBuffer());
+    if (plain.byteLength < MIN_BYTES)
+      return new Response(plain, { status: response.status, headers: response.headers });
+    body = await gzip(plain);
+  }
+  const headers = new Headers(response.headers);
+  headers.set("Content-Encoding", "gzip");
+  headers.delete("Content-Length");
+  return new Response(body, { status: response.status, headers });
 }
 
 /** A response whose complete headers are known (Vary included): decided and compressed from its form alone. */
