@@ -37,7 +37,10 @@ export function sweepDevDirs(root: string, alive: (pid: number) => boolean): str
   return removed;
 }
 
-/** Whether a process with this ID exists (one of another user counts: EPERM still means it runs). */
+/**
+ * Whether a process with this ID exists (one of another user counts: EPERM still means it runs). A dev agent in
+ * another PID namespace that shares this temporary folder would look gone; dev agents are not run that way.
+ */
 function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
