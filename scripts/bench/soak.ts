@@ -18,7 +18,7 @@ import { startCairnCluster } from "../lib/cluster.js";
 import { stopAll } from "../lib/processes.js";
 import { type HttpTarget, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { Latencies } from "./lib/latency.js";
-import { rssBytes } from "./lib/proc-stats.js";
+import { cpuSeconds, machineCpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { lineChartsSvg } from "./lib/svg-chart.js";
 import { formatMs, markdownTable } from "./lib/table.js";
 
@@ -79,6 +79,44 @@ interface Sample {
   diskMB: number;
   leaderFds: number;
   errors: number;
+  /** CPU in cores over the window: the leader, all three servers, this load generator. */
+  leaderCores: number;
+  serverCores: number;
+  generatorCores: number;
+  /**
+   * The rest of the machine's busy CPU, and the hypervisor's steal: work that is not this benchmark's, which on
+   * a shared machine can slow every figure at once.
+   */
+  otherCores: number;
+  stealCores: number;
+}
+
+/** CPU counters read at each sample, to turn into cores over the window. */
+interface CpuReading {
+  leader: number;
+  servers: number;
+  generator: number;
+  machine: number;
+  steal: number;
+}
+
+function readCpu(leaderPid: number, pids: readonly number[]): CpuReading {
+  const own = process.cpuUsage();
+  const machine = machineCpuSeconds();
+  const servers = pids.map((pid) => {
+    try {
+      return cpuSeconds(pid);
+    } catch {
+      return 0; // a server that exited: the next reading says so in its errors
+    }
+  });
+  return {
+    leader: servers[pids.indexOf(leaderPid)] ?? 0,
+    servers: servers.reduce((a, b) => a + b, 0),
+    generator: (own.user + own.system) / 1e6,
+    machine: machine.busy,
+    steal: machine.steal,
+  };
 }
 
 function dirBytes(dir: string): number {
@@ -205,6 +243,8 @@ async function main(): Promise<void> {
     const started = performance.now();
     const end = started + MINUTES * 60_000;
     let last = started;
+    const pids = servers.map((s) => s.process.pid);
+    let cpu = readCpu(leader.process.pid, pids);
     while (performance.now() < end) {
       await sleep(SAMPLE_MS);
       const now = performance.now();
@@ -212,6 +252,12 @@ async function main(): Promise<void> {
       window = new Window();
       const seconds = (now - last) / 1000;
       last = now;
+      const before = cpu;
+      cpu = readCpu(leader.process.pid, pids);
+      const after = cpu;
+      const cores = (f: (r: CpuReading) => number) => (f(after) - f(before)) / seconds;
+      const serverCores = cores((r) => r.servers);
+      const generatorCores = cores((r) => r.generator);
       const sample: Sample = {
         minute: (now - started) / 60_000,
         writesPerSec: w.writes / seconds,
@@ -223,12 +269,19 @@ async function main(): Promise<void> {
         diskMB: servers.reduce((sum, s) => sum + dirBytes(join(root, s.name)), 0) / 1e6,
         leaderFds: openFds(leader.process.pid),
         errors: w.errors,
+        leaderCores: cores((r) => r.leader),
+        serverCores,
+        generatorCores,
+        otherCores: Math.max(0, cores((r) => r.machine) - serverCores - generatorCores),
+        stealCores: cores((r) => r.steal),
       };
       samples.push(sample);
       log(
         `${sample.minute.toFixed(1)} min: ${Math.round(sample.writesPerSec)} writes/s (p99 ${formatMs(sample.writeP99)} ms), ` +
           `${Math.round(sample.readsPerSec)} reads/s, heap ${sample.leaderHeapMB.toFixed(0)} MB, RSS ${sample.leaderRssMB.toFixed(0)} MB, ` +
-          `disk ${sample.diskMB.toFixed(0)} MB, ${sample.leaderFds} fds` +
+          `disk ${sample.diskMB.toFixed(0)} MB, ${sample.leaderFds} fds, CPU cores leader ${sample.leaderCores.toFixed(2)} ` +
+          `servers ${sample.serverCores.toFixed(2)} generator ${sample.generatorCores.toFixed(2)} ` +
+          `others ${sample.otherCores.toFixed(2)} steal ${sample.stealCores.toFixed(2)}` +
           (w.errors ? `, ${w.errors} errors (first: ${w.firstError})` : ""),
       );
     }
@@ -272,6 +325,10 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
     first.length && second.length
       ? `${((mean(second.map(f)) / mean(first.map(f)) - 1) * 100).toFixed(1)}%`
       : "-";
+  const halves = (f: (s: Sample) => number) =>
+    first.length && second.length
+      ? `${mean(first.map(f)).toFixed(2)} -> ${mean(second.map(f)).toFixed(2)}`
+      : "-";
   const stamp = new Date()
     .toISOString()
     .slice(0, 16)
@@ -309,6 +366,16 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
       series: [{ name: "disk", points: samples.map((s) => [s.minute, s.diskMB]) }],
     },
     {
+      title: "CPU",
+      unit: "cores",
+      series: [
+        { name: "leader", points: samples.map((s) => [s.minute, s.leaderCores]) },
+        { name: "all servers", points: samples.map((s) => [s.minute, s.serverCores]) },
+        { name: "load generator", points: samples.map((s) => [s.minute, s.generatorCores]) },
+        { name: "rest of the machine", points: samples.map((s) => [s.minute, s.otherCores + s.stealCores]) },
+      ],
+    },
+    {
       title: "leader open descriptors",
       unit: "fds",
       series: [{ name: "fds", points: samples.map((s) => [s.minute, s.leaderFds]) }],
@@ -330,7 +397,9 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
       `${slope(pts((s) => s.leaderHeapMB)).toFixed(2)} MB, RSS ${slope(pts((s) => s.leaderRssMB)).toFixed(2)} MB, disk ` +
       `${slope(pts((s) => s.diskMB)).toFixed(2)} MB, descriptors ${slope(pts((s) => s.leaderFds)).toFixed(2)}; ` +
       `disk between ${Math.min(...steady.map((s) => s.diskMB)).toFixed(0)} and ${Math.max(...steady.map((s) => s.diskMB)).toFixed(0)} MB; ` +
-      `${samples.reduce((n, s) => n + s.errors, 0)} failed operations.`,
+      `${samples.reduce((n, s) => n + s.errors, 0)} failed operations. CPU in cores, first half -> second half: ` +
+      `servers ${halves((s) => s.serverCores)}, load generator ${halves((s) => s.generatorCores)}, the rest of the ` +
+      `machine (other processes and steal) ${halves((s) => s.otherCores + s.stealCores)}.`,
     "",
     markdownTable(
       [
@@ -343,6 +412,7 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
         "RSS MB",
         "disk MB",
         "fds",
+        "CPU leader / servers / generator / rest",
         "errors",
       ],
       samples.map((s) => [
@@ -355,6 +425,9 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
         s.leaderRssMB.toFixed(0),
         s.diskMB.toFixed(1),
         String(s.leaderFds),
+        [s.leaderCores, s.serverCores, s.generatorCores, s.otherCores + s.stealCores]
+          .map((c) => c.toFixed(2))
+          .join(" / "),
         String(s.errors),
       ]),
     ),

@@ -17,3 +17,14 @@ export function cpuSeconds(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
+
+/**
+ * CPU time the whole machine spent busy, and time the hypervisor gave to others (steal), in seconds since
+ * boot, from the first line of /proc/stat (user nice system idle iowait irq softirq steal, in 1/100 s).
+ */
+export function machineCpuSeconds(): { busy: number; steal: number } {
+  const line = readFileSync("/proc/stat", "utf8").split("\n", 1)[0]!;
+  const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+  const busy = (user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0);
+  return { busy: busy / 100, steal: (steal ?? 0) / 100 };
+}
