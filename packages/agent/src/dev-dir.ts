@@ -10,31 +10,28 @@ const NAME = /^cairn-dev-(\d+)-/;
  * A dev agent's data directory: temporary, named after this process, and removed at a clean exit. One killed
  * with SIGKILL cannot remove its own, so every dev agent first removes those whose process is gone.
  */
-export function makeDevDir(root = tmpdir(), alive: (pid: number) => boolean = processAlive): string {
-  sweepDevDirs(root, alive);
+export function makeDevDir(root = tmpdir()): string {
+  sweepDevDirs(root);
   return mkdtempSync(join(root, `${PREFIX}${process.pid}-`));
 }
 
-/** Removes the dev directories under `root` whose agent process no longer runs; returns their names. */
-export function sweepDevDirs(root: string, alive: (pid: number) => boolean): string[] {
+/** Removes the dev directories under `root` whose agent process no longer runs. */
+function sweepDevDirs(root: string): void {
   let names: string[];
   try {
     names = readdirSync(root);
   } catch {
-    return [];
+    return;
   }
-  const removed: string[] = [];
   for (const name of names) {
     const pid = NAME.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || alive(Number(pid))) continue;
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
     try {
       rmSync(join(root, name), { recursive: true, force: true });
-      removed.push(name);
     } catch {
       // Another user's, or being removed by another agent: not ours to insist on.
     }
   }
-  return removed;
 }
 
 /**

@@ -23,6 +23,9 @@ export interface HeldRequests {
   close(): void;
 }
 
+const OK = "HTTP/1.1 200";
+const LOST = "closed without an answer";
+
 /**
  * Opens `count` connections to `target` (`batch` at a time, so the listen backlog never overflows) and
  * sends `GET path` on each; resolves once all are connected and written.
@@ -37,8 +40,6 @@ export async function holdRequests(
   const sockets: Socket[] = [];
   const answeredAt: number[] = [];
   const endings: string[] = [];
-  let notOk = 0;
-  let lost = 0;
   let done = 0;
   let onSettled: (() => void) | undefined;
   const finish = () => {
@@ -60,9 +61,7 @@ export async function holdRequests(
           socket.once("data", (chunk: Buffer) => {
             answered = true;
             answeredAt.push(performance.now());
-            const ending = endingOf(chunk);
-            endings.push(ending);
-            if (!ending.startsWith("HTTP/1.1 200")) notOk++;
+            endings.push(endingOf(chunk));
             finish();
             // The socket stays open until close(): tearing 10,000 connections down mid-measurement would
             // put the server's connection-close work inside the window being timed.
@@ -72,8 +71,7 @@ export async function holdRequests(
           });
           socket.once("close", () => {
             if (!answered) {
-              endings.push("closed without an answer");
-              lost++;
+              endings.push(LOST);
               finish();
             }
           });
@@ -87,10 +85,10 @@ export async function holdRequests(
     answeredAt,
     endings,
     get notOk() {
-      return notOk;
+      return endings.filter((e) => e !== LOST && !e.startsWith(OK)).length;
     },
     get lost() {
-      return lost;
+      return endings.filter((e) => e === LOST).length;
     },
     settled: (timeoutMs) =>
       new Promise<void>((resolve) => {
@@ -119,7 +117,7 @@ function endingOf(chunk: Buffer): string {
   const text = chunk.subarray(0, 1024).toString("latin1");
   const lineEnd = text.indexOf("\r\n");
   const statusLine = lineEnd < 0 ? text : text.slice(0, lineEnd);
-  if (statusLine.startsWith("HTTP/1.1 200")) return statusLine;
+  if (statusLine.startsWith(OK)) return statusLine;
   const bodyStart = text.indexOf("\r\n\r\n");
   return bodyStart < 0 ? statusLine : `${statusLine}: ${text.slice(bodyStart + 4, bodyStart + 124)}`;
 }

@@ -165,29 +165,17 @@ export class RaftBackend implements ClusterBackend {
   private proposeVia(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
     return this.onLeader(
       false,
-      (node) => node.propose(asLeader()).catch(refusedAsBusy),
+      (node) => node.propose(asLeader()).catch(proposalError),
       async (_node, leader) => {
         let answer: unknown;
         try {
           answer = await this.serverRpc().request(leader, RPC.apply, asForwarded(), FORWARD_TIMEOUT_MS);
         } catch (err) {
-          refusedAsBusy(err);
-          throw this.outcomeUnknown(err);
+          throw forwardedWriteError(err, this.deps.log);
         }
         return unpackValue(answer) as ApplyResult;
       },
     );
-  }
-
-  /**
-   * The connection to the leader failed after a forwarded write went out: it may or may not have been
-   * applied, so it is not retried (as Consul does not). A failover, not a fault: 500 with a plain reason.
-   */
-  private outcomeUnknown(err: unknown): unknown {
-    if (!(err instanceof RpcError) || (err.failure !== "unreachable" && err.failure !== "timeout"))
-      return err;
-    this.deps.log.warn({ err: err.message }, "forwarded write lost its leader; outcome unknown");
-    return new HttpError(500, `rpc error: ${err.message} (the write may or may not have been applied)`);
   }
 
   async readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<ContactHeaders> {
@@ -307,15 +295,33 @@ async function* copies(frames: Iterable<Uint8Array>): AsyncIterable<Uint8Array> 
 }
 
 /**
- * A leader at its limit of uncommitted entries refused the proposal before appending it, here or on the leader
- * a follower forwarded it to: nothing was written, so the client is told to retry (429), not that it failed.
+ * What the failure of a write forwarded to the leader means to its client. The leader refused it for its
+ * backlog: nothing was written, retry (429). The connection to the leader failed after the write went out: it
+ * may or may not have been applied, so it is not retried (as Consul does not); a failover, not a fault, so a
+ * 500 with a plain reason. Anything else as it is (the leader hold retries what can be).
  */
-export function refusedAsBusy(err: unknown): never {
-  const here = err instanceof RaftRejectedError && err.reason === "too-many-uncommitted";
-  const forwarded =
+export function forwardedWriteError(err: unknown, log?: Logger): unknown {
+  if (refusedForBacklog(err)) return new LeaderBusyError();
+  if (!(err instanceof RpcError) || (err.failure !== "unreachable" && err.failure !== "timeout")) return err;
+  log?.warn({ err: err.message }, "forwarded write lost its leader; outcome unknown");
+  return new HttpError(500, `rpc error: ${err.message} (the write may or may not have been applied)`);
+}
+
+/** What a proposal this server made as leader failed with, for its client: a refusal for its backlog is a 429. */
+function proposalError(err: unknown): never {
+  throw refusedForBacklog(err) ? new LeaderBusyError() : err;
+}
+
+/**
+ * A leader at its limit of uncommitted entries refused the proposal before appending it, here or on the leader
+ * a follower forwarded it to (RaftRejectedError carries its reason across the RPC).
+ */
+export function refusedForBacklog(err: unknown): boolean {
+  if (err instanceof RaftRejectedError) return err.reason === "too-many-uncommitted";
+  return (
     err instanceof RpcError &&
     err.failure === "remote" &&
     err.remoteName === "RaftRejectedError" &&
-    (err.remoteData as { reason?: unknown } | undefined)?.reason === "too-many-uncommitted";
-  throw here || forwarded ? new LeaderBusyError() : err;
+    (err.remoteData as { reason?: unknown } | undefined)?.reason === "too-many-uncommitted"
+  );
 }

@@ -27,9 +27,8 @@ export function sendBatched(ws: WebSocket, data: Uint8Array): void {
   }
   let turn = corked.get(socket);
   if (turn === undefined) {
-    const started = { bytes: 0 };
-    turn = started;
-    corked.set(socket, started);
+    turn = { bytes: 0 };
+    corked.set(socket, turn);
     socket.cork();
     setImmediate(() => {
       corked.delete(socket);

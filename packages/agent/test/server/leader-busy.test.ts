@@ -4,13 +4,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createApi } from "@cairn/api";
+import { createApi, HttpError, LeaderBusyError } from "@cairn/api";
 import { RaftRejectedError, RpcError } from "@cairn/raft";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { freePorts, waitFor } from "../../../../scripts/lib/index.js";
 import { buildAgentConfig } from "../../src/config/index.js";
-import { refusedAsBusy } from "../../src/server/raft-backend.js";
+import { forwardedWriteError, refusedForBacklog } from "../../src/server/raft-backend.js";
 import { CairnServer } from "../../src/server/server.js";
 
 let dir: string;
@@ -71,19 +71,24 @@ describe("a leader at its limit of uncommitted writes", () => {
   });
 
   it("is told apart from other refusals, here and from a leader a write was forwarded to", () => {
-    const busy = (err: unknown) => {
-      try {
-        refusedAsBusy(err);
-      } catch (thrown) {
-        return (thrown as Error).name;
-      }
-    };
-    expect(busy(new RaftRejectedError("too-many-uncommitted", "s1"))).toBe("LeaderBusyError");
-    expect(busy(new RaftRejectedError("conf-pending", "s1"))).toBe("RaftRejectedError");
+    expect(refusedForBacklog(new RaftRejectedError("too-many-uncommitted", "s1"))).toBe(true);
+    expect(refusedForBacklog(new RaftRejectedError("conf-pending", "s1"))).toBe(false);
     // As errorFromRemote rebuilds it from what the leader's handler sent back.
     const remote = (err: RaftRejectedError) => new RpcError("remote", err.message, err.name, err.data);
-    expect(busy(remote(new RaftRejectedError("too-many-uncommitted", "s1")))).toBe("LeaderBusyError");
-    expect(busy(remote(new RaftRejectedError("conf-pending", "s1")))).toBe("RpcError");
-    expect(busy(new RpcError("timeout", "raft rejected the request: too-many-uncommitted"))).toBe("RpcError");
+    const busy = forwardedWriteError(remote(new RaftRejectedError("too-many-uncommitted", "s1")));
+    expect(busy).toBeInstanceOf(LeaderBusyError);
+    const other = remote(new RaftRejectedError("conf-pending", "s1"));
+    expect(forwardedWriteError(other)).toBe(other);
+  });
+
+  it("leaves a forwarded write that lost its leader an unknown outcome, not a refusal", () => {
+    for (const failure of ["unreachable", "timeout"] as const) {
+      const lost = forwardedWriteError(
+        new RpcError(failure, "raft rejected the request: too-many-uncommitted"),
+      );
+      expect(lost).toBeInstanceOf(HttpError);
+      expect((lost as HttpError).status).toBe(500);
+      expect((lost as HttpError).message).toMatch(/\(the write may or may not have been applied\)$/);
+    }
   });
 });

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env.js";
+import { nodeRequest } from "./env.js";
 import { tooLarge } from "./errors.js";
 
 /** Request bodies whose bytes their maker holds (requests that came through the client tunnel). */
@@ -24,10 +25,10 @@ export async function readBodyLimited(
   limit: number,
   describe: (size: number) => string,
 ): Promise<Buffer> {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c.env);
   if (incoming !== undefined && readEarlier(c) === undefined && !knownBodies.has(c.req.raw)) {
-    const declared = Number(incoming.headers["content-length"] ?? "0");
-    if (declared > limit) throw tooLarge(describe(declared));
+    // Node's own header, not Hono's: asking the request for one would build its WHATWG form.
+    refuseDeclared(incoming.headers["content-length"], limit, describe);
     return readIncoming(incoming, limit, describe);
   }
   const chunks: Uint8Array[] = [];
@@ -110,9 +111,8 @@ export async function* streamBodyLimited(
     yield read;
     return;
   }
-  const declared = Number(c.req.header("content-length") ?? "0");
-  if (declared > limit) throw tooLarge(describe(declared));
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  refuseDeclared(c.req.header("content-length"), limit, describe);
+  const incoming = nodeRequest(c.env);
   let size = 0;
   let whole = false;
   if (incoming !== undefined) {
@@ -143,6 +143,16 @@ export async function* streamBodyLimited(
       if (!whole) await reader.cancel();
     }
   }
+}
+
+/** The 413 for a body whose Content-Length already says it is past the limit. */
+function refuseDeclared(
+  contentLength: string | undefined,
+  limit: number,
+  describe: (size: number) => string,
+): void {
+  const declared = Number(contentLength ?? "0");
+  if (declared > limit) throw tooLarge(describe(declared));
 }
 
 /** The body as UTF-8 text, under the same limit. */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http";
 import type { Logger } from "pino";
 import type { Query } from "./query.js";
 
@@ -21,4 +22,12 @@ export interface ApiEnv {
     /** The body, when a middleware had to read it before the route (see readBodyLimited). */
     body?: Buffer;
   };
+}
+
+/**
+ * The Node request under @hono/node-server (its env carries it), whose parsed headers and body stream are
+ * cheaper to read than the WHATWG Request's; undefined under any other adapter or an in-process fetch.
+ */
+export function nodeRequest(env: unknown): IncomingMessage | undefined {
+  return (env as { incoming?: IncomingMessage } | undefined)?.incoming;
 }

@@ -1,6 +1,6 @@
-import type { IncomingMessage } from "node:http";
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
+import { nodeRequest } from "./env.js";
 import { type KnownForm, knownForm, varyWithAcceptEncoding } from "./known-form.js";
 
 type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
@@ -106,7 +106,7 @@ function headerOf(headers: Readonly<Record<string, string>>, lowerName: string):
 
 /** The request's Accept-Encoding; under @hono/node-server from Node's parsed headers, without a Headers copy. */
 function acceptEncoding(request: Request, env: unknown): string | null {
-  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(env);
   if (incoming === undefined) return request.headers.get("accept-encoding");
   const value = incoming.headers["accept-encoding"];
   return value ?? null;

@@ -1,7 +1,7 @@
-import type { IncomingMessage } from "node:http";
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
 import type { ApiEnv } from "../http/env.js";
+import { nodeRequest } from "../http/env.js";
 import { Query } from "../http/query.js";
 import { ignoresDatacenter, requireLocalDatacenter } from "./datacenter.js";
 import { extractNamespace } from "./namespace.js";
@@ -52,7 +52,7 @@ export function requestContext(
  * WHATWG Headers copy for every request.
  */
 function headerReader(c: Context<ApiEnv>): (name: string) => string | undefined {
-  const headers = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming?.headers;
+  const headers = nodeRequest(c.env)?.headers;
   if (headers === undefined) return (name) => c.req.header(name);
   return (name) => {
     const value = headers[name];

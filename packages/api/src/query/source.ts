@@ -1,6 +1,6 @@
-import type { IncomingMessage } from "node:http";
 import { isIP } from "node:net";
 import type { Context } from "hono";
+import { nodeRequest } from "../http/env.js";
 
 /** IPv4 peers arrive on dual-stack sockets as `::ffff:a.b.c.d`; Go prints those as plain IPv4. */
 function plain(ip: string): string {
@@ -14,7 +14,7 @@ function plain(ip: string): string {
 export function sourceAddress(c: Context): string {
   const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim() ?? "";
   if (forwarded !== "" && isIP(forwarded) !== 0) return plain(forwarded);
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c.env);
   const peer = incoming?.socket.remoteAddress ?? "";
   return isIP(peer) !== 0 ? plain(peer) : "";
 }
