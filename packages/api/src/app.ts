@@ -4,6 +4,7 @@ import { httpAuthMethodIO } from "./auth-methods/io.js";
 import type { ApiDeps } from "./backend.js";
 import type { ApiEnv } from "./http/env.js";
 import { handleError, handleNotFound } from "./http/error-handler.js";
+import { unpark } from "./http/parked.js";
 import { resolveDeps } from "./http/route-context.js";
 import { primaryWrites } from "./middleware/primary-writes.js";
 import { requestContext } from "./middleware/request-context.js";
@@ -64,5 +65,8 @@ export function createApi(deps: ApiDeps): Hono<ApiEnv> {
 
   app.onError(handleError);
   app.notFound(handleNotFound);
+  // A held blocking query answers Hono with a placeholder (parked.ts); whoever calls the app gets its answer.
+  const honoFetch = app.fetch;
+  app.fetch = (request, env, executionCtx) => unpark(honoFetch(request, env, executionCtx));
   return app;
 }

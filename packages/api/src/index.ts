@@ -63,10 +63,11 @@ export {
   UserEventError,
   type UserEventRequest,
 } from "./events.js";
+export { afterAnswer } from "./http/after-answer.js";
 export { withKnownBody } from "./http/body.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
-export { acceptsGzip, afterAnswer, gzipResponses } from "./http/gzip.js";
+export { acceptsGzip, gzipResponses } from "./http/gzip.js";
 export {
   type KnownForm,
   knownForm,

@@ -2,12 +2,11 @@ import type { FilterPredicate } from "@cairn/discovery";
 import type { StateView } from "@cairn/fsm";
 import type { Context } from "hono";
 import { allowAll } from "../authorizer.js";
-import { blockingRead, type ReadFn } from "../http/blocking-query.js";
-import { clientGone } from "../http/client-gone.js";
+import { blockingAnswer, type ReadFn } from "../http/blocking-query.js";
 import type { ApiEnv } from "../http/env.js";
-import { setReadMeta } from "../http/read-meta.js";
+import { prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
+import { type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { encodedJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { sortNear } from "./near.js";
 
@@ -61,30 +60,37 @@ const READ_MODE_PARAMS: ReadonlySet<string> = new Set([
  * service's health, is shaped and encoded once per change instead of once per request. `near` answers are
  * not: they depend on coordinates, which move no catalog index.
  */
-export async function serveList<R>(
+export function serveList<R>(
   ctx: RouteContext,
   c: Context<ApiEnv>,
   read: ReadFn<StateView, readonly R[]>,
   shape: ListShape<R>,
 ): Promise<Response> {
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta, view } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
-  setReadMeta(c, meta);
-  const encode = () => Buffer.from(encodeList(ctx, result, shape));
-  if (shape.near !== undefined || typeof meta.index !== "number") return encodedJsonResponse(c, encode());
+  // What the memo key needs of the request, taken now: a held read answers without the Context.
   const token = c.get("token");
   const namespace = c.get("namespace");
-  const access =
-    ctx.authorizer === allowAll
-      ? ""
-      : `${authorizerId(ctx.authorizer)}\u0000${ctx.backend.store.aclIndex}\u0000${token}`;
-  const key = ["list", c.req.path, namespace, access, c.get("query").keyWithout(READ_MODE_PARAMS)].join(
-    "\u0000",
-  );
-  return encodedJsonResponse(
-    c,
-    view.memoized(key, meta.index, encode, (body) => body.byteLength),
-  );
+  const path = c.req.path;
+  const params = c.get("query").keyWithout(READ_MODE_PARAMS);
+  return blockingAnswer(ctx, c, opts, read, ({ result, meta, view }) => {
+    const encode = () => Buffer.from(encodeList(ctx, result, shape));
+    if (shape.near !== undefined || typeof meta.index !== "number") return listAnswer(encode(), meta);
+    const access =
+      ctx.authorizer === allowAll
+        ? ""
+        : `${authorizerId(ctx.authorizer)}\u0000${ctx.backend.store.aclIndex}\u0000${token}`;
+    const key = ["list", path, namespace, access, params].join("\u0000");
+    return listAnswer(
+      view.memoized(key, meta.index, encode, (body) => body.byteLength),
+      meta,
+    );
+  });
+}
+
+function listAnswer(body: Buffer, meta: ReadMeta): Response {
+  const headers = readMetaHeaders(meta);
+  headers["Content-Type"] = "application/json";
+  return sendPrepared(prepareAnswer(200, body as Uint8Array<ArrayBuffer>, headers));
 }
 
 function encodeList<R>(ctx: RouteContext, result: readonly R[], shape: ListShape<R>): string {

@@ -1,8 +1,12 @@
 import type { StateView, WatchSet } from "@cairn/fsm";
+import type { Context } from "hono";
 import type { LeaderContact } from "../backend.js";
 import type { StateReader } from "../state-reader.js";
-import type { ClientGone } from "./client-gone.js";
+import { type ClientGone, clientGone } from "./client-gone.js";
 import { Deadlines } from "./deadlines.js";
+import type { ApiEnv } from "./env.js";
+import { errorResponse, type FailedRequest } from "./error-handler.js";
+import { parked } from "./parked.js";
 import type { ReadMeta } from "./read-meta.js";
 import type { ReadOptions } from "./read-options.js";
 import type { RouteContext } from "./route-context.js";
@@ -41,11 +45,52 @@ export async function blockingRead<T>(
   onClientGone: ClientGone,
 ): Promise<ReadAnswer<T>> {
   const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
+  const first = firstRead(contact, store, opts, read);
+  if (first.answered) return first.answer;
+  return waitForChange(ctx, store, opts, read, onClientGone, first);
+}
+
+/**
+ * `blockingRead` of the backend's store answering with `respond`'s Response. A query that has to wait
+ * answers a placeholder at once (parked.ts), so nothing of Hono's request is held while it waits: `read` and
+ * `respond` run again once the data moved, and must not hold the Context.
+ */
+export async function blockingAnswer<T>(
+  ctx: RouteContext,
+  c: Context<ApiEnv>,
+  opts: ReadOptions,
+  read: ReadFn<StateView, T>,
+  respond: (answer: ReadAnswer<T>) => Response,
+): Promise<Response> {
+  const store = ctx.backend.store;
+  const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
+  const first = firstRead(contact, store, opts, read);
+  if (first.answered) return respond(first.answer);
+  // Taken from the Context now: the continuation below must not hold it.
+  const failed: FailedRequest = { log: c.get("log"), method: c.req.method, path: c.req.path };
+  return parked(
+    waitForChange(ctx, store, opts, read, clientGone(c), first)
+      .then(respond)
+      .catch((err: unknown) => errorResponse(err, failed)),
+  );
+}
+
+type FirstRead<T> =
+  | { answered: true; answer: ReadAnswer<T> }
+  | { answered: false; contact: LeaderContact; view: StateView; run: ReadRun<T> };
+
+/** The read run once; answered unless the client already has its answer and asked to wait for another. */
+function firstRead<T>(
+  contact: LeaderContact,
+  store: StateReader,
+  opts: ReadOptions,
+  read: ReadFn<StateView, T>,
+): FirstRead<T> {
   const view = store.view();
   const run = read(view);
-  // Most reads end here: no closure is made for them (a per-read cost on the hottest path).
-  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answerOf(run, contact, view);
-  return waitForChange(ctx, store, opts, read, onClientGone, { contact, view, run });
+  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex))
+    return { answered: true, answer: answerOf(run, contact, view) };
+  return { answered: false, contact, view, run };
 }
 
 function answerOf<T>(run: ReadRun<T>, contact: LeaderContact, view: StateView): ReadAnswer<T> {

@@ -1,34 +1,66 @@
 import { DomainError } from "@cairn/fsm";
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { Logger } from "pino";
 import { LeaderBusyError, NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
 import type { ApiEnv } from "./env.js";
 import { HttpError, statusOf } from "./errors.js";
 
 const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
 
+/** What an error answer needs of its request: where to log, and what to name in the log. */
+export interface FailedRequest {
+  readonly log: Logger | undefined;
+  readonly method: string;
+  readonly path: string;
+}
+
+/** An error's answer: a status, one line of text, and any header it adds. */
+interface ErrorAnswer {
+  status: ContentfulStatusCode;
+  text: string;
+  header?: readonly [name: string, value: string];
+}
+
 /**
  * Maps anything a route throws to Consul's plain-text one-line error responses. Only faults that are not
  * an HttpError, a DomainError (mapped by its kind) or a known backend condition are 500s, and those are logged at error level.
  */
 export function handleError(err: unknown, c: Context<ApiEnv>): Response {
+  const answer = errorAnswer(err, () => ({ log: c.get("log"), method: c.req.method, path: c.req.path }));
+  if (answer.header !== undefined) c.header(answer.header[0], answer.header[1]);
+  return c.body(answer.text, answer.status, TEXT);
+}
+
+/** The same answer without a Hono Context: for a parked blocking query (parked.ts), whose Context is gone. */
+export function errorResponse(err: unknown, request: FailedRequest): Response {
+  const answer = errorAnswer(err, () => request);
+  const headers: Record<string, string> = { ...TEXT };
+  if (answer.header !== undefined) headers[answer.header[0]] = answer.header[1];
+  return new Response(answer.text, { status: answer.status, headers });
+}
+
+function errorAnswer(err: unknown, request: () => FailedRequest): ErrorAnswer {
   if (err instanceof HttpError) {
-    if (err.allow !== undefined) c.header("Allow", err.allow.join(","));
-    return c.body(oneLine(err.message), err.status, TEXT);
+    const allow = err.allow && (["Allow", err.allow.join(",")] as const);
+    return { status: err.status, text: oneLine(err.message), ...(allow ? { header: allow } : {}) };
   }
-  if (err instanceof DomainError) return c.body(oneLine(err.message), statusOf(err.kind), TEXT);
-  if (err instanceof PermissionDeniedError) return c.body("Permission denied", 403, TEXT);
+  if (err instanceof DomainError) return { status: statusOf(err.kind), text: oneLine(err.message) };
+  if (err instanceof PermissionDeniedError) return { status: 403, text: "Permission denied" };
   if (err instanceof NoClusterLeaderError) {
-    c.get("log")?.warn({ method: c.req.method, path: c.req.path }, "no cluster leader");
-    return c.body("No cluster leader", 500, TEXT);
+    const { log, method, path } = request();
+    log?.warn({ method, path }, "no cluster leader");
+    return { status: 500, text: "No cluster leader" };
   }
   if (err instanceof LeaderBusyError) {
-    c.get("log")?.warn({ method: c.req.method, path: c.req.path }, "write refused: the leader is busy");
-    c.header("Retry-After", "1");
-    return c.body(err.message, 429, TEXT);
+    const { log, method, path } = request();
+    log?.warn({ method, path }, "write refused: the leader is busy");
+    return { status: 429, text: err.message, header: ["Retry-After", "1"] };
   }
   const message = err instanceof Error ? err.message : String(err);
-  c.get("log")?.error({ method: c.req.method, path: c.req.path, err }, "request failed");
-  return c.body(oneLine(message || "An unexpected error occurred"), 500, TEXT);
+  const { log, method, path } = request();
+  log?.error({ method, path, err }, "request failed");
+  return { status: 500, text: oneLine(message || "An unexpected error occurred") };
 }
 
 function oneLine(text: string): string {

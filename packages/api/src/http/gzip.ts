@@ -1,5 +1,6 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
+import { afterAnswer } from "./after-answer.js";
 import { nodeRequest } from "./env.js";
 import { type KnownForm, knownForm, varyWithAcceptEncoding } from "./known-form.js";
 
@@ -29,19 +30,6 @@ export function gzipResponses(fetch: Fetch): Fetch {
   // Not an async function: one suspended for every held blocking query was a frame, a promise and a register
   // file each, for as long as the query waited. The answer is looked at once it exists.
   return (request, env) => afterAnswer(fetch(request, env), (response) => encoded(request, env, response));
-}
-
-/** Calls `then` with the answer now if there is one, else once it arrives. */
-export function afterAnswer<T>(
-  answer: Response | Promise<Response>,
-  then: (response: Response) => T | Promise<T>,
-): T | Promise<T> {
-  // A thenable test, not instanceof: @hono/node-server puts its own Response class in place of the global one.
-  return isPromise(answer) ? answer.then(then) : then(answer);
-}
-
-function isPromise(answer: Response | Promise<Response>): answer is Promise<Response> {
-  return typeof (answer as Partial<Promise<Response>>).then === "function";
 }
 
 /** The answer as it goes out: gzip-encoded when the client accepts it and it is worth it, with Vary. */

@@ -1,7 +1,9 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { Logger } from "pino";
+import { afterAnswer } from "../http/after-answer.js";
 import type { ApiEnv } from "../http/env.js";
 import { nodeRequest } from "../http/env.js";
+import { unpark } from "../http/parked.js";
 import { Query } from "../http/query.js";
 import { ignoresDatacenter, requireLocalDatacenter } from "./datacenter.js";
 import { extractNamespace } from "./namespace.js";
@@ -43,7 +45,7 @@ export function requestContext(
     );
     if (!logger.isLevelEnabled("debug")) return next();
     const start = now();
-    return next().then(() => logRequest(logger, c, now() - start));
+    return next().then(() => logWhenAnswered(logger, c.req.method, c.req.url, c.res, start, now));
   };
 }
 
@@ -58,4 +60,19 @@ function headerReader(c: Context<ApiEnv>): (name: string) => string | undefined 
     const value = headers[name];
     return Array.isArray(value) ? value[0] : value;
   };
+}
+
+/**
+ * A parked blocking query (parked.ts) is logged once answered, without awaiting it and without holding the
+ * Context (a closure made where the Context is in scope would keep it), so that it stays parked.
+ */
+function logWhenAnswered(
+  logger: Logger,
+  method: string,
+  url: string,
+  res: Response,
+  start: number,
+  now: () => number,
+): void {
+  void afterAnswer(unpark(res), (answer) => logRequest(logger, method, url, answer.status, now() - start));
 }

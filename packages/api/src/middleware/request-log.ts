@@ -1,13 +1,12 @@
-import type { Context } from "hono";
 import type { Logger } from "pino";
 
 /** One debug line for a finished request. Token values never reach the log. */
-export function logRequest(logger: Logger, c: Context, ms: number): void {
+export function logRequest(logger: Logger, method: string, url: string, status: number, ms: number): void {
   logger.debug(
     {
-      method: c.req.method,
-      url: redactTokens(c.req.url),
-      status: c.res.status,
+      method,
+      url: redactTokens(url),
+      status,
       ms: Math.round(ms * 1000) / 1000,
     },
     "request",

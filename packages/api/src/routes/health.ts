@@ -76,7 +76,8 @@ function withNodeMeta(
 function nodeChecks(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const node = requireParam(c.req.param("node"), "Missing node name");
   const search = searchParams(c.req.url);
-  return serveList(ctx, c, (v) => v.checksForNode(node, c.get("namespace")), {
+  const ns = c.get("namespace");
+  return serveList(ctx, c, (v) => v.checksForNode(node, ns), {
     keep: checkVisible(readAccess(ctx, c)),
     toJson: checkJson,
     encode: encodeCheck,

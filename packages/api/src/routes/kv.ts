@@ -4,9 +4,8 @@ import type { Context } from "hono";
 import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
 import { applyCommand } from "../http/apply.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readBodyLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
@@ -35,7 +34,10 @@ export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
-/** GET /v1/kv: each answer is prepared once per store view and question, shared by every waiter. */
+/**
+ * GET /v1/kv: each answer is prepared once per store view and question, shared by every waiter. The answers
+ * are built from what was taken out of the request, never the Context, so a held query keeps none of it.
+ */
 function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
   const memo = new AnswerMemo();
   return async (c) => {
@@ -44,38 +46,44 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     const opts = parseReadOptions(q, ctx.random);
     const ns = c.get("namespace");
     const token = c.get("token");
-    const store = ctx.backend.store;
-    const gone = clientGone(c);
 
     if (q.has("keys")) {
       const separator = q.get("separator") ?? q.get("seperator") ?? "";
-      const { result, meta, view } = await blockingRead(
+      return blockingAnswer(
         ctx,
-        store,
+        c,
         opts,
         (v) => v.kvKeys(key, separator, ns),
-        gone,
-      );
-      // Which keys a token may see depends on the token, so it is part of the question.
-      const question = `keys\0${ns}\0${key}\0${separator}\0${token}\0${metaKey(meta)}`;
-      return sendPrepared(
-        memo.get(view, question, () => {
-          const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
-          if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
-          return prepareAnswer(200, writeJson(allowed), jsonHeaders(meta));
-        }),
+        ({ result, meta, view }) => {
+          // Which keys a token may see depends on the token, so it is part of the question.
+          const question = `keys\0${ns}\0${key}\0${separator}\0${token}\0${metaKey(meta)}`;
+          return sendPrepared(
+            memo.get(view, question, () => {
+              const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
+              if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
+              return prepareAnswer(200, writeJson(allowed), jsonHeaders(meta));
+            }),
+          );
+        },
       );
     }
 
     if (q.has("recurse")) {
-      const { result, meta, view } = await blockingRead(ctx, store, opts, (v) => v.kvList(key, ns), gone);
-      const question = `recurse\0${ns}\0${key}\0${token}\0${metaKey(meta)}`;
-      return sendPrepared(
-        memo.get(view, question, () => {
-          const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
-          if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
-          return prepareAnswer(200, encodeKVEntries(allowed), jsonHeaders(meta));
-        }),
+      return blockingAnswer(
+        ctx,
+        c,
+        opts,
+        (v) => v.kvList(key, ns),
+        ({ result, meta, view }) => {
+          const question = `recurse\0${ns}\0${key}\0${token}\0${metaKey(meta)}`;
+          return sendPrepared(
+            memo.get(view, question, () => {
+              const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
+              if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
+              return prepareAnswer(200, encodeKVEntries(allowed), jsonHeaders(meta));
+            }),
+          );
+        },
       );
     }
 
@@ -83,20 +91,27 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     singleNamespace(ns);
     if (ctx.authorizer.authorize(token, ns, "key", key, "read") !== "allow") throw permissionDenied();
     const raw = q.has("raw");
-    const { result, meta, view } = await blockingRead(ctx, store, opts, (v) => v.kvGet(key, ns), gone);
-    // The token was checked above, so everyone allowed to ask gets the same answer.
-    const question = `${raw ? "raw" : "get"}\0${ns}\0${key}\0${metaKey(meta)}`;
-    return sendPrepared(
-      memo.get(view, question, () => {
-        if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
-        if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonHeaders(meta));
-        return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
-          ...readMetaHeaders(meta),
-          "Content-Type": "text/plain",
-          "X-Content-Type-Options": "nosniff",
-          "Content-Security-Policy": "sandbox",
-        });
-      }),
+    return blockingAnswer(
+      ctx,
+      c,
+      opts,
+      (v) => v.kvGet(key, ns),
+      ({ result, meta, view }) => {
+        // The token was checked above, so everyone allowed to ask gets the same answer.
+        const question = `${raw ? "raw" : "get"}\0${ns}\0${key}\0${metaKey(meta)}`;
+        return sendPrepared(
+          memo.get(view, question, () => {
+            if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
+            if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonHeaders(meta));
+            return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
+              ...readMetaHeaders(meta),
+              "Content-Type": "text/plain",
+              "X-Content-Type-Options": "nosniff",
+              "Content-Security-Policy": "sandbox",
+            });
+          }),
+        );
+      },
     );
   };
 }

@@ -1,0 +1,185 @@
+import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { serve } from "@hono/node-server";
+import { type Context, Hono } from "hono";
+import pino from "pino";
+import { afterEach, describe, expect, it } from "vitest";
+import { createApi } from "../../src/app.js";
+import { type ClusterBackend, NoClusterLeaderError } from "../../src/backend.js";
+import type { ApiEnv } from "../../src/http/env.js";
+import { unpark } from "../../src/http/parked.js";
+import { LocalBackend } from "../../src/local-backend.js";
+
+// A blocking query that has to wait hands Hono a placeholder and answers later (src/http/parked.ts): what it
+// was built for (Hono's request released while the query waits) and what must still hold (the answer, its
+// errors, its log line).
+
+const lines: Record<string, unknown>[] = [];
+const logger = pino({ level: "debug" }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+
+interface Served {
+  url: string;
+  backend: LocalBackend;
+  /** Every Hono Context made so far, weakly. */
+  contexts: WeakRef<Context<ApiEnv>>[];
+  setReadsFail(fail: boolean): void;
+  close(): void;
+}
+
+const open: Served[] = [];
+afterEach(() => {
+  for (const s of open.splice(0)) s.close();
+});
+
+/** The API on a real HTTP server, inside an app that notes each request's Context. */
+async function serveApi(): Promise<Served> {
+  const backend = new LocalBackend();
+  let readsFail = false;
+  // Reads fail on demand (no leader) once a query is parked, to see how a later fault is answered.
+  const wrapped = new Proxy(backend, {
+    get(target, prop, receiver) {
+      if (prop === "readBarrier" && readsFail) return () => Promise.reject(new NoClusterLeaderError());
+      const value = Reflect.get(target, prop, receiver);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  }) as ClusterBackend;
+  const api = createApi({ backend: wrapped, nodeName: "n1", datacenter: "dc1", logger });
+  const contexts: WeakRef<Context<ApiEnv>>[] = [];
+  const outer = new Hono<ApiEnv>();
+  outer.use((c, next) => {
+    contexts.push(new WeakRef(c));
+    return next();
+  });
+  outer.route("/", api);
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve(
+      { fetch: (request, env) => unpark(outer.fetch(request, env)), port: 0, hostname: "127.0.0.1" },
+      () => resolve(s),
+    );
+  });
+  const served: Served = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    backend,
+    contexts,
+    setReadsFail: (fail) => {
+      readsFail = fail;
+    },
+    close: () => {
+      (server as unknown as { closeAllConnections(): void }).closeAllConnections();
+      server.close();
+    },
+  };
+  open.push(served);
+  return served;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !condition(); i++) await new Promise((r) => setTimeout(r, 10));
+  if (!condition()) throw new Error(`timed out waiting until ${what}`);
+}
+
+function collectGarbage(): void {
+  setFlagsFromString("--expose-gc");
+  (runInNewContext("gc") as () => void)();
+}
+
+/** Writes `key`, returns the index a blocking GET of it must wait past. */
+async function put(s: Served, key: string, value: string): Promise<number> {
+  const res = await fetch(`${s.url}/v1/kv/${key}`, { method: "PUT", body: value });
+  expect(res.status).toBe(200);
+  const get = await fetch(`${s.url}/v1/kv/${key}`);
+  await get.arrayBuffer();
+  return Number(get.headers.get("x-consul-index"));
+}
+
+describe("parked blocking queries", () => {
+  it("keep no Hono Context while they wait, and answer the change", async () => {
+    const s = await serveApi();
+    const index = await put(s, "parked/a", "one");
+    const held = fetch(`${s.url}/v1/kv/parked/a?index=${index}&wait=30s`);
+    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+    const heldContext = s.contexts.at(-1)!;
+    // Hono's part of the request has ended: its Context is garbage while the query still waits.
+    await new Promise((r) => setTimeout(r, 10));
+    collectGarbage();
+    expect(heldContext.deref()).toBeUndefined();
+    expect(s.backend.store.watches.waiting).toBe(1);
+
+    await fetch(`${s.url}/v1/kv/parked/a`, { method: "PUT", body: "two" });
+    const res = await held;
+    expect(res.status).toBe(200);
+    expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
+    const [entry] = (await res.json()) as { Value: string }[];
+    expect(Buffer.from(entry!.Value, "base64").toString()).toBe("two");
+  });
+
+  it("a health list read as well: no Context kept, and the new list answered", async () => {
+    const s = await serveApi();
+    const register = (address: string) =>
+      fetch(`${s.url}/v1/catalog/register`, {
+        method: "PUT",
+        body: JSON.stringify({ Node: "n1", Address: address, Service: { Service: "web", Port: 80 } }),
+      });
+    expect((await register("10.0.0.1")).status).toBe(200);
+    const first = await fetch(`${s.url}/v1/health/service/web`);
+    await first.arrayBuffer();
+    const index = Number(first.headers.get("x-consul-index"));
+    const held = fetch(`${s.url}/v1/health/service/web?index=${index}&wait=30s`);
+    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+    const heldContext = s.contexts.at(-1)!;
+    await new Promise((r) => setTimeout(r, 10));
+    collectGarbage();
+    expect(heldContext.deref()).toBeUndefined();
+
+    expect((await register("10.0.0.2")).status).toBe(200);
+    const res = await held;
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
+    const [entry] = (await res.json()) as { Node: { Address: string } }[];
+    expect(entry!.Node.Address).toBe("10.0.0.2");
+  });
+
+  it("answer a fault after parking as any request's, and log it", async () => {
+    const s = await serveApi();
+    const index = await put(s, "parked/b", "one");
+    const held = fetch(`${s.url}/v1/kv/parked/b?index=${index}&wait=30s&consistent`);
+    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+    lines.length = 0;
+    s.setReadsFail(true);
+    await s.backend.apply({
+      v: 1,
+      type: "kv.set",
+      ns: "default",
+      key: "parked/b",
+      value: Buffer.from("x"),
+      flags: 0n,
+    });
+    const res = await held;
+    expect(res.status).toBe(500);
+    expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
+    expect(await res.text()).toBe("No cluster leader");
+    expect(lines.find((l) => l.msg === "no cluster leader")).toMatchObject({
+      method: "GET",
+      path: "/v1/kv/parked/b",
+    });
+  });
+
+  it("log their request line with the status they answered once answered", async () => {
+    const s = await serveApi();
+    const index = await put(s, "parked/c", "one");
+    lines.length = 0;
+    const held = fetch(`${s.url}/v1/kv/parked/c?index=${index}&wait=30s`);
+    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(lines.filter((l) => l.msg === "request")).toEqual([]);
+    await fetch(`${s.url}/v1/kv/parked/c`, { method: "DELETE" });
+    expect((await held).status).toBe(404);
+    await until(() => lines.some((l) => l.msg === "request" && l.method === "GET"), "the GET is logged");
+    expect(lines.find((l) => l.msg === "request" && l.method === "GET")).toMatchObject({
+      status: 404,
+      url: `/v1/kv/parked/c?index=${index}&wait=30s`,
+    });
+  });
+});
