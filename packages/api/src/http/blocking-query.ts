@@ -66,7 +66,8 @@ export async function blockingAnswer<T>(
   const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
   const first = firstRead(contact, store, opts, read);
   if (first.answered) return respond(first.answer);
-  // Taken from the Context now: the continuation below must not hold it.
+  // Taken from the Context now: the continuation below must not hold it. (No HEAD gets here, whose answer
+  // Hono would copy from the placeholder: route() answers HEAD 405, as Consul does.)
   const failed: FailedRequest = { log: c.get("log"), method: c.req.method, path: c.req.path };
   return parked(
     waitForChange(ctx, store, opts, read, clientGone(c), first)

@@ -141,6 +141,14 @@ describe("parked blocking queries", () => {
     expect(entry!.Node.Address).toBe("10.0.0.2");
   });
 
+  it("never meet a HEAD, whose answer Hono copies from the GET's: HEAD is refused at once, as Consul does", async () => {
+    const s = await serveApi();
+    const index = await put(s, "parked/h", "one");
+    const res = await fetch(`${s.url}/v1/kv/parked/h?index=${index}&wait=30s`, { method: "HEAD" });
+    expect(res.status).toBe(405);
+    expect(s.backend.store.watches.waiting).toBe(0);
+  });
+
   it("answer a fault after parking as any request's, and log it", async () => {
     const s = await serveApi();
     const index = await put(s, "parked/b", "one");
