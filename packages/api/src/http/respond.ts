@@ -1,7 +1,8 @@
 import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
-import { withKnownForm, withReusableBody } from "./known-form.js";
+import { VARY_ACCEPT_ENCODING, withKnownForm, withReusableBody } from "./known-form.js";
+import { type ReadMeta, readMetaHeaders } from "./read-meta.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -43,4 +44,19 @@ export function encodedJsonResponse(
 /** A JSON body the tunnel may take as it is (known-form.ts) rather than read back out of the Response. */
 function stringResponse(c: Context, body: string, status: 200 | 409 | 429): Response {
   return withKnownForm(c.body(body, status, JSON_TYPE), { status, body, reusable: false });
+}
+
+/**
+ * A read's JSON answer built without the Context, as a parked blocking query's is (blocking-query.ts): the
+ * body and the read's index headers, complete (Vary included) so the edge adds nothing.
+ */
+export function readJsonResponse(body: string, meta: ReadMeta): Response {
+  const headers: Record<string, string> = readMetaHeaders(meta);
+  Object.assign(headers, JSON_TYPE, VARY_ACCEPT_ENCODING);
+  return withKnownForm(new Response(body, { status: 200, headers }), {
+    status: 200,
+    body,
+    headers,
+    reusable: false,
+  });
 }

@@ -18,15 +18,13 @@ import {
   serviceNodeJson,
 } from "../catalog/shapes.js";
 import { type CatalogCaller, deregisterEntry, registerEntry } from "../catalog/writes.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { encodedJsonResponse, jsonResponse } from "../http/respond.js";
+import { encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 import { requireLocalDatacenter } from "../middleware/datacenter.js";
@@ -122,33 +120,26 @@ function nodes(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   });
 }
 
-async function services(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
+function services(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const meta = parseNodeMeta(searchParams(c.req.url));
   const ns = c.get("namespace");
+  const token = c.get("token");
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta: readMeta } = await blockingRead(
+  return blockingAnswer(
     ctx,
-    ctx.backend.store,
+    c,
     opts,
     (v) => (meta ? servicesByNodeMeta(v, meta, ns) : v.services(ns)),
-    clientGone(c),
+    ({ result, meta: readMeta }) => {
+      const names = filterAllowed(ctx.authorizer, token, ns, Object.keys(result), serviceResource, "read");
+      const out: Record<string, string[]> = {};
+      for (const name of names) out[name] = result[name] ?? [];
+      return readJsonResponse(encodeResponse(out), readMeta);
+    },
   );
-  setReadMeta(c, readMeta);
-  const names = filterAllowed(
-    ctx.authorizer,
-    c.get("token"),
-    ns,
-    Object.keys(result),
-    (name) => ({
-      type: "service",
-      name,
-    }),
-    "read",
-  );
-  const out: Record<string, string[]> = {};
-  for (const name of names) out[name] = result[name] ?? [];
-  return jsonResponse(c, out);
 }
+
+const serviceResource = (name: string) => ({ type: "service", name }) as const;
 
 function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "connect"): Promise<Response> {
   const name = requireParam(c.req.param("service"), "Missing service name");
@@ -175,33 +166,37 @@ function serviceNodes(ctx: RouteContext, c: Context<ApiEnv>, kind: "service" | "
  * `/catalog/node/:node` (services by ID) and, as Consul 1.7+ added it, `/catalog/node-services/:node`
  * (services as a list sorted by ID, `{"Node":null,"Services":null}` for an unknown node).
  */
-async function nodeServices(ctx: RouteContext, c: Context<ApiEnv>, shape: "map" | "list"): Promise<Response> {
+function nodeServices(ctx: RouteContext, c: Context<ApiEnv>, shape: "map" | "list"): Promise<Response> {
   const name = requireParam(c.req.param("node"), "Missing node name");
+  const ns = c.get("namespace");
   const filter = parseFilterParam(searchParams(c.req.url), filterSchemas.nodeService);
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta } = await blockingRead(
-    ctx,
-    ctx.backend.store,
-    opts,
-    (v) => v.node(name, c.get("namespace")),
-    clientGone(c),
-  );
-  setReadMeta(c, meta);
   const may = readAccess(ctx, c);
-  if (result === undefined || !may("node", result.node.Node))
-    return jsonResponse(c, shape === "map" ? null : { Node: null, Services: null });
-  const byId: Record<string, Record<string, unknown>> = {};
-  for (const s of result.services) {
-    if (!may("service", s.Service)) continue;
-    const json = nodeServiceJson(s);
-    if (filter === undefined || filter(json)) byId[s.ID] = json;
-  }
-  const services = goMap(byId);
-  return encodedJsonResponse(
+  return blockingAnswer(
+    ctx,
     c,
-    encodeShapes({
-      Node: nodeJson(result.node),
-      Services: shape === "map" ? services : Object.values(services),
-    }),
+    opts,
+    (v) => v.node(name, ns),
+    ({ result, meta }) => {
+      if (result === undefined || !may("node", result.node.Node))
+        return readJsonResponse(
+          encodeResponse(shape === "map" ? null : { Node: null, Services: null }),
+          meta,
+        );
+      const byId: Record<string, Record<string, unknown>> = {};
+      for (const s of result.services) {
+        if (!may("service", s.Service)) continue;
+        const json = nodeServiceJson(s);
+        if (filter === undefined || filter(json)) byId[s.ID] = json;
+      }
+      const services = goMap(byId);
+      return readJsonResponse(
+        encodeShapes({
+          Node: nodeJson(result.node),
+          Services: shape === "map" ? services : Object.values(services),
+        }),
+        meta,
+      );
+    },
   );
 }

@@ -93,53 +93,81 @@ async function put(s: Served, key: string, value: string): Promise<number> {
   return Number(get.headers.get("x-consul-index"));
 }
 
+/** A blocking read, what the data is before it is held, and the change it must then answer with. */
+interface Case {
+  path: string;
+  before(s: Served): Promise<void>;
+  change(s: Served): Promise<void>;
+  check(body: unknown): void;
+}
+
+const register = (s: Served, address: string, service = "web") =>
+  fetch(`${s.url}/v1/catalog/register`, {
+    method: "PUT",
+    body: JSON.stringify({ Node: "n1", Address: address, Service: { Service: service, Port: 80 } }),
+  }).then((res) => expect(res.status).toBe(200));
+
+const cases: Record<string, Case> = {
+  "a KV read": {
+    path: "/v1/kv/parked/a",
+    before: (s) => put(s, "parked/a", "one").then(() => {}),
+    change: (s) => put(s, "parked/a", "two").then(() => {}),
+    check: (body) => {
+      const [entry] = body as { Value: string }[];
+      expect(Buffer.from(entry!.Value, "base64").toString()).toBe("two");
+    },
+  },
+  "a health list read": {
+    path: "/v1/health/service/web",
+    before: (s) => register(s, "10.0.0.1"),
+    change: (s) => register(s, "10.0.0.2"),
+    check: (body) => expect((body as { Node: { Address: string } }[])[0]!.Node.Address).toBe("10.0.0.2"),
+  },
+  "the catalog's services": {
+    path: "/v1/catalog/services",
+    before: (s) => register(s, "10.0.0.1"),
+    change: (s) => register(s, "10.0.0.1", "db"),
+    check: (body) => expect(Object.keys(body as object).sort()).toEqual(["db", "web"]),
+  },
+  "a node's services": {
+    path: "/v1/catalog/node-services/n1",
+    before: (s) => register(s, "10.0.0.1"),
+    change: (s) => register(s, "10.0.0.1", "db"),
+    check: (body) =>
+      expect((body as { Services: { Service: string }[] }).Services.map((x) => x.Service)).toEqual([
+        "db",
+        "web",
+      ]),
+  },
+};
+
 describe("parked blocking queries", () => {
-  it("keep no Hono Context while they wait, and answer the change", async () => {
-    const s = await serveApi();
-    const index = await put(s, "parked/a", "one");
-    const held = fetch(`${s.url}/v1/kv/parked/a?index=${index}&wait=30s`);
-    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
-    const heldContext = s.contexts.at(-1)!;
-    // Hono's part of the request has ended: its Context is garbage while the query still waits.
-    await new Promise((r) => setTimeout(r, 10));
-    collectGarbage();
-    expect(heldContext.deref()).toBeUndefined();
-    expect(s.backend.store.watches.waiting).toBe(1);
+  it.each(Object.keys(cases))(
+    "%s keeps no Hono Context while it waits, and answers the change",
+    async (name) => {
+      const c = cases[name]!;
+      const s = await serveApi();
+      await c.before(s);
+      const first = await fetch(s.url + c.path);
+      await first.arrayBuffer();
+      const index = Number(first.headers.get("x-consul-index"));
+      const held = fetch(`${s.url}${c.path}?index=${index}&wait=30s`);
+      await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+      const heldContext = s.contexts.at(-1)!;
+      // Hono's part of the request has ended: its Context is garbage while the query still waits.
+      await new Promise((r) => setTimeout(r, 10));
+      collectGarbage();
+      expect(heldContext.deref()).toBeUndefined();
+      expect(s.backend.store.watches.waiting).toBe(1);
 
-    await fetch(`${s.url}/v1/kv/parked/a`, { method: "PUT", body: "two" });
-    const res = await held;
-    expect(res.status).toBe(200);
-    expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
-    const [entry] = (await res.json()) as { Value: string }[];
-    expect(Buffer.from(entry!.Value, "base64").toString()).toBe("two");
-  });
-
-  it("a health list read as well: no Context kept, and the new list answered", async () => {
-    const s = await serveApi();
-    const register = (address: string) =>
-      fetch(`${s.url}/v1/catalog/register`, {
-        method: "PUT",
-        body: JSON.stringify({ Node: "n1", Address: address, Service: { Service: "web", Port: 80 } }),
-      });
-    expect((await register("10.0.0.1")).status).toBe(200);
-    const first = await fetch(`${s.url}/v1/health/service/web`);
-    await first.arrayBuffer();
-    const index = Number(first.headers.get("x-consul-index"));
-    const held = fetch(`${s.url}/v1/health/service/web?index=${index}&wait=30s`);
-    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
-    const heldContext = s.contexts.at(-1)!;
-    await new Promise((r) => setTimeout(r, 10));
-    collectGarbage();
-    expect(heldContext.deref()).toBeUndefined();
-
-    expect((await register("10.0.0.2")).status).toBe(200);
-    const res = await held;
-    expect(res.status).toBe(200);
-    expect(res.headers.get("content-type")).toBe("application/json");
-    expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
-    const [entry] = (await res.json()) as { Node: { Address: string } }[];
-    expect(entry!.Node.Address).toBe("10.0.0.2");
-  });
+      await c.change(s);
+      const res = await held;
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("application/json");
+      expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
+      c.check(await res.json());
+    },
+  );
 
   it("never meet a HEAD, whose answer Hono copies from the GET's: HEAD is refused at once, as Consul does", async () => {
     const s = await serveApi();
