@@ -5,7 +5,7 @@ import { allowAll } from "../authorizer.js";
 import { blockingAnswer, type ReadFn } from "../http/blocking-query.js";
 import type { ApiEnv } from "../http/env.js";
 import { prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
-import { type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
+import { jsonReadHeaders, type ReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import type { RouteContext } from "../http/route-context.js";
 import { sortNear } from "./near.js";
@@ -88,9 +88,7 @@ export function serveList<R>(
 }
 
 function listAnswer(body: Buffer, meta: ReadMeta): Response {
-  const headers = readMetaHeaders(meta);
-  headers["Content-Type"] = "application/json";
-  return sendPrepared(prepareAnswer(200, body as Uint8Array<ArrayBuffer>, headers));
+  return sendPrepared(prepareAnswer(200, body as Uint8Array<ArrayBuffer>, jsonReadHeaders(meta)));
 }
 
 function encodeList<R>(ctx: RouteContext, result: readonly R[], shape: ListShape<R>): string {

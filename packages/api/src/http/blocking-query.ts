@@ -46,7 +46,7 @@ export async function blockingRead<T>(
 ): Promise<ReadAnswer<T>> {
   const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
   const first = firstRead(contact, store, opts, read);
-  if (first.answered) return first.answer;
+  if (!isWaiting(first)) return first;
   return waitForChange(ctx, store, opts, read, onClientGone, first);
 }
 
@@ -65,7 +65,7 @@ export async function blockingAnswer<T>(
   const store = ctx.backend.store;
   const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
   const first = firstRead(contact, store, opts, read);
-  if (first.answered) return respond(first.answer);
+  if (!isWaiting(first)) return respond(first);
   // Taken from the Context now: the continuation below must not hold it. (No HEAD gets here, whose answer
   // Hono would copy from the placeholder: route() answers HEAD 405, as Consul does.)
   const failed: FailedRequest = { log: c.get("log"), method: c.req.method, path: c.req.path };
@@ -76,22 +76,31 @@ export async function blockingAnswer<T>(
   );
 }
 
-type FirstRead<T> =
-  | { answered: true; answer: ReadAnswer<T> }
-  | { answered: false; contact: LeaderContact; view: StateView; run: ReadRun<T> };
+/** A read whose answer the client already has: what waiting for the next one starts from. */
+interface Waiting<T> {
+  contact: LeaderContact;
+  view: StateView;
+  run: ReadRun<T>;
+}
 
-/** The read run once; answered unless the client already has its answer and asked to wait for another. */
+/**
+ * The read run once: its answer, unless the client already has it and asked to wait for another. Most reads
+ * end here, so the answer itself is returned, not wrapped in another object.
+ */
 function firstRead<T>(
   contact: LeaderContact,
   store: StateReader,
   opts: ReadOptions,
   read: ReadFn<StateView, T>,
-): FirstRead<T> {
+): ReadAnswer<T> | Waiting<T> {
   const view = store.view();
   const run = read(view);
-  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex))
-    return { answered: true, answer: answerOf(run, contact, view) };
-  return { answered: false, contact, view, run };
+  if (opts.minIndex === 0n || !stillCurrent(run, opts.minIndex)) return answerOf(run, contact, view);
+  return { contact, view, run };
+}
+
+function isWaiting<T>(first: ReadAnswer<T> | Waiting<T>): first is Waiting<T> {
+  return "run" in first;
 }
 
 function answerOf<T>(run: ReadRun<T>, contact: LeaderContact, view: StateView): ReadAnswer<T> {
@@ -109,7 +118,7 @@ async function waitForChange<T>(
   opts: ReadOptions,
   read: ReadFn<StateView, T>,
   onClientGone: ClientGone,
-  first: { contact: LeaderContact; view: StateView; run: ReadRun<T> },
+  first: Waiting<T>,
 ): Promise<ReadAnswer<T>> {
   let { contact, view, run } = first;
   // No AbortController or Node timer per held query: a deadline on the shared queue, one client-gone hook

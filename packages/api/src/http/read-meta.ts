@@ -27,6 +27,13 @@ export function readMetaHeaders(meta: ReadMeta): Record<string, string> {
   };
 }
 
+/** `readMetaHeaders` of a JSON answer: with its Content-Type (a fresh object each call). */
+export function jsonReadHeaders(meta: ReadMeta): Record<string, string> {
+  const headers = readMetaHeaders(meta);
+  headers["Content-Type"] = "application/json";
+  return headers;
+}
+
 /** Sets the headers of `readMetaHeaders` on the context. */
 export function setReadMeta(c: Context, meta: ReadMeta): void {
   for (const [name, value] of Object.entries(readMetaHeaders(meta))) c.header(name, value);

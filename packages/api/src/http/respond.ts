@@ -2,7 +2,7 @@ import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
 import { VARY_ACCEPT_ENCODING, withKnownForm, withReusableBody } from "./known-form.js";
-import { type ReadMeta, readMetaHeaders } from "./read-meta.js";
+import { jsonReadHeaders, type ReadMeta } from "./read-meta.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -51,8 +51,7 @@ function stringResponse(c: Context, body: string, status: 200 | 409 | 429): Resp
  * body and the read's index headers, complete (Vary included) so the edge adds nothing.
  */
 export function readJsonResponse(body: string, meta: ReadMeta): Response {
-  const headers: Record<string, string> = readMetaHeaders(meta);
-  Object.assign(headers, JSON_TYPE, VARY_ACCEPT_ENCODING);
+  const headers = Object.assign(jsonReadHeaders(meta), VARY_ACCEPT_ENCODING);
   return withKnownForm(new Response(body, { status: 200, headers }), {
     status: 200,
     body,

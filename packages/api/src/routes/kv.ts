@@ -11,7 +11,7 @@ import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { AnswerMemo, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
 import type { Query } from "../http/query.js";
-import { type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
+import { jsonReadHeaders, type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
@@ -61,7 +61,7 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
             memo.get(view, question, () => {
               const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
               if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
-              return prepareAnswer(200, writeJson(allowed), jsonHeaders(meta));
+              return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
             }),
           );
         },
@@ -80,7 +80,7 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
             memo.get(view, question, () => {
               const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
               if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
-              return prepareAnswer(200, encodeKVEntries(allowed), jsonHeaders(meta));
+              return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
             }),
           );
         },
@@ -102,7 +102,7 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
         return sendPrepared(
           memo.get(view, question, () => {
             if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
-            if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonHeaders(meta));
+            if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
             return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
               ...readMetaHeaders(meta),
               "Content-Type": "text/plain",
@@ -122,12 +122,6 @@ const entryResource = (e: KVEntry) => ({ type: "key", name: e.Key }) as const;
 /** The parts of the read's metadata that are not already fixed by the store index. */
 function metaKey(meta: ReadMeta): string {
   return `${meta.knownLeader ? 1 : 0}\0${Math.floor(meta.lastContactMs)}`;
-}
-
-function jsonHeaders(meta: ReadMeta): Record<string, string> {
-  const headers = readMetaHeaders(meta);
-  headers["Content-Type"] = "application/json";
-  return headers;
 }
 
 /** Consul refuses combinations of mutually exclusive flags with this message. */
