@@ -69,6 +69,13 @@ export interface RaftNodeOptions<R> {
   /** Take a snapshot and compact the log after this many applied entries. */
   snapshotThreshold?: number;
   /**
+   * How often to check `snapshotThreshold`: at a random time between this and twice this, as Consul's
+   * raft_snapshot_interval. Absent or 0: after every apply (what tests and the simulator use, to snapshot
+   * often). Under steady writes a server then snapshots about once per interval instead of once every
+   * threshold's worth of writes, which at thousands of writes a second was every second or two.
+   */
+  snapshotIntervalMs?: number;
+  /**
    * Entries a compaction keeps before the snapshot's index (default 10,240, Consul's raft_trailing_logs),
    * so a follower that fell only that far behind catches up from the log rather than by a whole snapshot.
    */
@@ -168,6 +175,10 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   private role: Role = "follower";
   private stopped = false;
   private readonly tickHandle: TimerHandle;
+  /** The next check of the snapshot threshold, with `snapshotIntervalMs`. */
+  private snapshotCheck: TimerHandle | undefined;
+  /** The state machine is restoring a snapshot from the leader. */
+  private installing = false;
   private readonly log: Logger;
   private readonly timers: Scheduler;
   private readonly commitTimer: CommitTimer | undefined;
@@ -208,6 +219,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.appliedConf = core.status().conf;
     this.syncPeers();
     this.tickHandle = this.timers.setInterval(() => this.tick(), this.tickMs);
+    this.armSnapshotCheck();
     this.scheduleDrive();
   }
 
@@ -375,6 +387,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     if (this.stopped) return;
     this.stopped = true;
     this.timers.clearInterval(this.tickHandle);
+    if (this.snapshotCheck !== undefined) this.timers.clearTimeout(this.snapshotCheck);
     await this.transport.close();
     await this.disk;
     // A snapshot being written finishes (or fails) before the storage closes: after stop() nothing of this
@@ -594,7 +607,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
       const outcome = "error" in rs ? { error: this.rejection({ error: rs.error, leader: rs.leader }) } : rs;
       this.reads.answered(rs.ctx, outcome, this.applied);
     }
-    this.maybeSnapshot();
+    if (!this.options.snapshotIntervalMs) this.maybeSnapshot();
   }
 
   /** Reads back entries the core no longer holds; it asked only for durable ones, so no write is waited for. */
@@ -786,7 +799,12 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
   private async installSnapshot(index: number, term: number, conf: ConfState): Promise<void> {
     const current = this.storage.snapshot;
     if (!current) throw new Error("snapshot recorded without a file");
-    await this.options.stateMachine.restore(current.path);
+    this.installing = true;
+    try {
+      await this.options.stateMachine.restore(current.path);
+    } finally {
+      this.installing = false;
+    }
     this.proposals.skippedThrough(index);
     this.applied = index;
     this.appliedTerm = term;
@@ -796,7 +814,26 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     this.log.info({ index, term }, "installed snapshot from leader");
   }
 
-  /** Every `snapshotThreshold` applied entries: snapshot the state machine, then compact the log. */
+  /** With `snapshotIntervalMs`: checks the threshold at a random time in [interval, 2 × interval), again and again. */
+  private armSnapshotCheck(): void {
+    const interval = this.options.snapshotIntervalMs;
+    if (!interval) return;
+    const random = this.options.random ?? Math.random;
+    this.snapshotCheck = this.timers.setTimeout(
+      () => {
+        if (this.stopped) return;
+        // Not while the state machine is being replaced by the leader's snapshot: it would capture half of it.
+        if (!this.installing) this.maybeSnapshot();
+        this.armSnapshotCheck();
+      },
+      interval * (1 + random()),
+    );
+  }
+
+  /**
+   * Once `snapshotThreshold` entries were applied since the last snapshot: snapshot the state machine, then
+   * compact the log. Runs between drives (after one, or on the interval's timer), never inside an apply.
+   */
   private maybeSnapshot(): void {
     const threshold = this.options.snapshotThreshold ?? 10_000;
     if (this.snapshotting || this.applied - this.snapshotIndex < threshold) return;

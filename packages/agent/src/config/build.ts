@@ -188,8 +188,10 @@ export function buildAgentConfig(
     // crashed is replaced at once at any value (OPERATIONS.md).
     performance: { raftMultiplier: v.performance?.raft_multiplier ?? 3 },
     raftProtocol: v.raft_protocol ?? 3,
-    // Consul's defaults: a snapshot every 16,384 entries, keeping 10,240 behind it for slow followers.
+    // Consul's defaults: a snapshot once 16,384 entries were applied since the last, checked every 30-60 s,
+    // keeping 10,240 entries behind it for slow followers.
     raftSnapshotThreshold: v.raft_snapshot_threshold ?? 16_384,
+    raftSnapshotIntervalMs: v.raft_snapshot_interval ?? 30_000,
     raftTrailingLogs: v.raft_trailing_logs ?? 10_240,
     nodeMeta: v.node_meta ?? {},
     services: v.services ?? [],

@@ -75,15 +75,23 @@ export const numberField = z
   })
   .optional();
 
+/** A Go duration string at least `min` nanoseconds long, decoded to milliseconds. */
+function goDurationField(min: bigint, expected: string) {
+  return z
+    .unknown()
+    .transform((value, ctx) => {
+      const nanos = typeof value === "string" ? parseGoDuration(value.trim()) : undefined;
+      if (nanos !== undefined && nanos >= min) return nanosToMillis(nanos);
+      return reject(ctx, `expected ${expected}, got ${show(value)}`);
+    })
+    .optional();
+}
+
 /** A Go duration string, decoded to milliseconds. */
-export const durationField = z
-  .unknown()
-  .transform((value, ctx) => {
-    const nanos = typeof value === "string" ? parseGoDuration(value.trim()) : undefined;
-    if (nanos !== undefined && nanos >= 0n) return nanosToMillis(nanos);
-    return reject(ctx, `expected a duration such as "10s" or "1m30s", got ${show(value)}`);
-  })
-  .optional();
+export const durationField = goDurationField(0n, 'a duration such as "10s" or "1m30s"');
+
+/** A Go duration string longer than zero (an interval something runs at), decoded to milliseconds. */
+export const positiveDurationField = goDurationField(1n, 'a positive duration such as "30s"');
 
 export function enumField<const T extends string>(
   values: readonly T[],

@@ -57,6 +57,8 @@ export interface AgentConfig {
   readonly raftProtocol: number;
   /** Applied entries between snapshots (raft_snapshot_threshold). */
   readonly raftSnapshotThreshold: number;
+  /** How often the threshold is checked, at a random time in [interval, 2 × interval) (raft_snapshot_interval). */
+  readonly raftSnapshotIntervalMs: number;
   /** Entries a compaction keeps behind the snapshot (raft_trailing_logs). */
   readonly raftTrailingLogs: number;
   readonly nodeMeta: Readonly<Record<string, string>>;

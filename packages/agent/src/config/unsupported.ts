@@ -67,7 +67,6 @@ const CONSUL_KEYS_NOT_IMPLEMENTED: ReadonlySet<string> = new Set([
   "protocol",
   "raft_boltdb",
   "raft_logstore",
-  "raft_snapshot_interval",
   "read_replica",
   "reconnect_timeout",
   "reconnect_timeout_wan",

@@ -125,6 +125,7 @@ export function debugConfig(config: AgentConfig, facts: DebugConfigFacts): Recor
     // Unlimited shows as -1, Consul's default `limits.rpc_rate`.
     RPCRateLimit: config.limits.rpcRate ?? -1,
     RaftProtocol: config.raftProtocol,
+    RaftSnapshotInterval: ms(config.raftSnapshotIntervalMs),
     RaftSnapshotThreshold: config.raftSnapshotThreshold,
     RaftTrailingLogs: config.raftTrailingLogs,
     RejoinAfterLeave: config.rejoinAfterLeave,

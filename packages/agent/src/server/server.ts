@@ -408,6 +408,7 @@ export class CairnServer extends EventEmitter<ServerEvents> {
         electionRetryTicks: ELECTION_RETRY_TICKS,
         heartbeatTicks: multiplier,
         snapshotThreshold: config.raftSnapshotThreshold,
+        snapshotIntervalMs: config.raftSnapshotIntervalMs,
         trailingLogs: config.raftTrailingLogs,
         proposeTimeoutMs: PROPOSE_TIMEOUT_MS,
         ...(this.options.maxUncommittedEntries !== undefined

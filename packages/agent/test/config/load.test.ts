@@ -88,6 +88,7 @@ performance {
 }
 
 raft_snapshot_threshold = 8192
+raft_snapshot_interval  = "5s"
 raft_trailing_logs      = 20000
 
 telemetry {
@@ -203,6 +204,7 @@ describe("a real Consul server configuration", () => {
       },
       performance: { raftMultiplier: 1 },
       raftSnapshotThreshold: 8192,
+      raftSnapshotIntervalMs: 5000,
       raftTrailingLogs: 20_000,
       telemetry: { prometheusRetentionMs: 86_400_000, disableHostname: true },
       autopilot: {
@@ -558,6 +560,11 @@ describe("errors name the source and the key", () => {
       "performance.raft_multiplier: expected an integer from 1 to 10, got 11",
     ],
     ["a.hcl", "raft_snapshot_threshold = 0", "raft_snapshot_threshold: expected a positive integer, got 0"],
+    [
+      "a.hcl",
+      'raft_snapshot_interval = "0s"',
+      'raft_snapshot_interval: expected a positive duration such as "30s", got "0s"',
+    ],
     ["a.hcl", "raft_trailing_logs = -1", "raft_trailing_logs: expected a non-negative integer, got -1"],
     [
       "a.hcl",

@@ -173,6 +173,35 @@ describe("RaftNode cluster", () => {
     expect(c.logs.some((l) => l.node === lagging && l.msg === "installed snapshot from leader")).toBe(false);
   });
 
+  it("with a snapshot interval, checks the threshold on its timer, not after every apply", async () => {
+    const c = await threeNodes({ snapshotThreshold: 25, snapshotIntervalMs: 10_000 });
+    let last = 0;
+    for (let i = 0; i < 60; i++) last = await c.put(`k${i % 30}`, `v${i}`);
+    await c.converged(last);
+    // Past the threshold twice over, and no snapshot yet: nothing checked it.
+    for (const node of c.nodes.values()) expect(node.status().snapshotIndex).toBe(0);
+    const armed = c.snapshotChecks.splice(0);
+    expect(armed.map((t) => t.node).sort()).toEqual(["a", "b", "c"]);
+    for (const t of armed) expect(t.delayMs).toBeGreaterThanOrEqual(10_000);
+
+    for (const t of armed) t.fire();
+    await waitUntil(
+      () => [...c.nodes.values()].every((n) => n.status().snapshotIndex >= last),
+      "every node snapshotted all it applied",
+    );
+    // One snapshot each covering all 60 writes, where a check after every apply would have taken two.
+    for (const machine of c.machines.values()) expect(machine.snapshotsWritten).toBe(1);
+    // Each check arms the next; below the threshold since the last snapshot, a check takes none.
+    const next = c.snapshotChecks.splice(0);
+    expect(next).toHaveLength(3);
+    await c.put("one-more", "v");
+    // A snapshot starts inside the check, synchronously: a gated machine counts it before any await.
+    const releases = [...c.machines.values()].map((m) => m.holdSnapshots());
+    for (const t of next) t.fire();
+    for (const machine of c.machines.values()) expect(machine.snapshotsHeld).toBe(0);
+    for (const release of releases) release();
+  });
+
   it("stop() returns only once a snapshot the node is writing of its own state is written", async () => {
     const c = await threeNodes({ snapshotThreshold: 25 });
     const id = c.ids[0]!;

@@ -27,6 +27,11 @@ export async function waitUntil(condition: () => boolean, what: string, timeoutM
 
 export interface ClusterOptions {
   snapshotThreshold?: number;
+  /**
+   * The nodes' snapshot check interval. Its timers (the only ones between this and twice this long) are not
+   * run by the clock but kept in `snapshotChecks`, for the test to fire.
+   */
+  snapshotIntervalMs?: number;
   trailingLogs?: number;
   /** Observers by node id. */
   observers?: Record<string, RaftObserver>;
@@ -38,6 +43,8 @@ export class TestCluster {
   readonly machines = new Map<string, KvMachine>();
   readonly addresses: Record<string, string> = {};
   readonly logs: Array<Record<string, unknown>> = [];
+  /** Snapshot checks armed and not yet fired, with `snapshotIntervalMs`: what each waited for, and its callback. */
+  readonly snapshotChecks: Array<{ node: string; delayMs: number; fire: () => void }> = [];
   /** Per-node offsets added to the monotonic clock the driver ticks by (see `jumpClock`). */
   private readonly clockOffsets = new Map<string, number>();
 
@@ -64,9 +71,16 @@ export class TestCluster {
       { write: (l: string) => this.logs.push(JSON.parse(l)) },
     );
     const port = Number(this.addresses[id]!.split(":")[1]);
+    const interval = this.options.snapshotIntervalMs;
     const scheduler = {
       ...realScheduler,
       now: () => performance.now() + (this.clockOffsets.get(id) ?? 0),
+      setTimeout: (fn: () => void, ms: number) => {
+        if (interval === undefined || ms < interval || ms >= 2 * interval)
+          return realScheduler.setTimeout(fn, ms);
+        this.snapshotChecks.push({ node: id, delayMs: ms, fire: fn });
+        return undefined;
+      },
     };
     const node = await openLevelRaftNode<number>({
       id,
@@ -85,6 +99,7 @@ export class TestCluster {
       ...(this.options.observers?.[id] ? { observer: this.options.observers[id] } : {}),
       ...(this.options.snapshotThreshold ? { snapshotThreshold: this.options.snapshotThreshold } : {}),
       ...(this.options.trailingLogs === undefined ? {} : { trailingLogs: this.options.trailingLogs }),
+      ...(interval === undefined ? {} : { snapshotIntervalMs: interval }),
       transportLimits: { backoff: { initialMs: 20, maxMs: 200 } },
     });
     this.nodes.set(id, node);
