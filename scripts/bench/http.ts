@@ -33,7 +33,7 @@ import { sleep, waitFor } from "../lib/wait.js";
 import { descriptorLimit } from "./lib/descriptors.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requests.js";
-import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
+import { type HttpResponse, type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
@@ -253,6 +253,8 @@ interface BlockingResult {
   allAnsweredMs: number;
   answered: number;
   failed: number;
+  /** What the woken queries were answered (read once more afterwards: the same index, the same bytes). */
+  answer: WireAnswer;
 }
 
 /**
@@ -282,7 +284,9 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
     const putMs = performance.now() - t0;
     await held.settled(30_000);
     const answers = held.answeredAt;
+    const answer = wireAnswer(await httpOk(control, target, "GET", `/v1/kv/${key}`));
     return {
+      answer,
       watchers: count,
       rssBefore,
       rssAfter,
@@ -299,25 +303,56 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
 }
 
 // The floor for the blocking-query figures: a bare node:http server that parks each request and, on
-// /release, answers every parked one with a two-byte body. Same machine, same held-request client.
+// /release, answers every parked one with a two-byte body. Same machine, same held-request client. Given
+// FLOOR_ANSWER (the headers and body Cairn woke its queries with), it answers with those bytes instead: what
+// Node itself takes to write the API's answer, apart from anything Cairn does.
 const FLOOR_SERVER = `
 const held = [];
+const given = process.env.FLOOR_ANSWER ? JSON.parse(process.env.FLOOR_ANSWER) : undefined;
+const body = given ? Buffer.from(given.body, "base64") : undefined;
 require("node:http")
   .createServer((req, res) => {
     if (req.url !== "/release") return void held.push(res);
-    for (const r of held.splice(0)) r.end("[]");
+    for (const r of held.splice(0)) {
+      if (given) {
+        r.writeHead(200, given.headers);
+        r.end(body);
+      } else r.end("[]");
+    }
     res.end();
   })
   .listen(0, "127.0.0.1", function () { console.log("port " + this.address().port); });
 `;
+
+/** A woken blocking query's answer as Cairn sent it, less the headers Node adds to every response itself. */
+interface WireAnswer {
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+const NODE_OWN_HEADERS = new Set(["date", "connection", "keep-alive", "content-length", "transfer-encoding"]);
+
+function wireAnswer(res: HttpResponse): WireAnswer {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(res.headers)) {
+    if (!NODE_OWN_HEADERS.has(name) && typeof value === "string") headers[name] = value;
+  }
+  return { headers, body: res.body };
+}
 
 interface FloorResult {
   rssCost: number;
   allAnsweredMs: number;
 }
 
-async function nodeHttpFloor(count: number): Promise<FloorResult> {
-  const server = spawnTracked("node-http-floor", process.execPath, ["-e", FLOOR_SERVER]);
+async function nodeHttpFloor(count: number, answer?: WireAnswer): Promise<FloorResult> {
+  const env = answer
+    ? {
+        ...process.env,
+        FLOOR_ANSWER: JSON.stringify({ headers: answer.headers, body: answer.body.toString("base64") }),
+      }
+    : process.env;
+  const server = spawnTracked("node-http-floor", process.execPath, ["-e", FLOOR_SERVER], { env });
   const control = keepAliveAgent(1);
   let held: HeldRequests | undefined;
   try {
@@ -493,6 +528,7 @@ function renderGoals(
   etcd: Results | undefined,
   blocking?: BlockingResult,
   floor?: FloorResult,
+  sameBytes?: FloorResult,
   most?: SpreadResult,
 ): string {
   const lines: string[] = [];
@@ -542,6 +578,16 @@ function renderGoals(
         `memory ${memory.toFixed(2)}x its cost (goal <= 1.3x: ${check(memory <= 1.3)})`,
     );
   }
+  if (blocking && sameBytes) {
+    const bytes = blocking.answer.body.length + Object.entries(blocking.answer.headers).join("").length;
+    lines.push(
+      `- the same bare server answering with the headers and body Cairn woke them with (about ${bytes} bytes besides Node's own headers): ` +
+        `all answered ${formatMs(sameBytes.allAnsweredMs)} ms; Cairn woken ${(blocking.allAnsweredMs / sameBytes.allAnsweredMs).toFixed(2)}x its time` +
+        (floor
+          ? `, which is itself ${(sameBytes.allAnsweredMs / floor.allAnsweredMs).toFixed(2)}x the floor's`
+          : ""),
+    );
+  }
   if (most) {
     const all = most.answered === most.watchers && most.failed === 0;
     lines.push(
@@ -561,6 +607,7 @@ async function main(): Promise<void> {
   let etcd: Results | undefined;
   let blocking: BlockingResult | undefined;
   let floor: FloorResult | undefined;
+  let sameBytes: FloorResult | undefined;
   let most: SpreadResult | undefined;
   let etcdVersion = "";
   const stops: Array<() => Promise<void>> = [];
@@ -621,6 +668,10 @@ async function main(): Promise<void> {
       log(`holding ${watchers} requests on a bare node:http server (the floor)`);
       floor = await nodeHttpFloor(watchers);
     }
+    if (blocking) {
+      log(`holding ${watchers} requests on a bare node:http server answering Cairn's bytes`);
+      sameBytes = await nodeHttpFloor(watchers, blocking.answer);
+    }
     if (cairnLeader && watchersMax > 0) {
       log(`holding ${watchersMax} blocking queries spread over the ${cairnServers.length} servers`);
       most = await heldAcrossServers(cairnServers, cairnLeader.http, watchersMax);
@@ -642,7 +693,7 @@ async function main(): Promise<void> {
       `the systems take turns cell by cell. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(renderTable(cairn, etcd));
-  const goals = renderGoals(cairn, etcd, blocking, floor, most);
+  const goals = renderGoals(cairn, etcd, blocking, floor, sameBytes, most);
   if (goals) console.log(`\nGoals:\n${goals}`);
 }
 
