@@ -579,9 +579,13 @@ function renderGoals(
     );
   }
   if (blocking && sameBytes) {
-    const bytes = blocking.answer.body.length + Object.entries(blocking.answer.headers).join("").length;
+    // Each header line is "name: value\r\n".
+    const bytes = Object.entries(blocking.answer.headers).reduce(
+      (sum, [name, value]) => sum + name.length + value.length + 4,
+      blocking.answer.body.length,
+    );
     lines.push(
-      `- the same bare server answering with the headers and body Cairn woke them with (about ${bytes} bytes besides Node's own headers): ` +
+      `- the same bare server answering with the headers and body Cairn woke them with (${bytes} bytes besides Node's own headers): ` +
         `all answered ${formatMs(sameBytes.allAnsweredMs)} ms; Cairn woken ${(blocking.allAnsweredMs / sameBytes.allAnsweredMs).toFixed(2)}x its time` +
         (floor
           ? `, which is itself ${(sameBytes.allAnsweredMs / floor.allAnsweredMs).toFixed(2)}x the floor's`
