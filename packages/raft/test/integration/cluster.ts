@@ -43,8 +43,8 @@ export class TestCluster {
   readonly machines = new Map<string, KvMachine>();
   readonly addresses: Record<string, string> = {};
   readonly logs: Array<Record<string, unknown>> = [];
-  /** Snapshot checks armed and not yet fired, with `snapshotIntervalMs`: what each waited for, and its callback. */
-  readonly snapshotChecks: Array<{ node: string; delayMs: number; fire: () => void }> = [];
+  /** Snapshot checks armed and not yet fired, with `snapshotIntervalMs`: whose, and its callback. */
+  readonly snapshotChecks: Array<{ node: string; fire: () => void }> = [];
   /** Per-node offsets added to the monotonic clock the driver ticks by (see `jumpClock`). */
   private readonly clockOffsets = new Map<string, number>();
 
@@ -78,7 +78,7 @@ export class TestCluster {
       setTimeout: (fn: () => void, ms: number) => {
         if (interval === undefined || ms < interval || ms >= 2 * interval)
           return realScheduler.setTimeout(fn, ms);
-        this.snapshotChecks.push({ node: id, delayMs: ms, fire: fn });
+        this.snapshotChecks.push({ node: id, fire: fn });
         return undefined;
       },
     };
