@@ -1,4 +1,4 @@
-import { gzipResponses } from "@cairn/api";
+import { httpEdge } from "@cairn/api";
 import type { Logger } from "pino";
 import type { AgentConfig } from "./config/index.js";
 import { type DnsBackend, startDns } from "./dns-listeners.js";
@@ -89,7 +89,7 @@ export async function runAgentProcess(
     };
     if (config.ports.http >= 0)
       http = await HttpListeners.start(
-        gzipResponses(withRootPage(role.fetch, config)),
+        httpEdge(withRootPage(role.fetch, config)),
         config.addresses.http,
         config.ports.http,
         undefined,
@@ -97,7 +97,7 @@ export async function runAgentProcess(
       );
     if (config.ports.https >= 0)
       https = await HttpListeners.start(
-        gzipResponses(withRootPage(role.fetch, config)),
+        httpEdge(withRootPage(role.fetch, config)),
         config.addresses.https,
         config.ports.https,
         tls,

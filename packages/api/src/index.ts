@@ -65,9 +65,10 @@ export {
 } from "./events.js";
 export { afterAnswer } from "./http/after-answer.js";
 export { withKnownBody } from "./http/body.js";
+export { httpEdge } from "./http/edge.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
-export { acceptsGzip, gzipResponses } from "./http/gzip.js";
+export { acceptsGzip } from "./http/gzip.js";
 export {
   type KnownForm,
   knownForm,

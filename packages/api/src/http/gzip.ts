@@ -1,10 +1,7 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
-import { afterAnswer } from "./after-answer.js";
 import { nodeRequest } from "./env.js";
 import { type KnownForm, knownForm, varyWithAcceptEncoding } from "./known-form.js";
-
-type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 
 const gzip = promisify(gzipCallback);
 
@@ -22,20 +19,23 @@ const COMPRESSIBLE = /^(application\/(json|javascript)|text\/(html|css|javascrip
 const compressed = new WeakMap<Uint8Array, Promise<Buffer>>();
 
 /**
- * The HTTP edge's compression, as Consul wraps its API in a gzip handler: an answer to a client that accepts
- * gzip goes out gzip-encoded, and every answer carries `Vary: Accept-Encoding`. Applied once, outermost, so
- * what servers and client agents pass each other internally stays plain.
+ * The HTTP edge's compression (edge.ts), as Consul wraps its API in a gzip handler: the answer as it goes
+ * out, gzip-encoded when the client accepts gzip and it is worth it, and with `Vary: Accept-Encoding`.
+ * An answer whose complete headers are known and that goes out as it is comes back at once, the same object.
  */
-export function gzipResponses(fetch: Fetch): Fetch {
-  // Not an async function: one suspended for every held blocking query was a frame, a promise and a register
-  // file each, for as long as the query waited. The answer is looked at once it exists.
-  return (request, env) => afterAnswer(fetch(request, env), (response) => encoded(request, env, response));
+export function gzipped(request: Request, env: unknown, response: Response): Response | Promise<Response> {
+  const form = knownForm(response);
+  if (form?.headers !== undefined) return gzippedKnownForm(request, env, response, form, form.headers);
+  return encoded(request, env, response, form);
 }
 
-/** The answer as it goes out: gzip-encoded when the client accepts it and it is worth it, with Vary. */
-async function encoded(request: Request, env: unknown, response: Response): Promise<Response> {
-  const form = knownForm(response);
-  if (form?.headers !== undefined) return sendKnownForm(request, env, response, form, form.headers);
+/** `gzipped` of a response whose headers are not known as a plain object: read from the Response. */
+async function encoded(
+  request: Request,
+  env: unknown,
+  response: Response,
+  form: KnownForm | undefined,
+): Promise<Response> {
   // Only status and headers are read unless the body is compressed: reading anything else would turn
   // @hono/node-server's lightweight response into a full one and lose its direct write.
   try {
@@ -66,24 +66,24 @@ async function encoded(request: Request, env: unknown, response: Response): Prom
 }
 
 /** A response whose complete headers are known (Vary included): decided and compressed from its form alone. */
-async function sendKnownForm(
+function gzippedKnownForm(
   request: Request,
   env: unknown,
   response: Response,
   form: KnownForm,
   headers: Readonly<Record<string, string>>,
-): Promise<Response> {
+): Response | Promise<Response> {
   const body = typeof form.body === "string" ? Buffer.from(form.body) : form.body;
   if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD") return response;
   if (!compressibleStatus(form.status)) return response;
   if (headerOf(headers, "content-encoding") !== undefined) return response;
   if (!COMPRESSIBLE.test(headerOf(headers, "content-type") ?? "")) return response;
   if (!acceptsGzip(acceptEncoding(request, env))) return response;
-  const zipped = form.reusable && body === form.body ? await gzipOnce(body) : await gzip(body);
+  const zipped = form.reusable && body === form.body ? gzipOnce(body) : gzip(body);
   const out: Record<string, string> = { "Content-Encoding": "gzip" };
   for (const [name, value] of Object.entries(headers))
     if (name.toLowerCase() !== "content-length") out[name] = value;
-  return new Response(zipped, { status: form.status, headers: out });
+  return zipped.then((bytes) => new Response(bytes, { status: form.status, headers: out }));
 }
 
 /** A header of a plain header object, whatever the case of its name. */

@@ -1,6 +1,7 @@
 import { gunzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { acceptsGzip, gzipResponses } from "../../src/http/gzip.js";
+import { httpEdge } from "../../src/http/edge.js";
+import { acceptsGzip } from "../../src/http/gzip.js";
 import { withKnownForm, withReusableBody } from "../../src/http/known-form.js";
 import { prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
 
@@ -45,7 +46,7 @@ describe("Accept-Encoding", () => {
 
 describe("gzip at the HTTP edge", () => {
   it("compresses a large JSON answer for a client that accepts gzip, keeping status and headers", async () => {
-    const edge = gzipResponses(
+    const edge = httpEdge(
       () => new Response(big, { status: 200, headers: { ...JSON_TYPE, "X-Consul-Index": "7" } }),
     );
     const r = await edge(request("gzip, deflate"));
@@ -67,7 +68,7 @@ describe("gzip at the HTTP edge", () => {
       [request("gzip"), new Response(null, { status: 304, headers: JSON_TYPE }), ""],
     ];
     for (const [req, res, expected] of cases) {
-      const r = await gzipResponses(() => res)(req);
+      const r = await httpEdge(() => res)(req);
       expect(r.headers.get("content-encoding")).not.toBe("gzip");
       expect(r.headers.get("vary")).toBe("Accept-Encoding");
       expect((await bytes(r)).toString()).toBe(expected);
@@ -77,9 +78,7 @@ describe("gzip at the HTTP edge", () => {
   it("adds Accept-Encoding to an existing Vary once", async () => {
     const vary = async (existing: string) =>
       (
-        await gzipResponses(() => new Response("{}", { headers: { ...JSON_TYPE, Vary: existing } }))(
-          request(),
-        )
+        await httpEdge(() => new Response("{}", { headers: { ...JSON_TYPE, Vary: existing } }))(request())
       ).headers.get("vary");
     expect(await vary("Origin")).toBe("Origin, Accept-Encoding");
     expect(await vary("origin, accept-encoding")).toBe("origin, accept-encoding");
@@ -88,7 +87,7 @@ describe("gzip at the HTTP edge", () => {
 
   it("compresses a body served again (a memoized answer) the same way each time", async () => {
     const body = Buffer.from(big);
-    const edge = gzipResponses(() => withReusableBody(new Response(body, { headers: JSON_TYPE }), body));
+    const edge = httpEdge(() => withReusableBody(new Response(body, { headers: JSON_TYPE }), body));
     const first = await bytes(await edge(request("gzip")));
     const second = await bytes(await edge(request("gzip")));
     expect(gunzipSync(first).toString()).toBe(big);
@@ -102,7 +101,7 @@ describe("gzip at the HTTP edge", () => {
     const large = prepareAnswer(200, big, { ...JSON_TYPE, "X-Consul-Index": "9" });
     const small = prepareAnswer(200, '{"a":1}', JSON_TYPE);
     const missing = prepareAnswer(404, null, { "X-Consul-Index": "9" });
-    const through = (answer: typeof large, req: Request) => gzipResponses(() => sendPrepared(answer))(req);
+    const through = (answer: typeof large, req: Request) => httpEdge(() => sendPrepared(answer))(req);
 
     const zipped = await through(large, request("gzip"));
     expect([zipped.status, zipped.headers.get("content-encoding"), zipped.headers.get("vary")]).toEqual([
@@ -130,7 +129,7 @@ describe("gzip at the HTTP edge", () => {
   });
 
   it("compresses a JSON string the route still holds without reading the Response back", async () => {
-    const edge = gzipResponses(() => {
+    const edge = httpEdge(() => {
       const response = new Response(big, { headers: JSON_TYPE });
       Object.defineProperty(response, "arrayBuffer", {
         value: () => Promise.reject(new Error("read back")),

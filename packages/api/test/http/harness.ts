@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import { createApi } from "../../src/app.js";
 import type { Authorizer } from "../../src/authorizer.js";
 import type { ApiConfig, ClusterBackend } from "../../src/backend.js";
+import { httpEdge } from "../../src/http/edge.js";
 import { LocalBackend } from "../../src/local-backend.js";
 
 export const NODE = "agent-one";
@@ -44,7 +45,8 @@ export async function startServer(
     ...(options.authorizer ? { authorizer: options.authorizer } : {}),
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
-    const s = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    // Through the HTTP edge, as an agent serves: prepared answers go out as pre-rendered bytes (wire.ts).
+    const s = serve({ fetch: httpEdge(app.fetch), port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;

@@ -1,0 +1,143 @@
+import { ServerResponse, STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import type { KnownForm } from "./known-form.js";
+
+/**
+ * Writing an answer whose status, headers and body are all known (known-form.ts) to an HTTP/1.1 connection
+ * as one buffer rendered once: a memoized answer (prepared-answer.ts) is rendered once per second, the Date
+ * line being the only part that changes, and every request it answers costs one socket write.
+ *
+ * Why not `writeHead` and `end`: Node validates and joins every header of every response again and writes
+ * the head and the body as two chunks. When a change wakes 10,000 blocking queries with the same answer,
+ * that was most of the server's time after the write syscalls themselves: a bare server answering 10,000 held
+ * requests with Cairn's headers and body through `writeHead`/`end` took 1.9× as long as one writing them as
+ * one pre-rendered buffer (`scripts/bench/node-writes.ts`, bench/results/2026-11-27-wire-answers.md).
+ *
+ * Node's response still ends the exchange (`end()` with its head marked written), so keep-alive timers,
+ * pipelined requests and `finish`/`close` events behave as for any other response. Only the plain case is
+ * taken: a keep-alive HTTP/1.1 exchange, not HEAD, Node's default Date and Keep-Alive handling, and
+ * headers that leave Node nothing to decide; everything else goes out through Node as before.
+ */
+
+/** The fields of Node's ServerResponse this relies on (present since Node's early releases). */
+interface NodeResponse extends ServerResponse {
+  _header: string | null;
+  _headerSent: boolean;
+  _keepAliveTimeout?: unknown;
+  _defaultKeepAlive?: unknown;
+  _maxRequestsPerSocket?: unknown;
+  maxRequestsOnConnectionReached?: unknown;
+}
+
+/** Headers Node writes itself, or that change how it frames or ends the exchange. */
+const NODE_DECIDES = new Set([
+  "content-length",
+  "transfer-encoding",
+  "connection",
+  "keep-alive",
+  "date",
+  "trailer",
+  "upgrade",
+  "expect",
+]);
+
+/** RFC 9110 token characters (a header name); a value may hold anything but CR, LF and NUL. */
+const NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+
+interface Rendered {
+  /** Date.now() / 1000 when rendered: the Date line's second. */
+  second: number;
+  keepAliveSeconds: number;
+  bytes: Buffer;
+}
+
+/** The rendering of each reusable answer, for as long as the answer lives. */
+const rendered = new WeakMap<KnownForm, Rendered>();
+
+/**
+ * Writes `form` to the Node response in `env` (@hono/node-server's) as one pre-rendered buffer and ends it;
+ * false, having written nothing, when the exchange is not the plain case this handles.
+ */
+export function writeWire(env: unknown, form: KnownForm, now = Date.now()): boolean {
+  const res = (env as { outgoing?: unknown } | undefined)?.outgoing;
+  if (!(res instanceof ServerResponse)) return false;
+  const out = res as NodeResponse;
+  const keepAliveSeconds = plainKeepAlive(out);
+  if (keepAliveSeconds === undefined || !writable(form)) return false;
+  const second = Math.floor(now / 1000);
+  let wire = rendered.get(form);
+  if (wire === undefined || wire.second !== second || wire.keepAliveSeconds !== keepAliveSeconds) {
+    const bytes = render(form, second, keepAliveSeconds);
+    if (bytes === undefined) return false;
+    wire = { second, keepAliveSeconds, bytes };
+    if (form.reusable) rendered.set(form, wire);
+  }
+  (out.socket as Socket).write(wire.bytes);
+  out.statusCode = form.status;
+  // The head is on the wire: Node's end() then only finishes the exchange (no bytes of its own to write).
+  out._header = "(written by wire.ts)";
+  out._headerSent = true;
+  out.end();
+  return true;
+}
+
+/**
+ * The Keep-Alive timeout in seconds Node would announce, or undefined unless this is a keep-alive HTTP/1.1
+ * exchange that owns its socket, has written nothing, and leaves Connection and Keep-Alive to Node.
+ */
+function plainKeepAlive(out: NodeResponse): number | undefined {
+  if (out.socket === null || (out.socket as { _httpMessage?: unknown })._httpMessage !== out)
+    return undefined;
+  if (out._header !== null || out.headersSent || out.writableEnded) return undefined;
+  if (out.req.method === "HEAD" || out.req.httpVersion !== "1.1" || !out.sendDate) return undefined;
+  if (out.shouldKeepAlive !== true || out.maxRequestsOnConnectionReached === true) return undefined;
+  // A zero timeout (keep-alive without a limit) has Node write no Keep-Alive line: left to Node.
+  if (
+    out._defaultKeepAlive !== true ||
+    typeof out._keepAliveTimeout !== "number" ||
+    out._keepAliveTimeout <= 0
+  )
+    return undefined;
+  if (typeof out._maxRequestsPerSocket === "number" && out._maxRequestsPerSocket > 0) return undefined;
+  // Headers set on the Node response itself (nothing here does) would be lost.
+  if (out.getHeaderNames().length > 0) return undefined;
+  return Math.floor(out._keepAliveTimeout / 1000);
+}
+
+function writable(form: KnownForm): form is KnownForm & { headers: Readonly<Record<string, string>> } {
+  const { status } = form;
+  return (
+    form.headers !== undefined &&
+    status >= 200 &&
+    status <= 599 &&
+    status !== 204 &&
+    status !== 205 &&
+    status !== 304
+  );
+}
+
+/** Status line, the answer's headers, Node's own, a blank line and the body; undefined if a header is unfit. */
+function render(
+  form: KnownForm & { headers: Readonly<Record<string, string>> },
+  second: number,
+  keepAliveSeconds: number,
+): Buffer | undefined {
+  const body = typeof form.body === "string" ? Buffer.from(form.body) : (form.body ?? EMPTY);
+  let head = `HTTP/1.1 ${form.status} ${STATUS_CODES[form.status] ?? "unknown"}\r\n`;
+  for (const name in form.headers) {
+    const value = form.headers[name] as string;
+    if (!NAME.test(name) || BAD_VALUE.test(value) || NODE_DECIDES.has(name.toLowerCase())) return undefined;
+    head += `${name}: ${value}\r\n`;
+  }
+  head += `Date: ${new Date(second * 1000).toUTCString()}\r\nConnection: keep-alive\r\n`;
+  head += `Keep-Alive: timeout=${keepAliveSeconds}\r\nContent-Length: ${body.byteLength}\r\n\r\n`;
+  // Header values are Latin-1 on the wire, as Node writes them.
+  const headBytes = Buffer.byteLength(head, "latin1");
+  const bytes = Buffer.allocUnsafe(headBytes + body.byteLength);
+  bytes.write(head, 0, "latin1");
+  bytes.set(body, headBytes);
+  return bytes;
+}
+
+const EMPTY = new Uint8Array(0);
