@@ -2,6 +2,7 @@ import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
 import { VARY_ACCEPT_ENCODING, withKnownForm, withReusableBody } from "./known-form.js";
+import { prepareAnswer, sendPrepared } from "./prepared-answer.js";
 import { jsonReadHeaders, type ReadMeta } from "./read-meta.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
@@ -17,6 +18,19 @@ export function encodeResponse(value: unknown): string {
 /** A JSON response through `encodeResponse`. */
 export function jsonResponse(c: Context, value: unknown, status: 200 | 409 | 429 = 200): Response {
   return stringResponse(c, encodeResponse(value), status);
+}
+
+/** The JSON `true` and `false` that most writes answer, prepared once (prepared-answer.ts). */
+const TRUE = prepareAnswer(200, "true", { ...JSON_TYPE });
+const FALSE = prepareAnswer(200, "false", { ...JSON_TYPE });
+
+/**
+ * `true` or `false` as JSON, for a route that sets no header of its own: a prepared answer, which the HTTP
+ * edge writes as one buffer rendered once a second (wire.ts) rather than through Node's header handling on
+ * every write.
+ */
+export function booleanResponse(value: boolean): Response {
+  return sendPrepared(value ? TRUE : FALSE);
 }
 
 /**

@@ -13,7 +13,7 @@ import { AnswerMemo, prepareAnswer, sendPrepared } from "../http/prepared-answer
 import type { Query } from "../http/query.js";
 import { jsonReadHeaders, type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { booleanResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
@@ -166,11 +166,10 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     } as const;
     // A session that does not exist stays Consul's 500 `invalid session "<id>"`: Patroni recognises a lost
     // session only by that status and text, and creates a new one at once.
-    return jsonResponse(c, await applyCommand(ctx, command));
+    return kvWritten(await applyCommand(ctx, command));
   }
   if (release !== undefined) {
-    return jsonResponse(
-      c,
+    return kvWritten(
       await applyCommand(ctx, {
         v: COMMAND_VERSION,
         type: "kv.unlock",
@@ -183,13 +182,12 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     );
   }
   if (cas !== undefined) {
-    return jsonResponse(
-      c,
+    return kvWritten(
       await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.cas", ns, key, value, flags, index: cas }),
     );
   }
   await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.set", ns, key, value, flags });
-  return jsonResponse(c, true);
+  return booleanResponse(true);
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -204,16 +202,21 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 
   if (recurse) {
     await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete-tree", ns, prefix: key });
-    return jsonResponse(c, true);
+    return booleanResponse(true);
   }
   if (cas !== undefined) {
-    return jsonResponse(
-      c,
+    return kvWritten(
       await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete-cas", ns, key, index: cas }),
     );
   }
   await applyCommand(ctx, { v: COMMAND_VERSION, type: "kv.delete", ns, key });
-  return jsonResponse(c, true);
+  return booleanResponse(true);
+}
+
+/** A KV write's answer: whether it was applied (a check-and-set or lock may not be). */
+function kvWritten(result: Awaited<ReturnType<typeof applyCommand>>): Response {
+  if (typeof result !== "boolean") throw new Error("a KV write answered something other than true or false");
+  return booleanResponse(result);
 }
 
 function optionalIndex(q: Query, name: string): number | undefined {
