@@ -41,9 +41,9 @@ const NODE_DECIDES = new Set([
   "expect",
 ]);
 
-/** RFC 9110 token characters (a header name); a value may hold anything but CR, LF and NUL. */
+/** RFC 9110 token characters (a header name), and what a value may not hold: Node's own checks. */
 const NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-const BAD_VALUE = /[\r\n\0]/;
+const BAD_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
 interface Rendered {
   /** Date.now() / 1000 when rendered: the Date line's second. */

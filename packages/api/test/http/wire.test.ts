@@ -130,6 +130,7 @@ describe("answers written as one pre-rendered buffer", () => {
   it("leave to Node whatever is not the plain case", async () => {
     const results: Record<string, boolean> = {};
     const crooked: KnownForm = { status: 200, body: "x", headers: { "X-Bad": "a\nb" }, reusable: false };
+    const control: KnownForm = { status: 200, body: "x", headers: { "X-Bad": "a\u0007b" }, reusable: false };
     const port = await start((request, env) => {
       const name = new URL(request.url).pathname.slice(1);
       const form =
@@ -137,7 +138,9 @@ describe("answers written as one pre-rendered buffer", () => {
           ? { status: 204, body: null, headers: {}, reusable: false as const }
           : name === "crooked"
             ? crooked
-            : answer;
+            : name === "control"
+              ? control
+              : answer;
       if (name === "own-header")
         (env as { outgoing: { setHeader(n: string, v: string): void } }).outgoing.setHeader("X-Own", "1");
       results[name] = writeWire(env, form);
@@ -150,6 +153,7 @@ describe("answers written as one pre-rendered buffer", () => {
     const closing = await exchange(port, get("/closing", "Connection: close\r\n"), 1);
     await exchange(port, get("/no-content"), 1, false);
     await exchange(port, get("/crooked"), 1);
+    await exchange(port, get("/control"), 1);
     await exchange(port, get("/own-header"), 1);
     await exchange(port, get("/plain"), 1);
     expect(results).toEqual({
@@ -158,6 +162,7 @@ describe("answers written as one pre-rendered buffer", () => {
       closing: false,
       "no-content": false,
       crooked: false,
+      control: false,
       "own-header": false,
       plain: true,
     });
