@@ -18,10 +18,11 @@ type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 export function httpEdge(fetch: Fetch): Fetch {
   // Not an async function: one suspended for every held blocking query was a frame, a promise and a register
   // file each, for as long as the query waited. The answer is looked at once it exists.
-  return (request, env) => afterAnswer(fetch(request, env), (response) => outgoing(request, env, response));
+  return (request, env) => afterAnswer(fetch(request, env), (response) => sent(request, env, response));
 }
 
-function outgoing(request: Request, env: unknown, response: Response): Response | Promise<Response> {
+/** The answer as it goes out: compressed, written here, or left to @hono/node-server to write. */
+function sent(request: Request, env: unknown, response: Response): Response | Promise<Response> {
   const out = gzipped(request, env, response);
   if (out !== response) return out;
   const form = knownForm(response);

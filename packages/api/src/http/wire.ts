@@ -87,8 +87,9 @@ export function writeWire(env: unknown, form: KnownForm, now = Date.now()): bool
  * exchange that owns its socket, has written nothing, and leaves Connection and Keep-Alive to Node.
  */
 function plainKeepAlive(out: NodeResponse): number | undefined {
-  if (out.socket === null || (out.socket as { _httpMessage?: unknown })._httpMessage !== out)
-    return undefined;
+  const socket = out.socket as (Socket & { _httpMessage?: unknown }) | null;
+  // A socket that is gone, or that serves an earlier pipelined request first, is left to Node.
+  if (socket === null || socket.destroyed || socket._httpMessage !== out) return undefined;
   if (out._header !== null || out.headersSent || out.writableEnded) return undefined;
   if (out.req.method === "HEAD" || out.req.httpVersion !== "1.1" || !out.sendDate) return undefined;
   if (out.shouldKeepAlive !== true || out.maxRequestsOnConnectionReached === true) return undefined;
