@@ -1,6 +1,7 @@
 // Process and cluster helpers shared by the benchmarks (scripts/bench), the agent's process tests and the
 // chaos harness (test-cluster): one import for a test file.
 
+export * from "./acl.js";
 export * from "./agent.js";
 export * from "./cluster.js";
 export * from "./federation.js";

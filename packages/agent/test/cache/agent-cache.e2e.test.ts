@@ -7,12 +7,15 @@ import {
   AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  aclHcl,
   awaitHttp,
   clientFlags,
   freePorts,
   http,
   kill,
+  tokenWith as sharedTokenWith,
   sleep,
+  startAclServer,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
@@ -24,9 +27,6 @@ const DOOMED = "00000000-0000-4000-8000-000000000003";
 const scratch = new AgentScratch();
 let server: AgentProcess;
 let client: AgentProcess;
-
-const aclHcl = (tokens: string) =>
-  `acl {\n enabled = true\n default_policy = "deny"\n tokens {\n ${tokens}\n }\n}`;
 
 function call(
   agent: AgentProcess,
@@ -50,15 +50,8 @@ async function ok<T extends { status: number; text: string }>(p: Promise<T>): Pr
   return r;
 }
 
-async function tokenWith(secret: string, name: string, rules: string): Promise<void> {
-  await ok(call(server, "/v1/acl/policy", ROOT, { method: "PUT", body: { Name: name, Rules: rules } }));
-  await ok(
-    call(server, "/v1/acl/token", ROOT, {
-      method: "PUT",
-      body: { SecretID: secret, Policies: [{ Name: name }] },
-    }),
-  );
-}
+const tokenWith = (secret: string, name: string, rules: string) =>
+  sharedTokenWith(server, ROOT, secret, name, rules);
 
 const register = (node: string, service: string, port: number) =>
   ok(
@@ -73,34 +66,7 @@ const nodesOf = (text: string) => (JSON.parse(text) as { Node: string }[]).map((
 beforeAll(
   async () => {
     const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
-    server = scratch.spawn({
-      name: "srv",
-      ports: { http: http1!, server: rpc1!, serfLan: serf1! },
-      flags: [
-        "-server",
-        "-bootstrap",
-        "-node",
-        "srv",
-        "-data-dir",
-        scratch.path("srv"),
-        "-bind",
-        "127.0.0.1",
-        "-client",
-        "127.0.0.1",
-        "-hcl",
-        "performance { raft_multiplier = 1 }",
-        "-hcl",
-        aclHcl(`initial_management = "${ROOT}"`),
-      ],
-      logFile: scratch.path("srv.log"),
-    });
-    // Each condition is timed from when its agent serves HTTP: a cold start has its own, longer, deadline.
-    await awaitHttp(server);
-    await waitFor(
-      "the server's initial management token",
-      async () => ((await call(server, "/v1/acl/token/self")).status === 200 ? true : undefined),
-      20_000,
-    );
+    server = await startAclServer(scratch, ROOT, { http: http1!, server: rpc1!, serfLan: serf1! });
     await tokenWith(
       WEB_READER,
       "web-reader",

@@ -8,12 +8,15 @@ import {
   AGENT_START_MS,
   type AgentProcess,
   AgentScratch,
+  aclHcl,
   awaitHttp,
   clientFlags,
   freePorts,
   http,
   kill,
+  tokenWith as sharedTokenWith,
   sleep,
+  startAclServer,
   waitFor,
 } from "../../../../scripts/lib/index.js";
 
@@ -30,56 +33,19 @@ const scratch = new AgentScratch();
 let server: AgentProcess;
 let client: AgentProcess;
 
-const aclHcl = (tokens: string, extra = "") =>
-  `acl {\n enabled = true\n default_policy = "deny"\n${extra}\n tokens {\n ${tokens}\n }\n}`;
-
 async function call(agent: AgentProcess, method: string, path: string, token?: string, body?: unknown) {
   return http(`${agent.url}${path}`, method, body === undefined ? undefined : JSON.stringify(body), {
     headers: token ? { "X-Consul-Token": token } : {},
   });
 }
 
-async function tokenWith(secret: string, name: string, rules: string): Promise<void> {
-  const policy = await call(server, "PUT", "/v1/acl/policy", ROOT, { Name: name, Rules: rules });
-  expect(policy.status, policy.text).toBe(200);
-  const token = await call(server, "PUT", "/v1/acl/token", ROOT, {
-    SecretID: secret,
-    Policies: [{ Name: name }],
-  });
-  expect(token.status, token.text).toBe(200);
-}
+const tokenWith = (secret: string, name: string, rules: string) =>
+  sharedTokenWith(server, ROOT, secret, name, rules);
 
 beforeAll(
   async () => {
     const [http1, rpc1, serf1, http2, rpc2, serf2] = await freePorts(6);
-    server = scratch.spawn({
-      name: "srv",
-      ports: { http: http1!, server: rpc1!, serfLan: serf1! },
-      flags: [
-        "-server",
-        "-bootstrap",
-        "-node",
-        "srv",
-        "-data-dir",
-        scratch.path("srv"),
-        "-bind",
-        "127.0.0.1",
-        "-client",
-        "127.0.0.1",
-        "-hcl",
-        "performance { raft_multiplier = 1 }",
-        "-hcl",
-        aclHcl(`initial_management = "${ROOT}"`),
-      ],
-      logFile: scratch.path("srv.log"),
-    });
-    // Each condition is timed from when its agent serves HTTP: a cold start has its own, longer, deadline.
-    await awaitHttp(server);
-    await waitFor(
-      "the server's initial management token",
-      async () => ((await call(server, "GET", "/v1/acl/token/self", ROOT)).status === 200 ? true : undefined),
-      20_000,
-    );
+    server = await startAclServer(scratch, ROOT, { http: http1!, server: rpc1!, serfLan: serf1! });
     // The agent token may write the node, and no service: services reach the catalog with their own tokens.
     await tokenWith(AGENT, "agent-c1", `node "c1" { policy = "write" }`);
     await tokenWith(READER, "reader", `agent "c1" { policy = "read" }`);
