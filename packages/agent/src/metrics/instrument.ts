@@ -40,10 +40,22 @@ export function meterBackend(
         metrics.incrCounter("consul.raft.apply");
         metrics.addSample("consul.raft.apply.time", ms);
         const area = AREA_SAMPLES[command.type.slice(0, command.type.indexOf("."))];
-        if (area !== undefined) metrics.addSample(area, ms, { op: command.type });
+        if (area !== undefined) metrics.addSample(area, ms, opLabels(command.type));
       }
     },
   };
+}
+
+/** One label object per command type (a bounded set), so the registry keys each series once. */
+const opLabelSets = new Map<string, Labels>();
+
+function opLabels(op: string): Labels {
+  let labels = opLabelSets.get(op);
+  if (labels === undefined) {
+    labels = { op };
+    opLabelSets.set(op, labels);
+  }
+  return labels;
 }
 
 export type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;

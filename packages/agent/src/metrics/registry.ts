@@ -180,19 +180,28 @@ export class MetricsRegistry implements Metrics {
 
 const NO_LABELS: Labels = Object.freeze({});
 
-/** Label sets are usually reused objects (see meterFetch): their sorted form is computed once each. */
-const labelKeys = new WeakMap<Labels, string>();
+/**
+ * Label sets are usually reused objects (see meterFetch): the series key of each, per metric name, is built
+ * once (it was a string built for every sample of every request).
+ */
+const seriesKeys = new WeakMap<Labels, Map<string, string>>();
 
 function seriesKey(name: string, labels: Labels): string {
-  let key = labelKeys.get(labels);
+  let byName = seriesKeys.get(labels);
+  if (byName === undefined) {
+    byName = new Map();
+    seriesKeys.set(labels, byName);
+  }
+  let key = byName.get(name);
   if (key === undefined) {
-    key = Object.keys(labels)
+    const sorted = Object.keys(labels)
       .sort()
       .map((k) => `${k}=${labels[k]}`)
       .join(",");
-    labelKeys.set(labels, key);
+    key = sorted === "" ? name : `${name}{${sorted}}`;
+    byName.set(name, key);
   }
-  return key === "" ? name : `${name}{${key}}`;
+  return key;
 }
 
 function aggregate(
