@@ -73,13 +73,16 @@ function gzippedKnownForm(
   form: KnownForm,
   headers: Readonly<Record<string, string>>,
 ): Response | Promise<Response> {
-  const body = typeof form.body === "string" ? Buffer.from(form.body) : form.body;
-  if (body === null || body.byteLength < MIN_BYTES || request.method === "HEAD") return response;
+  const { body } = form;
+  // Measured, not encoded: most answers go out as they are, and the wire encodes a string body once (wire.ts).
+  const length = typeof body === "string" ? Buffer.byteLength(body) : (body?.byteLength ?? 0);
+  if (body === null || length < MIN_BYTES || request.method === "HEAD") return response;
   if (!compressibleStatus(form.status)) return response;
   if (headerOf(headers, "content-encoding") !== undefined) return response;
   if (!COMPRESSIBLE.test(headerOf(headers, "content-type") ?? "")) return response;
   if (!acceptsGzip(acceptEncoding(request, env))) return response;
-  const zipped = form.reusable && body === form.body ? gzipOnce(body) : gzip(body);
+  const zipped =
+    typeof body === "string" ? gzip(Buffer.from(body)) : form.reusable ? gzipOnce(body) : gzip(body);
   const out: Record<string, string> = { "Content-Encoding": "gzip" };
   for (const [name, value] of Object.entries(headers))
     if (name.toLowerCase() !== "content-length") out[name] = value;
