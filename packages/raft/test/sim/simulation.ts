@@ -123,6 +123,7 @@ export class Simulation implements ServerWorld {
       leaseDriftTicks: 2,
       snapshotThreshold: r.int(3, 40),
       trailingLogs: trailingLogsFor(opts.seed),
+      ...snapshotIntervalFor(opts.seed),
       maxUncommittedEntries: maxUncommittedFor(opts.seed),
       // Half the seeds keep only a few entries in memory, so lagging followers and restarts read back.
       ...(r.chance(0.5) ? { logCache: { maxEntries: r.int(1, 8), maxBytes: r.pick([0, 64, 1 << 20]) } } : {}),
@@ -564,6 +565,16 @@ function maxUncommittedFor(seed: number): number {
 function trailingLogsFor(seed: number): number {
   const h = seedHash(seed, 0x5bd1e995, 0x9e3779b1);
   return h % 2 === 0 ? 0 : 1 + ((h >>> 1) % 40);
+}
+
+/**
+ * When the snapshot threshold is checked: for half the seeds on a timer of 1 to 20 ticks (as a server runs,
+ * with Consul's raft_snapshot_interval), for the rest after every apply, which snapshots as often as the
+ * threshold allows. Derived from the seed, as `trailingLogsFor`.
+ */
+function snapshotIntervalFor(seed: number): { snapshotIntervalMs?: number } {
+  const h = seedHash(seed, 0x3c6ef372, 0xc2b2ae35);
+  return h % 2 === 0 ? {} : { snapshotIntervalMs: (1 + ((h >>> 1) % 20)) * TICK };
 }
 
 /** An unsigned 32-bit mix of the seed; each setting has its own constants, so settings vary independently. */
