@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { LeaderBusyError, NoClusterLeaderError, PermissionDeniedError } from "../backend.js";
 import type { ApiEnv } from "./env.js";
 import { HttpError, statusOf } from "./errors.js";
+import { type ReadMeta, readMetaHeaders } from "./read-meta.js";
 
 const TEXT = { "Content-Type": "text/plain; charset=utf-8" };
 
@@ -32,12 +33,25 @@ export function handleError(err: unknown, c: Context<ApiEnv>): Response {
   return c.body(answer.text, answer.status, TEXT);
 }
 
-/** The same answer without a Hono Context: for a parked blocking query (parked.ts), whose Context is gone. */
-export function errorResponse(err: unknown, request: FailedRequest): Response {
+/**
+ * The same answer without a Hono Context: for a parked blocking query (parked.ts), whose Context is gone.
+ * `extra` are headers the answer carries besides (a read's index headers, which Consul sets before refusing).
+ */
+export function errorResponse(
+  err: unknown,
+  request: FailedRequest,
+  extra?: Record<string, string>,
+): Response {
   const answer = errorAnswer(err, () => request);
-  const headers: Record<string, string> = { ...TEXT };
+  const headers: Record<string, string> = { ...extra, ...TEXT };
   if (answer.header !== undefined) headers[answer.header[0]] = answer.header[1];
   return new Response(answer.text, { status: answer.status, headers });
+}
+
+/** A refusal of what a read found (not found, not compilable), with the read's index headers. */
+export function refusedRead(err: HttpError, meta: ReadMeta): Response {
+  // An HttpError is answered without logging: no request to name.
+  return errorResponse(err, { log: undefined, method: "", path: "" }, readMetaHeaders(meta));
 }
 
 function errorAnswer(err: unknown, request: () => FailedRequest): ErrorAnswer {

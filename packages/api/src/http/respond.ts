@@ -34,14 +34,6 @@ export function booleanResponse(value: boolean): Response {
 }
 
 /**
- * A JSON response whose `Namespace` members are data, not a record's own namespace, and so are written
- * even when "default" (the compiled discovery chain names its targets' namespaces, as Consul's does).
- */
-export function verbatimJsonResponse(c: Context, value: unknown): Response {
-  return stringResponse(c, writeJson(value), 200);
-}
-
-/**
  * A JSON response whose body the route already encoded (hot paths build their JSON directly, with the
  * namespace member from `scopedNamespace`). A buffer body is one a memo serves again: the HTTP edge keeps
  * its gzip form beside it.

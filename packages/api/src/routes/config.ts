@@ -6,15 +6,14 @@ import { configEntryPrivilege } from "../config-entries/acl.js";
 import { type ProposedChange, validateInGraph } from "../config-entries/graph-check.js";
 import { parseConfigEntry, requireConfigEntryKind } from "../config-entries/parse.js";
 import { applyCommand } from "../http/apply.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
+import { refusedRead } from "../http/error-handler.js";
 import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { DEFAULT_NAMESPACE, singleNamespace } from "../middleware/namespace.js";
 import { trustDomainFor } from "../query/trust-domain.js";
@@ -32,7 +31,7 @@ export function configRoutes(ctx: RouteContext): Hono<ApiEnv> {
 
 function mayAccess(
   ctx: RouteContext,
-  c: Context<ApiEnv>,
+  token: string,
   ns: string,
   kind: string,
   name: string,
@@ -41,7 +40,7 @@ function mayAccess(
   const privilege = configEntryPrivilege(kind, name, access);
   return (
     privilege === undefined ||
-    ctx.authorizer.authorize(c.get("token"), ns, privilege.type, privilege.name, privilege.access) === "allow"
+    ctx.authorizer.authorize(token, ns, privilege.type, privilege.name, privilege.access) === "allow"
   );
 }
 
@@ -74,7 +73,7 @@ async function apply(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   }
   const entry = parseConfigEntry(raw);
   const ns = entryNamespace(entry.Kind, entry.Namespace || c.get("namespace"));
-  if (!mayAccess(ctx, c, ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
+  if (!mayAccess(ctx, c.get("token"), ns, entry.Kind, entry.Name, "write")) throw permissionDenied();
   const { Namespace: _, ...body } = entry;
   checkGraph(ctx, { kind: entry.Kind, name: entry.Name, ns, entry: body });
   const result = await applyCommand(ctx, {
@@ -95,41 +94,42 @@ function checkGraph(ctx: RouteContext, change: ProposedChange): void {
   });
 }
 
+/** One entry; a read that waits is parked (parked.ts), so nothing in the answer's making holds the Context. */
 async function get(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   const name = c.req.param("name") ?? "";
   requireConfigEntryKind(kind);
   const ns = entryNamespace(kind, c.get("namespace"));
-  if (!mayAccess(ctx, c, ns, kind, name, "read")) throw permissionDenied();
+  if (!mayAccess(ctx, c.get("token"), ns, kind, name, "read")) throw permissionDenied();
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta } = await blockingRead(
+  return blockingAnswer(
     ctx,
-    ctx.backend.store,
+    c,
     opts,
     (v) => v.configEntry(kind, name, ns),
-    clientGone(c),
+    ({ result, meta }) =>
+      result === undefined
+        ? refusedRead(notFound(`Config entry not found for "${kind}" / "${name}"`), meta)
+        : readJsonResponse(encodeResponse(result), meta),
   );
-  setReadMeta(c, meta);
-  if (result === undefined) throw notFound(`Config entry not found for "${kind}" / "${name}"`);
-  return jsonResponse(c, result);
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const kind = c.req.param("kind") ?? "";
   requireConfigEntryKind(kind);
   const ns = kind === "proxy-defaults" ? DEFAULT_NAMESPACE : c.get("namespace");
+  const token = c.get("token");
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta } = await blockingRead(
+  return blockingAnswer(
     ctx,
-    ctx.backend.store,
+    c,
     opts,
     (v) => v.configEntries(kind, ns),
-    clientGone(c),
-  );
-  setReadMeta(c, meta);
-  return jsonResponse(
-    c,
-    result.filter((e) => mayAccess(ctx, c, e.Namespace, kind, e.Name, "read")),
+    ({ result, meta }) =>
+      readJsonResponse(
+        encodeResponse(result.filter((e) => mayAccess(ctx, token, e.Namespace, kind, e.Name, "read"))),
+        meta,
+      ),
   );
 }
 
@@ -139,7 +139,7 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireConfigEntryKind(kind);
   const ns = entryNamespace(kind, c.get("namespace"));
   const cas = casParam(c);
-  if (!mayAccess(ctx, c, ns, kind, name, "write")) throw permissionDenied();
+  if (!mayAccess(ctx, c.get("token"), ns, kind, name, "write")) throw permissionDenied();
   checkGraph(ctx, { kind, name, ns, entry: undefined });
   const result = await applyCommand(ctx, {
     v: COMMAND_VERSION,

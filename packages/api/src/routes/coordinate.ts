@@ -8,15 +8,14 @@ import { CoordinateBatcher } from "../catalog/coordinate-batcher.js";
 import { requireNoNul, requireParam } from "../catalog/request.js";
 import { coordinateJson } from "../catalog/shapes.js";
 import { applyCommand } from "../http/apply.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { setReadMeta } from "../http/read-meta.js";
+import { readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 
@@ -78,24 +77,30 @@ function datacenters(ctx: RouteContext, c: Context<ApiEnv>): Response {
   return jsonResponse(c, [{ Datacenter: ctx.datacenter, AreaID: "WAN", Coordinates: coordinates }]);
 }
 
-/** All nodes' coordinates, or one node's (404 when it has none); `segment` keeps one segment's. */
-async function nodes(ctx: RouteContext, c: Context<ApiEnv>, node: string | undefined): Promise<Response> {
+/**
+ * All nodes' coordinates, or one node's (404 when it has none); `segment` keeps one segment's. A read that
+ * waits is parked (parked.ts): nothing below holds the Context.
+ */
+function nodes(ctx: RouteContext, c: Context<ApiEnv>, node: string | undefined): Promise<Response> {
   const opts = parseReadOptions(c.get("query"), ctx.random);
   const segment = c.get("query").get("segment");
+  const token = c.get("token");
+  const ns = c.get("namespace");
   const read = (v: StateView) => v.coordinates(node);
-  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
-  setReadMeta(c, meta);
-  const inSegment = segment === undefined ? result : result.filter((e) => e.Segment === segment);
-  const visible = filterAllowed<CoordinateEntry>(
-    ctx.authorizer,
-    c.get("token"),
-    c.get("namespace"),
-    inSegment,
-    (e) => ({ type: "node", name: e.Node }),
-    "read",
-  );
-  if (node !== undefined && visible.length === 0) return c.body(null, 404);
-  return jsonResponse(c, visible.map(coordinateJson));
+  return blockingAnswer(ctx, c, opts, read, ({ result, meta }) => {
+    const inSegment = segment === undefined ? result : result.filter((e) => e.Segment === segment);
+    const visible = filterAllowed<CoordinateEntry>(
+      ctx.authorizer,
+      token,
+      ns,
+      inSegment,
+      (e) => ({ type: "node", name: e.Node }),
+      "read",
+    );
+    if (node !== undefined && visible.length === 0)
+      return new Response(null, { status: 404, headers: readMetaHeaders(meta) });
+    return readJsonResponse(encodeResponse(visible.map(coordinateJson)), meta);
+  });
 }
 
 async function update(ctx: RouteContext, c: Context<ApiEnv>, batcher: CoordinateBatcher): Promise<Response> {

@@ -1,16 +1,16 @@
 import { ChainCompileError, type CompiledChain, compileChain } from "@cairn/discovery";
+import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { Hono } from "hono";
 import { combine } from "../catalog/reads.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
+import { refusedRead } from "../http/error-handler.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { verbatimJsonResponse } from "../http/respond.js";
+import { readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { singleNamespace } from "../middleware/namespace.js";
 import { chainEntriesOf } from "../query/chain-entries.js";
@@ -42,9 +42,10 @@ async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string)
     throw permissionDenied();
   const opts = parseReadOptions(c.get("query"), ctx.random);
   const datacenter = c.get("query").get("compile-dc") || ctx.datacenter;
-  const { result, meta } = await blockingRead(
+  // A read that waits is parked (parked.ts): the read and the answer hold nothing of the Context.
+  return blockingAnswer(
     ctx,
-    ctx.backend.store,
+    c,
     opts,
     (view) => {
       const { entries, reads } = chainEntriesOf(view);
@@ -64,9 +65,10 @@ async function chain(ctx: RouteContext, c: Context<ApiEnv>, trustDomain: string)
       }
       return combine(compiled, ...reads);
     },
-    clientGone(c),
+    ({ result, meta }) =>
+      result instanceof ChainCompileError
+        ? refusedRead(badRequest(result.message), meta)
+        : // Its targets' namespaces are data: written even when "default", as Consul does.
+          readJsonResponse(writeJson({ Chain: result }), meta),
   );
-  setReadMeta(c, meta);
-  if (result instanceof ChainCompileError) throw badRequest(result.message);
-  return verbatimJsonResponse(c, { Chain: result });
 }

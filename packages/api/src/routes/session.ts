@@ -5,15 +5,13 @@ import { Hono } from "hono";
 import { filterAllowed } from "../authorizer.js";
 import { applyCommand } from "../http/apply.js";
 import type { ReadFn } from "../http/blocking-query.js";
-import { blockingRead } from "../http/blocking-query.js";
+import { blockingAnswer } from "../http/blocking-query.js";
 import { readTextLimited } from "../http/body.js";
-import { clientGone } from "../http/client-gone.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { setReadMeta } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { jsonResponse } from "../http/respond.js";
+import { encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 import { singleNamespace } from "../middleware/namespace.js";
@@ -30,16 +28,26 @@ export function sessionRoutes(ctx: RouteContext): Hono<ApiEnv> {
   route(app, "/info/:id", {
     GET: (c) => {
       const id = requireSession(c.req.param("id") ?? "");
+      const ns = c.get("namespace");
       return listRead(ctx, c, (v) => {
-        const read = v.sessionGet(id, c.get("namespace"));
+        const read = v.sessionGet(id, ns);
         return { ...read, value: read.value ? [read.value] : [] };
       });
     },
   });
   route(app, "/node/:node", {
-    GET: (c) => listRead(ctx, c, (v) => v.sessionsForNode(c.req.param("node") ?? "", c.get("namespace"))),
+    GET: (c) => {
+      const node = c.req.param("node") ?? "";
+      const ns = c.get("namespace");
+      return listRead(ctx, c, (v) => v.sessionsForNode(node, ns));
+    },
   });
-  route(app, "/list", { GET: (c) => listRead(ctx, c, (v) => v.sessionList(c.get("namespace"))) });
+  route(app, "/list", {
+    GET: (c) => {
+      const ns = c.get("namespace");
+      return listRead(ctx, c, (v) => v.sessionList(ns));
+    },
+  });
   for (const path of ["/destroy", "/destroy/", "/renew", "/renew/", "/info", "/info/"]) {
     route(app, path, {
       [path.startsWith("/info") ? "GET" : "PUT"]: () => {
@@ -112,23 +120,27 @@ async function renew(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   return jsonResponse(c, [session]);
 }
 
-/** Session reads answer an array (empty, never null), filtered to the sessions the token may read. */
-async function listRead(
+/**
+ * Session reads answer an array (empty, never null), filtered to the sessions the token may read. A read
+ * that waits is parked (parked.ts): `read` must not hold the Context.
+ */
+function listRead(
   ctx: RouteContext,
   c: Context<ApiEnv>,
   read: ReadFn<StateView, Session[]>,
 ): Promise<Response> {
   const opts = parseReadOptions(c.get("query"), ctx.random);
-  const { result, meta } = await blockingRead(ctx, ctx.backend.store, opts, read, clientGone(c));
-  setReadMeta(c, meta);
   const ns = c.get("namespace");
-  const visible = filterAllowed(
-    ctx.authorizer,
-    c.get("token"),
-    ns,
-    result,
-    (s) => ({ type: "session", name: s.Node }),
-    "read",
-  );
-  return jsonResponse(c, visible);
+  const token = c.get("token");
+  return blockingAnswer(ctx, c, opts, read, ({ result, meta }) => {
+    const visible = filterAllowed(
+      ctx.authorizer,
+      token,
+      ns,
+      result,
+      (s) => ({ type: "session", name: s.Node }),
+      "read",
+    );
+    return readJsonResponse(encodeResponse(visible), meta);
+  });
 }

@@ -141,6 +141,60 @@ const cases: Record<string, Case> = {
   },
 };
 
+const serviceDefaults = (s: Served, protocol: string) =>
+  fetch(`${s.url}/v1/config`, {
+    method: "PUT",
+    body: JSON.stringify({ Kind: "service-defaults", Name: "web", Protocol: protocol }),
+  }).then((res) => expect(res.status).toBe(200));
+
+const session = (s: Served, name: string) =>
+  fetch(`${s.url}/v1/session/create`, {
+    method: "PUT",
+    body: JSON.stringify({ Node: "n1", Name: name, Checks: [] }),
+  }).then((res) => expect(res.status).toBe(200));
+
+const coordinate = (s: Served, height: number) =>
+  fetch(`${s.url}/v1/coordinate/update`, {
+    method: "PUT",
+    body: JSON.stringify({
+      Node: "n1",
+      Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: height },
+    }),
+  }).then((res) => expect(res.status).toBe(200));
+
+Object.assign(cases, {
+  "a config entry": {
+    path: "/v1/config/service-defaults/web",
+    before: (s) => serviceDefaults(s, "http"),
+    change: (s) => serviceDefaults(s, "grpc"),
+    check: (body) => expect((body as { Protocol: string }).Protocol).toBe("grpc"),
+  },
+  "a kind's config entries": {
+    path: "/v1/config/service-defaults",
+    before: (s) => serviceDefaults(s, "http"),
+    change: (s) => serviceDefaults(s, "grpc"),
+    check: (body) => expect((body as { Protocol: string }[]).map((e) => e.Protocol)).toEqual(["grpc"]),
+  },
+  "a compiled discovery chain": {
+    path: "/v1/discovery-chain/web",
+    before: (s) => serviceDefaults(s, "http"),
+    change: (s) => serviceDefaults(s, "grpc"),
+    check: (body) => expect((body as { Chain: { Protocol: string } }).Chain.Protocol).toBe("grpc"),
+  },
+  "the session list": {
+    path: "/v1/session/list",
+    before: (s) => register(s, "10.0.0.1").then(() => session(s, "one")),
+    change: (s) => session(s, "two"),
+    check: (body) => expect((body as { Name: string }[]).map((x) => x.Name).sort()).toEqual(["one", "two"]),
+  },
+  "a node's coordinates": {
+    path: "/v1/coordinate/node/n1",
+    before: (s) => register(s, "10.0.0.1").then(() => coordinate(s, 0.1)),
+    change: (s) => coordinate(s, 0.2),
+    check: (body) => expect((body as { Coord: { Height: number } }[])[0]!.Coord.Height).toBe(0.2),
+  },
+} satisfies Record<string, Case>);
+
 describe("parked blocking queries", () => {
   it.each(Object.keys(cases))(
     "%s keeps no Hono Context while it waits, and answers the change",
@@ -168,6 +222,23 @@ describe("parked blocking queries", () => {
       c.check(await res.json());
     },
   );
+
+  it("answer a config entry deleted while they wait with Consul's 404 and the read's index", async () => {
+    const s = await serveApi();
+    await serviceDefaults(s, "http");
+    const first = await fetch(`${s.url}/v1/config/service-defaults/web`);
+    await first.arrayBuffer();
+    const index = Number(first.headers.get("x-consul-index"));
+    const held = fetch(`${s.url}/v1/config/service-defaults/web?index=${index}&wait=30s`);
+    await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+    const gone = await fetch(`${s.url}/v1/config/service-defaults/web`, { method: "DELETE" });
+    expect(gone.status).toBe(200);
+    const res = await held;
+    expect(res.status).toBe(404);
+    expect(await res.text()).toBe('Config entry not found for "service-defaults" / "web"');
+    expect(Number(res.headers.get("x-consul-index"))).toBeGreaterThan(index);
+    expect(res.headers.get("x-consul-knownleader")).toBe("true");
+  });
 
   it("never meet a HEAD, whose answer Hono copies from the GET's: HEAD is refused at once, as Consul does", async () => {
     const s = await serveApi();
