@@ -1,7 +1,7 @@
 import { GLOBAL_MANAGEMENT_POLICY_ID } from "@cairn/acl";
 import { type AclStateReads, type AclToken, type AclTokenSpec, COMMAND_VERSION } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
-import { aclRead, applyThenRead } from "../acl/io.js";
+import { aclAnswer, applyThenRead } from "../acl/io.js";
 import { legacyRulesToModern } from "../acl/legacy-rules.js";
 import { readBody, requireAcls } from "../acl/request.js";
 import { type LegacyTokenBody, legacyTokenBody } from "../acl/schemas.js";
@@ -101,19 +101,17 @@ async function clone(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function info(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireAcls(ctx);
   const id = c.req.param("id") ?? "";
-  const out = await aclRead(ctx, c, (acl) => {
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readTokenBySecret(id);
     const t = r.value && r.value.Type !== "" ? r.value : undefined;
     return { ...r, value: t ? [legacyTokenJson(t)] : [] };
   });
-  return jsonResponse(c, out);
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireManagement(ctx, c);
-  const out = await aclRead(ctx, c, (acl) => {
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readTokens({ ns: "*" });
     return { ...r, value: r.value.filter((t) => t.Type !== "").map(legacyTokenJson) };
   });
-  return jsonResponse(c, out);
 }

@@ -8,15 +8,16 @@ import {
   type Read,
 } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
-import { aclRead, applyThenRead } from "../acl/io.js";
+import { ACL_NOT_FOUND, aclAnswer, applyThenRead, type Missing } from "../acl/io.js";
 import { readBody, requireAclAccess, resolvePolicyLinks } from "../acl/request.js";
 import { policyBody, roleBody } from "../acl/schemas.js";
 import { policyJson, roleJson } from "../acl/shapes.js";
 import { nodeIdentities, serviceIdentities } from "../acl/token-spec.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, HttpError, notFound } from "../http/errors.js";
+import { badRequest, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
+import { readMetaHeaders } from "../http/read-meta.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { singleNamespace } from "../middleware/namespace.js";
@@ -29,22 +30,32 @@ const NAME = /^[A-Za-z0-9\-_]{1,128}$/;
 export function aclPolicyRoutes(ctx: RouteContext, app: Hono<ApiEnv>): void {
   route(app, "/policy", { PUT: (c) => putPolicy(ctx, c, undefined) });
   route(app, "/policy/name/:name", {
-    GET: (c) =>
-      readOne(ctx, c, (acl, ns) => acl.readPolicyByName(c.req.param("name") ?? "", ns), policyShape),
+    GET: (c) => {
+      const name = c.req.param("name") ?? "";
+      return readOne(ctx, c, (acl, ns) => acl.readPolicyByName(name, ns), policyShape);
+    },
   });
   route(app, "/policy/:id", {
-    GET: (c) => readOne(ctx, c, (acl) => acl.readPolicy(c.req.param("id") ?? ""), policyShape),
+    GET: (c) => {
+      const id = c.req.param("id") ?? "";
+      return readOne(ctx, c, (acl) => acl.readPolicy(id), policyShape);
+    },
     PUT: (c) => putPolicy(ctx, c, c.req.param("id")),
     DELETE: (c) => del(ctx, c, "policy"),
   });
   route(app, "/policies", { GET: (c) => listPolicies(ctx, c) });
   route(app, "/role", { PUT: (c) => putRole(ctx, c, undefined) });
   route(app, "/role/name/:name", {
-    GET: (c) =>
-      readOne(ctx, c, (acl, ns) => acl.readRoleByName(c.req.param("name") ?? "", ns), roleJson, ROLE_MISSING),
+    GET: (c) => {
+      const name = c.req.param("name") ?? "";
+      return readOne(ctx, c, (acl, ns) => acl.readRoleByName(name, ns), roleJson, ROLE_MISSING);
+    },
   });
   route(app, "/role/:id", {
-    GET: (c) => readOne(ctx, c, (acl) => acl.readRole(c.req.param("id") ?? ""), roleJson, ROLE_MISSING),
+    GET: (c) => {
+      const id = c.req.param("id") ?? "";
+      return readOne(ctx, c, (acl) => acl.readRole(id), roleJson, ROLE_MISSING);
+    },
     PUT: (c) => putRole(ctx, c, c.req.param("id")),
     DELETE: (c) => del(ctx, c, "role"),
   });
@@ -142,7 +153,7 @@ async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | u
 }
 
 /** Consul's role endpoint answers a missing role with a bare 404 (its policy endpoint keeps 403). */
-const ROLE_MISSING = (c: Context<ApiEnv>) => c.body(null, 404);
+const ROLE_MISSING: Missing = (meta) => new Response(null, { status: 404, headers: readMetaHeaders(meta) });
 
 /**
  * Reads one policy or role in the request's namespace (a record in another namespace is not found).
@@ -153,19 +164,19 @@ async function readOne<T extends { readonly Namespace: string }>(
   c: Context<ApiEnv>,
   read: (acl: AclStateReads, ns: string) => Read<T | undefined>,
   shape: (acl: AclStateReads, record: T) => Record<string, unknown>,
-  missing?: (c: Context<ApiEnv>) => Response,
+  missing: Missing = ACL_NOT_FOUND,
 ): Promise<Response> {
   const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
-  const out = await aclRead(ctx, c, (acl) => {
-    const r = read(acl, ns);
-    return { ...r, value: r.value && r.value.Namespace === ns ? shape(acl, r.value) : undefined };
-  });
-  if (out === undefined) {
-    if (missing) return missing(c);
-    throw new HttpError(403, "ACL not found");
-  }
-  return jsonResponse(c, out);
+  return aclAnswer(
+    ctx,
+    c,
+    (acl) => {
+      const r = read(acl, ns);
+      return { ...r, value: r.value && r.value.Namespace === ns ? shape(acl, r.value) : undefined };
+    },
+    missing,
+  );
 }
 
 const policyShape = (_: AclStateReads, p: AclPolicy) => policyJson(p);
@@ -190,20 +201,18 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>, what: "policy" | "role
 async function listPolicies(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
-  const out = await aclRead(ctx, c, (acl) => {
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readPolicies(ns);
     return { ...r, value: r.value.map((p) => policyJson(p, false)) };
   });
-  return jsonResponse(c, out);
 }
 
 async function listRoles(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   const policy = c.get("query").get("policy") || undefined;
-  const out = await aclRead(ctx, c, (acl) => {
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readRoles(ns, policy);
     return { ...r, value: r.value.map((role) => roleJson(acl, role)) };
   });
-  return jsonResponse(c, out);
 }

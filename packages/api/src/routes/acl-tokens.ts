@@ -1,13 +1,13 @@
 import { type AclToken, ANONYMOUS_TOKEN_ACCESSOR, COMMAND_VERSION } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
-import { aclRead, applyThenRead } from "../acl/io.js";
+import { ACL_NOT_FOUND, aclAnswer, applyThenRead } from "../acl/io.js";
 import { mayWriteAcls, readBody, requireAclAccess, requireAcls } from "../acl/request.js";
 import { cloneBody, tokenBody } from "../acl/schemas.js";
 import { tokenJson } from "../acl/shapes.js";
 import { newTokenSpec, updatedTokenSpec } from "../acl/token-spec.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, HttpError, notFound } from "../http/errors.js";
+import { badRequest, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
@@ -109,15 +109,18 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireAclAccess(ctx, c, ns, "read");
   const id = c.req.param("id") ?? "";
   // As Consul: the secret is shown to callers that may write ACLs, hidden from readers.
-  const secret = mayWriteAcls(ctx, c, ns) ? "shown" : "hidden";
-  const out = await aclRead(ctx, c, (acl) => {
-    const r = acl.readToken(id);
-    const t = r.value && r.value.Namespace === ns ? r.value : undefined;
-    return { ...r, value: t && tokenJson(acl, t, secret) };
-  });
+  const secret = mayWriteAcls(ctx, c.get("token"), ns) ? "shown" : "hidden";
   // Consul answers a missing token as an unknown one: 403 ACL not found.
-  if (out === undefined) throw new HttpError(403, "ACL not found");
-  return jsonResponse(c, out);
+  return aclAnswer(
+    ctx,
+    c,
+    (acl) => {
+      const r = acl.readToken(id);
+      const t = r.value && r.value.Namespace === ns ? r.value : undefined;
+      return { ...r, value: t && tokenJson(acl, t, secret) };
+    },
+    ACL_NOT_FOUND,
+  );
 }
 
 async function self(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -125,12 +128,15 @@ async function self(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const secret = enforcer.effectiveSecret(c.get("token"));
   // Resolving refuses unknown and expired secrets with 403 `ACL not found`, as Consul.
   enforcer.forToken(c.get("token"));
-  const out = await aclRead(ctx, c, (acl) => {
-    const r = acl.readTokenBySecret(secret);
-    return { ...r, value: r.value && tokenJson(acl, r.value, "shown") };
-  });
-  if (out === undefined) throw new HttpError(403, "ACL not found");
-  return jsonResponse(c, out);
+  return aclAnswer(
+    ctx,
+    c,
+    (acl) => {
+      const r = acl.readTokenBySecret(secret);
+      return { ...r, value: r.value && tokenJson(acl, r.value, "shown") };
+    },
+    ACL_NOT_FOUND,
+  );
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -138,10 +144,11 @@ async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   // Secrets are shown per token namespace, where the caller may write ACLs (a wildcard list spans several).
   const writable = new Map<string, boolean>();
+  const token = c.get("token");
   const secretIn = (tokenNs: string) => {
     let may = writable.get(tokenNs);
     if (may === undefined) {
-      may = mayWriteAcls(ctx, c, tokenNs);
+      may = mayWriteAcls(ctx, token, tokenNs);
       writable.set(tokenNs, may);
     }
     return may ? "shown" : "hidden";
@@ -154,9 +161,8 @@ async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
     authMethod: q.get("authmethod") || undefined,
     authMethodNs: q.get("authmethod-ns") || undefined,
   };
-  const out = await aclRead(ctx, c, (acl) => {
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readTokens(filter);
     return { ...r, value: r.value.map((t) => tokenJson(acl, t, secretIn(t.Namespace), true)) };
   });
-  return jsonResponse(c, out);
 }

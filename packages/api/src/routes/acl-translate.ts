@@ -1,11 +1,13 @@
 import type { Context, Hono } from "hono";
-import { aclRead } from "../acl/io.js";
+import { ACL_NOT_FOUND, aclReadAnswer } from "../acl/io.js";
 import { legacyRulesToModern } from "../acl/legacy-rules.js";
 import { requireAclAccess } from "../acl/request.js";
 import { readTextLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
-import { badRequest, HttpError } from "../http/errors.js";
+import { refusedRead } from "../http/error-handler.js";
+import { badRequest } from "../http/errors.js";
 import { route } from "../http/methods.js";
+import { readMetaHeaders } from "../http/read-meta.js";
 import type { RouteContext } from "../http/route-context.js";
 import { singleNamespace } from "../middleware/namespace.js";
 
@@ -38,12 +40,21 @@ async function translateToken(ctx: RouteContext, c: Context<ApiEnv>): Promise<Re
   const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const accessor = c.req.param("accessor") ?? "";
-  const rules = await aclRead(ctx, c, (acl) => {
-    const r = acl.readToken(accessor);
-    return { ...r, value: r.value && r.value.Namespace === ns ? r.value.Rules : undefined };
-  });
-  // Consul answers an unknown token as its token endpoints do.
-  if (rules === undefined) throw new HttpError(403, "ACL not found");
-  if (rules === "") throw badRequest("The specified token does not have any rules set");
-  return c.text(legacyRulesToModern(rules));
+  return aclReadAnswer(
+    ctx,
+    c,
+    (acl) => {
+      const r = acl.readToken(accessor);
+      return { ...r, value: r.value && r.value.Namespace === ns ? r.value.Rules : undefined };
+    },
+    (rules, meta) => {
+      // Consul answers an unknown token as its token endpoints do.
+      if (rules === undefined) return ACL_NOT_FOUND(meta);
+      if (rules === "")
+        return refusedRead(badRequest("The specified token does not have any rules set"), meta);
+      return new Response(legacyRulesToModern(rules), {
+        headers: { ...readMetaHeaders(meta), "Content-Type": "text/plain; charset=UTF-8" },
+      });
+    },
+  );
 }

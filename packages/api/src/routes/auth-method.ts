@@ -1,13 +1,14 @@
 import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { aclRead } from "../acl/io.js";
+import { aclAnswer } from "../acl/io.js";
 import { readBody, requireAclAccess } from "../acl/request.js";
 import type { AuthMethodIO } from "../auth-methods/io.js";
 import { authMethodJson, authMethodSpec } from "../auth-methods/method-spec.js";
 import { authMethodBody } from "../auth-methods/schemas.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
+import { refusedRead } from "../http/error-handler.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
@@ -56,12 +57,15 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const name = c.req.param("name") ?? "";
-  const out = await aclRead(ctx, c, (_acl, view) => {
-    const r = view.authMethods().readMethod(ns, name);
-    return { ...r, value: r.value && authMethodJson(r.value, "full") };
-  });
-  if (out === undefined) throw notFound(`auth method ${JSON.stringify(name)} not found`);
-  return jsonResponse(c, out);
+  return aclAnswer(
+    ctx,
+    c,
+    (_acl, view) => {
+      const r = view.authMethods().readMethod(ns, name);
+      return { ...r, value: r.value && authMethodJson(r.value, "full") };
+    },
+    (meta) => refusedRead(notFound(`auth method ${JSON.stringify(name)} not found`), meta),
+  );
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -77,9 +81,8 @@ async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
-  const out = await aclRead(ctx, c, (_acl, view) => {
+  return aclAnswer(ctx, c, (_acl, view) => {
     const r = view.authMethods().readMethods(ns);
     return { ...r, value: r.value.map((m) => authMethodJson(m, "stub")) };
   });
-  return jsonResponse(c, out);
 }

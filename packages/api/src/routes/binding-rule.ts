@@ -1,11 +1,12 @@
 import { COMMAND_VERSION } from "@cairn/fsm";
 import type { Context, Hono } from "hono";
-import { aclRead } from "../acl/io.js";
+import { aclAnswer } from "../acl/io.js";
 import { isUuid, readBody, requireAclAccess } from "../acl/request.js";
 import { bindingRuleJson, bindingRuleSpec } from "../auth-methods/rule-spec.js";
 import { bindingRuleBody } from "../auth-methods/schemas.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
+import { refusedRead } from "../http/error-handler.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
@@ -58,13 +59,16 @@ async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = singleNamespace(c.get("namespace"));
   requireAclAccess(ctx, c, ns, "read");
   const id = c.req.param("id") ?? "";
-  const out = await aclRead(ctx, c, (_acl, view) => {
-    const r = view.authMethods().readRule(id);
-    const rule = r.value && r.value.Namespace === ns ? r.value : undefined;
-    return { ...r, value: rule && bindingRuleJson(rule) };
-  });
-  if (out === undefined) throw notFound(`binding rule ${JSON.stringify(id)} not found`);
-  return jsonResponse(c, out);
+  return aclAnswer(
+    ctx,
+    c,
+    (_acl, view) => {
+      const r = view.authMethods().readRule(id);
+      const rule = r.value && r.value.Namespace === ns ? r.value : undefined;
+      return { ...r, value: rule && bindingRuleJson(rule) };
+    },
+    (meta) => refusedRead(notFound(`binding rule ${JSON.stringify(id)} not found`), meta),
+  );
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
@@ -80,9 +84,8 @@ async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const ns = c.get("namespace");
   requireAclAccess(ctx, c, ns === "*" ? "default" : ns, "read");
   const method = c.get("query").get("authmethod") || undefined;
-  const out = await aclRead(ctx, c, (_acl, view) => {
+  return aclAnswer(ctx, c, (_acl, view) => {
     const r = view.authMethods().readRules(ns, method);
     return { ...r, value: r.value.map(bindingRuleJson) };
   });
-  return jsonResponse(c, out);
 }

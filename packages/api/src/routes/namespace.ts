@@ -1,12 +1,13 @@
 import { COMMAND_VERSION, DEFAULT_NAMESPACE_NAME, type NamespaceSpec } from "@cairn/fsm";
 import type { Context } from "hono";
 import { Hono } from "hono";
-import { aclRead, applyThenRead } from "../acl/io.js";
+import { aclAnswer, applyThenRead } from "../acl/io.js";
 import { readBody, resolvePolicyLinks, resolveRoleLinks } from "../acl/request.js";
 import { type NamespaceBody, namespaceBody } from "../acl/schemas.js";
 import { namespaceJson } from "../acl/shapes.js";
 import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
+import { refusedRead } from "../http/error-handler.js";
 import { badRequest, notFound, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { jsonResponse } from "../http/respond.js";
@@ -34,14 +35,14 @@ export function namespaceListRoutes(ctx: RouteContext): Hono<ApiEnv> {
   return app;
 }
 
-function requireOperator(ctx: RouteContext, c: Context<ApiEnv>, access: "read" | "write"): boolean {
-  return ctx.authorizer.authorize(c.get("token"), DEFAULT_NAMESPACE_NAME, "operator", "", access) === "allow";
+function requireOperator(ctx: RouteContext, token: string, access: "read" | "write"): boolean {
+  return ctx.authorizer.authorize(token, DEFAULT_NAMESPACE_NAME, "operator", "", access) === "allow";
 }
 
 /** Spec 1: operator:read, or any access inside the namespace. */
-function mayRead(ctx: RouteContext, c: Context<ApiEnv>, name: string): boolean {
+function mayRead(ctx: RouteContext, token: string, name: string): boolean {
   if (ctx.acl === undefined) return true;
-  return requireOperator(ctx, c, "read") || ctx.acl.forToken(c.get("token")).mayReadNamespace(name);
+  return requireOperator(ctx, token, "read") || ctx.acl.forToken(token).mayReadNamespace(name);
 }
 
 function spec(ctx: RouteContext, name: string, body: NamespaceBody): NamespaceSpec {
@@ -80,7 +81,7 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>, pathName: string | und
   if (name === "") throw badRequest("Name: a namespace name is required");
   if (!DNS_LABEL.test(name))
     throw badRequest(`Name: ${JSON.stringify(name)} is not a valid DNS hostname label`);
-  if (!requireOperator(ctx, c, "write")) throw permissionDenied();
+  if (!requireOperator(ctx, c.get("token"), "write")) throw permissionDenied();
   const op = pathName === undefined ? "create" : "update";
   const out = await applyThenRead(
     ctx,
@@ -95,27 +96,30 @@ async function put(ctx: RouteContext, c: Context<ApiEnv>, pathName: string | und
 
 async function read(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
   const name = c.req.param("name") ?? "";
-  if (!mayRead(ctx, c, name)) throw permissionDenied();
-  const out = await aclRead(ctx, c, (acl) => {
-    const r = acl.readNamespace(name);
-    return { ...r, value: r.value && namespaceJson(acl, r.value) };
-  });
-  if (out === undefined) throw notFound(`Namespace not found: ${JSON.stringify(name)}`);
-  return jsonResponse(c, out);
+  if (!mayRead(ctx, c.get("token"), name)) throw permissionDenied();
+  return aclAnswer(
+    ctx,
+    c,
+    (acl) => {
+      const r = acl.readNamespace(name);
+      return { ...r, value: r.value && namespaceJson(acl, r.value) };
+    },
+    (meta) => refusedRead(notFound(`Namespace not found: ${JSON.stringify(name)}`), meta),
+  );
 }
 
 async function del(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  if (!requireOperator(ctx, c, "write")) throw permissionDenied();
+  if (!requireOperator(ctx, c.get("token"), "write")) throw permissionDenied();
   const name = c.req.param("name") ?? "";
   await applyCommand(ctx, { v, type: "namespace.delete", name, now: ctx.now() });
   return c.body(null, 200);
 }
 
 async function list(ctx: RouteContext, c: Context<ApiEnv>): Promise<Response> {
-  const out = await aclRead(ctx, c, (acl) => {
+  const token = c.get("token");
+  return aclAnswer(ctx, c, (acl) => {
     const r = acl.readNamespaces();
-    const visible = r.value.filter((n) => mayRead(ctx, c, n.Name));
+    const visible = r.value.filter((n) => mayRead(ctx, token, n.Name));
     return { ...r, value: visible.map((n) => namespaceJson(acl, n, n.Name === DEFAULT_NAMESPACE_NAME)) };
   });
-  return jsonResponse(c, out);
 }

@@ -1,15 +1,20 @@
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { COMMAND_VERSION } from "@cairn/fsm";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import pino from "pino";
 import { afterEach, describe, expect, it } from "vitest";
+import { AclEnforcer } from "../../src/acl/enforcer.js";
 import { createApi } from "../../src/app.js";
 import { type ClusterBackend, NoClusterLeaderError } from "../../src/backend.js";
 import type { ApiEnv } from "../../src/http/env.js";
 import { unpark } from "../../src/http/parked.js";
 import { LocalBackend } from "../../src/local-backend.js";
+import { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "../../src/routes/acl.js";
+
+const ROOT = "11111111-2222-3333-4444-555555555555";
 
 // A blocking query that has to wait hands Hono a placeholder and answers later (src/http/parked.ts): what it
 // was built for (Hono's request released while the query waits) and what must still hold (the answer, its
@@ -32,9 +37,26 @@ afterEach(() => {
   for (const s of open.splice(0)) s.close();
 });
 
-/** The API on a real HTTP server, inside an app that notes each request's Context. */
-async function serveApi(): Promise<Served> {
+/**
+ * The API on a real HTTP server, inside an app that notes each request's Context; with `acl`, ACLs on, their
+ * tables initialized, and the management token as the agent's default token.
+ */
+async function serveApi(acl = false): Promise<Served> {
   const backend = new LocalBackend();
+  if (acl) {
+    await backend.apply({
+      v: COMMAND_VERSION,
+      type: "acl.init",
+      policy: GLOBAL_MANAGEMENT_POLICY,
+      anonymous: anonymousToken(),
+      initialManagement: managementToken(
+        "00000000-0000-0000-0000-00000000000a",
+        ROOT,
+        "Initial Management Token",
+      ),
+      now: Date.now(),
+    });
+  }
   let readsFail = false;
   // Reads fail on demand (no leader) once a query is parked, to see how a later fault is answered.
   const wrapped = new Proxy(backend, {
@@ -44,7 +66,25 @@ async function serveApi(): Promise<Served> {
       return typeof value === "function" ? value.bind(target) : value;
     },
   }) as ClusterBackend;
-  const api = createApi({ backend: wrapped, nodeName: "n1", datacenter: "dc1", logger });
+  const api = createApi({
+    backend: wrapped,
+    nodeName: "n1",
+    datacenter: "dc1",
+    logger,
+    // Coordinate updates are applied in batches: one every 10 ms here.
+    config: { coordinateUpdatePeriodMs: 10 },
+    ...(acl
+      ? {
+          acl: new AclEnforcer({
+            store: backend.store,
+            datacenter: "dc1",
+            defaultPolicy: "deny",
+            // Requests without a token act with the management token.
+            defaultToken: () => ROOT,
+          }),
+        }
+      : {}),
+  });
   const contexts: WeakRef<Context<ApiEnv>>[] = [];
   const outer = new Hono<ApiEnv>();
   outer.use((c, next) => {
@@ -96,6 +136,8 @@ async function put(s: Served, key: string, value: string): Promise<number> {
 /** A blocking read, what the data is before it is held, and the change it must then answer with. */
 interface Case {
   path: string;
+  /** Served with ACLs on. */
+  acl?: true;
   before(s: Served): Promise<void>;
   change(s: Served): Promise<void>;
   check(body: unknown): void;
@@ -153,14 +195,41 @@ const session = (s: Served, name: string) =>
     body: JSON.stringify({ Node: "n1", Name: name, Checks: [] }),
   }).then((res) => expect(res.status).toBe(200));
 
-const coordinate = (s: Served, height: number) =>
-  fetch(`${s.url}/v1/coordinate/update`, {
+/** Sends a coordinate update for n1 and waits until its batch is applied. */
+async function coordinate(s: Served, height: number): Promise<void> {
+  const res = await fetch(`${s.url}/v1/coordinate/update`, {
     method: "PUT",
     body: JSON.stringify({
       Node: "n1",
       Coord: { Vec: [0, 0, 0, 0, 0, 0, 0, 0], Error: 1.5, Adjustment: 0, Height: height },
     }),
-  }).then((res) => expect(res.status).toBe(200));
+  });
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+  const applied = () =>
+    s.backend.store
+      .view()
+      .coordinates("n1")
+      .value.some((e) => e.Coord.Height === height);
+  await until(applied, `coordinate height ${height} is applied`);
+}
+
+/** Creates or updates the policy `name` (found by name to update it). */
+async function policy(s: Served, name: string, description: string): Promise<void> {
+  const existing = await fetch(`${s.url}/v1/acl/policy/name/${name}`);
+  const id = existing.status === 200 ? ((await existing.json()) as { ID: string }).ID : undefined;
+  if (id === undefined) await existing.arrayBuffer();
+  const res = await fetch(`${s.url}/v1/acl/policy${id ? `/${id}` : ""}`, {
+    method: "PUT",
+    body: JSON.stringify({
+      Name: name,
+      Description: description,
+      Rules: 'key_prefix "" { policy = "read" }',
+    }),
+  });
+  expect(res.status).toBe(200);
+  await res.arrayBuffer();
+}
 
 Object.assign(cases, {
   "a config entry": {
@@ -193,6 +262,24 @@ Object.assign(cases, {
     change: (s) => coordinate(s, 0.2),
     check: (body) => expect((body as { Coord: { Height: number } }[])[0]!.Coord.Height).toBe(0.2),
   },
+  "the ACL token list": {
+    path: "/v1/acl/tokens",
+    acl: true,
+    before: async () => {},
+    change: (s) =>
+      fetch(`${s.url}/v1/acl/token`, {
+        method: "PUT",
+        body: JSON.stringify({ Description: "wakes" }),
+      }).then((res) => expect(res.status).toBe(200)),
+    check: (body) => expect((body as { Description: string }[]).map((t) => t.Description)).toContain("wakes"),
+  },
+  "an ACL policy": {
+    path: "/v1/acl/policy/name/readers",
+    acl: true,
+    before: (s) => policy(s, "readers", "one"),
+    change: (s) => policy(s, "readers", "two"),
+    check: (body) => expect((body as { Description: string }).Description).toBe("two"),
+  },
 } satisfies Record<string, Case>);
 
 describe("parked blocking queries", () => {
@@ -200,19 +287,20 @@ describe("parked blocking queries", () => {
     "%s keeps no Hono Context while it waits, and answers the change",
     async (name) => {
       const c = cases[name]!;
-      const s = await serveApi();
+      const s = await serveApi(c.acl);
       await c.before(s);
       const first = await fetch(s.url + c.path);
       await first.arrayBuffer();
       const index = Number(first.headers.get("x-consul-index"));
+      const others = s.backend.store.watches.waiting;
       const held = fetch(`${s.url}${c.path}?index=${index}&wait=30s`);
-      await until(() => s.backend.store.watches.waiting === 1, "the query is held");
+      await until(() => s.backend.store.watches.waiting === others + 1, "the query is held");
       const heldContext = s.contexts.at(-1)!;
       // Hono's part of the request has ended: its Context is garbage while the query still waits.
       await new Promise((r) => setTimeout(r, 10));
       collectGarbage();
       expect(heldContext.deref()).toBeUndefined();
-      expect(s.backend.store.watches.waiting).toBe(1);
+      expect(s.backend.store.watches.waiting).toBe(others + 1);
 
       await c.change(s);
       const res = await held;
