@@ -38,24 +38,27 @@ export interface AclServerOptions {
 
 let counter = 0;
 
+/** What a new cluster's leader applies first: the built-in policy, the anonymous token and `ROOT`. */
+export function initAcls(backend: LocalBackend): Promise<unknown> {
+  return backend.apply({
+    v: COMMAND_VERSION,
+    type: "acl.init",
+    policy: GLOBAL_MANAGEMENT_POLICY,
+    anonymous: anonymousToken(),
+    initialManagement: managementToken(
+      "00000000-0000-0000-0000-00000000000a",
+      ROOT,
+      "Initial Management Token",
+    ),
+    now: Date.now(),
+  });
+}
+
 /** A real HTTP server over a LocalBackend with the ACL enforcer on. */
 export async function startAclServer(options: AclServerOptions = {}): Promise<AclServer> {
   const backend = new LocalBackend();
   const aclMode = options.acl ?? "deny";
-  if (options.initialize ?? true) {
-    await backend.apply({
-      v: COMMAND_VERSION,
-      type: "acl.init",
-      policy: GLOBAL_MANAGEMENT_POLICY,
-      anonymous: anonymousToken(),
-      initialManagement: managementToken(
-        "00000000-0000-0000-0000-00000000000a",
-        ROOT,
-        "Initial Management Token",
-      ),
-      now: Date.now(),
-    });
-  }
+  if (options.initialize ?? true) await initAcls(backend);
   const acl =
     aclMode === false
       ? undefined

@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { COMMAND_VERSION } from "@cairn/fsm";
 import { serve } from "@hono/node-server";
 import { type Context, Hono } from "hono";
 import pino from "pino";
@@ -12,9 +11,7 @@ import { type ClusterBackend, NoClusterLeaderError } from "../../src/backend.js"
 import type { ApiEnv } from "../../src/http/env.js";
 import { unpark } from "../../src/http/parked.js";
 import { LocalBackend } from "../../src/local-backend.js";
-import { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "../../src/routes/acl.js";
-
-const ROOT = "11111111-2222-3333-4444-555555555555";
+import { initAcls, ROOT } from "../acl/harness.js";
 
 // A blocking query that has to wait hands Hono a placeholder and answers later (src/http/parked.ts): what it
 // was built for (Hono's request released while the query waits) and what must still hold (the answer, its
@@ -43,20 +40,7 @@ afterEach(() => {
  */
 async function serveApi(acl = false): Promise<Served> {
   const backend = new LocalBackend();
-  if (acl) {
-    await backend.apply({
-      v: COMMAND_VERSION,
-      type: "acl.init",
-      policy: GLOBAL_MANAGEMENT_POLICY,
-      anonymous: anonymousToken(),
-      initialManagement: managementToken(
-        "00000000-0000-0000-0000-00000000000a",
-        ROOT,
-        "Initial Management Token",
-      ),
-      now: Date.now(),
-    });
-  }
+  if (acl) await initAcls(backend);
   let readsFail = false;
   // Reads fail on demand (no leader) once a query is parked, to see how a later fault is answered.
   const wrapped = new Proxy(backend, {

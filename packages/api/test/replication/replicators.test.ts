@@ -5,8 +5,8 @@ import { replicateAcl } from "../../src/replication/acl-replicator.js";
 import { replicateConfigEntries } from "../../src/replication/config-replicator.js";
 import { ApplyLimiter } from "../../src/replication/limiter.js";
 import { type PrimaryFetch, primaryFetchOver } from "../../src/replication/primary.js";
-import { anonymousToken, GLOBAL_MANAGEMENT_POLICY, managementToken } from "../../src/routes/acl.js";
-import { type AclServer, ROOT, startAclServer } from "../acl/harness.js";
+import { managementToken } from "../../src/routes/acl.js";
+import { type AclServer, initAcls, ROOT, startAclServer } from "../acl/harness.js";
 
 /**
  * Replication from a real primary (an HTTP server over its own store) into a secondary's store, through
@@ -22,18 +22,7 @@ describe("replication from the primary datacenter", () => {
     primary = await startAclServer();
     secondary = new LocalBackend();
     // The secondary's leader made its built-ins, and it holds the same initial management token.
-    await secondary.apply({
-      v: COMMAND_VERSION,
-      type: "acl.init",
-      policy: GLOBAL_MANAGEMENT_POLICY,
-      anonymous: anonymousToken(),
-      initialManagement: managementToken(
-        "00000000-0000-0000-0000-00000000000a",
-        ROOT,
-        "Initial Management Token",
-      ),
-      now: Date.now(),
-    });
+    await initAcls(secondary);
     fetchPrimary = primaryFetchOver(
       (request) => {
         const u = new URL(request.url);
