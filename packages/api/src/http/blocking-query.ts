@@ -32,28 +32,14 @@ export interface ReadAnswer<T> {
 const deadlines = new Deadlines();
 
 /**
- * Serves a read in the requested consistency mode, blocking when the client sent `index`: the read runs
- * on a fresh store view, and while its index is still the client's it waits for a change to what the read
- * covered, up to `wait`. It answers at once when `index` is 0, when the data moved past the client's index,
- * and when the store's own index is behind the client's (a snapshot restore went back in time).
- */
-export async function blockingRead<T>(
-  ctx: RouteContext,
-  store: StateReader,
-  opts: ReadOptions,
-  read: ReadFn<StateView, T>,
-  onClientGone: ClientGone,
-): Promise<ReadAnswer<T>> {
-  const contact = await ctx.backend.readBarrier(opts.consistency, opts.maxStaleMs);
-  const first = firstRead(contact, store, opts, read);
-  if (!isWaiting(first)) return first;
-  return waitForChange(ctx, store, opts, read, onClientGone, first);
-}
-
-/**
- * `blockingRead` of the backend's store answering with `respond`'s Response. A query that has to wait
- * answers a placeholder at once (parked.ts), so nothing of Hono's request is held while it waits: `read` and
- * `respond` run again once the data moved, and must not hold the Context.
+ * Serves a read in the requested consistency mode and answers with `respond`'s Response, blocking when the
+ * client sent `index`: the read runs on a fresh store view, and while its index is still the client's it
+ * waits for a change to what the read covered, up to `wait`. It answers at once when `index` is 0, when the
+ * data moved past the client's index, and when the store's own index is behind the client's (a snapshot
+ * restore went back in time).
+ *
+ * A query that has to wait answers a placeholder at once (parked.ts), so nothing of Hono's request is held
+ * while it waits: `read` and `respond` run again once the data moved, and must not hold the Context.
  */
 export async function blockingAnswer<T>(
   ctx: RouteContext,
@@ -111,7 +97,7 @@ function answerOf<T>(run: ReadRun<T>, contact: LeaderContact, view: StateView): 
   };
 }
 
-/** The blocking part of `blockingRead`: waits while the read's answer is still the client's. */
+/** The blocking part of `blockingAnswer`: waits while the read's answer is still the client's. */
 async function waitForChange<T>(
   ctx: RouteContext,
   store: StateReader,
