@@ -611,7 +611,8 @@ function renderGoals(
     const memory = first
       ? (first.blocking.rssAfter - first.blocking.rssBefore) / first.floor.rssCost
       : Number.NaN;
-    const time = median(times);
+    // A round in which not every query was answered has no time: then neither has the median.
+    const time = times.some(Number.isNaN) ? Number.NaN : median(times);
     const each = (xs: number[]) =>
       xs.length > 1 ? ` (rounds: ${xs.map((x) => `${x.toFixed(2)}x`).join(", ")})` : "";
     lines.push(
