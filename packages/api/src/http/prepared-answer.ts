@@ -31,31 +31,3 @@ export function prepareAnswer(
 export function sendPrepared(answer: PreparedAnswer): Response {
   return withKnownForm(new Response(answer.body, { status: answer.status, headers: answer.headers }), answer);
 }
-
-/**
- * Answers shared per store view. When a change wakes thousands of blocking queries that asked the same
- * question, they all read the same view of the store: the first one encodes the body and headers and the
- * rest send the same bytes. Keyed by the view object, not its index, because a snapshot restore can bring an
- * index back with other data. Everything is dropped when a newer view shows up; the size bound keeps
- * distinct reads between two writes from growing it.
- */
-export class AnswerMemo {
-  #view: object | undefined;
-  readonly #answers = new Map<string, PreparedAnswer>();
-
-  constructor(private readonly limit = 1024) {}
-
-  /** The answer to `question` over the data of `view`, built by `build` unless already known. */
-  get(view: object, question: string, build: () => PreparedAnswer): PreparedAnswer {
-    if (view !== this.#view) {
-      this.#view = view;
-      this.#answers.clear();
-    }
-    let answer = this.#answers.get(question);
-    if (answer === undefined) {
-      answer = build();
-      if (this.#answers.size < this.limit) this.#answers.set(question, answer);
-    }
-    return answer;
-  }
-}

@@ -1,4 +1,4 @@
-import { COMMAND_VERSION, type KVEntry } from "@cairn/fsm";
+import { COMMAND_VERSION, type KVEntry, type Read } from "@cairn/fsm";
 import { writeJson } from "@cairn/json";
 import type { Context } from "hono";
 import { Hono } from "hono";
@@ -9,12 +9,13 @@ import { readBodyLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { AnswerMemo, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
+import { type PreparedAnswer, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
 import type { Query } from "../http/query.js";
 import { jsonReadHeaders, type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { booleanResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
+import { ViewMemo } from "../http/view-memo.js";
 import { encodeKVEntries } from "../kv/encode.js";
 import { kvPath } from "../kv/path.js";
 import { singleNamespace } from "../middleware/namespace.js";
@@ -35,11 +36,16 @@ export function kvRoutes(ctx: RouteContext): Hono<ApiEnv> {
 }
 
 /**
- * GET /v1/kv: each answer is prepared once per store view and question, shared by every waiter. The answers
- * are built from what was taken out of the request, never the Context, so a held query keeps none of it.
+ * GET /v1/kv: each read runs and each answer is prepared once per store view and question, shared by every
+ * waiter that a change wakes (the reads are token-independent; what a token may see is part of the answer's
+ * question). The answers are built from what was taken out of the request, never the Context, so a held
+ * query keeps none of it.
  */
 function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
-  const memo = new AnswerMemo();
+  const memo = new ViewMemo<PreparedAnswer>();
+  const entries = new ViewMemo<Read<KVEntry | undefined>>();
+  const lists = new ViewMemo<Read<KVEntry[]>>();
+  const keyLists = new ViewMemo<Read<string[]>>();
   return async (c) => {
     const q = c.get("query");
     const key = kvPath(c.req.url);
@@ -49,16 +55,17 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
 
     if (q.has("keys")) {
       const separator = q.get("separator") ?? q.get("seperator") ?? "";
+      const read = question(ns, key, separator);
       return blockingAnswer(
         ctx,
         c,
         opts,
-        (v) => v.kvKeys(key, separator, ns),
+        (v) => keyLists.get(v, read, () => v.kvKeys(key, separator, ns)),
         ({ result, meta, view }) => {
           // Which keys a token may see depends on the token, so it is part of the question.
-          const question = `keys\0${ns}\0${key}\0${separator}\0${token}\0${metaKey(meta)}`;
+          const answer = `keys\0${read}${question(token, metaKey(meta))}`;
           return sendPrepared(
-            memo.get(view, question, () => {
+            memo.get(view, answer, () => {
               const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
               if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
               return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
@@ -69,15 +76,16 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     }
 
     if (q.has("recurse")) {
+      const read = question(ns, key);
       return blockingAnswer(
         ctx,
         c,
         opts,
-        (v) => v.kvList(key, ns),
+        (v) => lists.get(v, read, () => v.kvList(key, ns)),
         ({ result, meta, view }) => {
-          const question = `recurse\0${ns}\0${key}\0${token}\0${metaKey(meta)}`;
+          const answer = `recurse\0${read}${question(token, metaKey(meta))}`;
           return sendPrepared(
-            memo.get(view, question, () => {
+            memo.get(view, answer, () => {
               const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
               if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
               return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
@@ -91,16 +99,17 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
     singleNamespace(ns);
     if (ctx.authorizer.authorize(token, ns, "key", key, "read") !== "allow") throw permissionDenied();
     const raw = q.has("raw");
+    const read = question(ns, key);
     return blockingAnswer(
       ctx,
       c,
       opts,
-      (v) => v.kvGet(key, ns),
+      (v) => entries.get(v, read, () => v.kvGet(key, ns)),
       ({ result, meta, view }) => {
         // The token was checked above, so everyone allowed to ask gets the same answer.
-        const question = `${raw ? "raw" : "get"}\0${ns}\0${key}\0${metaKey(meta)}`;
+        const answer = `${raw ? "raw" : "get"}\0${read}${question(metaKey(meta))}`;
         return sendPrepared(
-          memo.get(view, question, () => {
+          memo.get(view, answer, () => {
             if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
             if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
             return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
@@ -118,6 +127,16 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
 
 const keyResource = (k: string) => ({ type: "key", name: k }) as const;
 const entryResource = (e: KVEntry) => ({ type: "key", name: e.Key }) as const;
+
+/**
+ * A memo key made of `parts`, each prefixed with its length: a KV key may hold any character, NUL included,
+ * so joining with a separator could make two different questions one.
+ */
+function question(...parts: string[]): string {
+  let out = "";
+  for (const part of parts) out += `${part.length}:${part}`;
+  return out;
+}
 
 /** The parts of the read's metadata that are not already fixed by the store index. */
 function metaKey(meta: ReadMeta): string {

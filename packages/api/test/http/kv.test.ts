@@ -35,6 +35,16 @@ function expectReadHeaders(res: Response): void {
 }
 
 describe("KV read", () => {
+  it("keeps two key listings apart whose prefix and separator differ only in where a NUL falls", async () => {
+    // Both asked of the same store view: the second must not be served the first's shared answer.
+    await put("nul/1", "v");
+    await put("nul%00x/2", "v");
+    const a = await s.json<string[]>("GET", "/v1/kv/nul?keys&separator=%00x");
+    const b = await s.json<string[]>("GET", "/v1/kv/nul%00?keys&separator=x");
+    expect(a.body).toEqual(["nul\u0000x", "nul/1"]);
+    expect(b.body).toEqual(["nul\u0000x"]);
+  });
+
   it("returns the entry as an array with base64 Value, Flags and indexes", async () => {
     expect(await (await put("read/a", "hello")).json()).toBe(true);
     const { status, body, res } = await get("read/a");

@@ -1,11 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AnswerMemo, prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
+import { prepareAnswer, sendPrepared } from "../../src/http/prepared-answer.js";
+import { ViewMemo } from "../../src/http/view-memo.js";
 
 const answer = (text: string) => prepareAnswer(200, text, { "Content-Type": "application/json" });
 
 describe("answer memo", () => {
   it("builds once per view and question, and again for a new view even at the same index", () => {
-    const memo = new AnswerMemo();
+    const memo = new ViewMemo<ReturnType<typeof answer>>();
     const view = { index: 7 };
     let builds = 0;
     const build = () => {
@@ -21,7 +22,7 @@ describe("answer memo", () => {
   });
 
   it("stops remembering past its bound but still answers", () => {
-    const memo = new AnswerMemo(2);
+    const memo = new ViewMemo<ReturnType<typeof answer>>(2);
     const view = {};
     for (const q of ["a", "b", "c"]) memo.get(view, q, () => answer(q));
     let rebuilt = false;
