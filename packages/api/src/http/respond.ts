@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { scopeFilter } from "./default-scope.js";
 import { VARY_ACCEPT_ENCODING, withKnownForm, withReusableBody } from "./known-form.js";
 import { prepareAnswer, sendPrepared } from "./prepared-answer.js";
-import { jsonReadHeaders, type ReadMeta } from "./read-meta.js";
+import { jsonReadHeaders, type ReadMeta, readMetaHeaders } from "./read-meta.js";
 
 const JSON_TYPE = { "Content-Type": "application/json" };
 
@@ -50,6 +50,11 @@ export function encodedJsonResponse(
 /** A JSON body the tunnel may take as it is (known-form.ts) rather than read back out of the Response. */
 function stringResponse(c: Context, body: string, status: 200 | 409 | 429): Response {
   return withKnownForm(c.body(body, status, JSON_TYPE), { status, body, reusable: false });
+}
+
+/** A read that found nothing, answered with an empty 404 and the read's index headers, without the Context. */
+export function emptyNotFound(meta: ReadMeta): Response {
+  return new Response(null, { status: 404, headers: readMetaHeaders(meta) });
 }
 
 /**

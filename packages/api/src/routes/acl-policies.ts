@@ -17,8 +17,7 @@ import { applyCommand } from "../http/apply.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, notFound } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { readMetaHeaders } from "../http/read-meta.js";
-import { jsonResponse } from "../http/respond.js";
+import { emptyNotFound, jsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { singleNamespace } from "../middleware/namespace.js";
 
@@ -153,7 +152,7 @@ async function putRole(ctx: RouteContext, c: Context<ApiEnv>, pathId: string | u
 }
 
 /** Consul's role endpoint answers a missing role with a bare 404 (its policy endpoint keeps 403). */
-const ROLE_MISSING: Missing = (meta) => new Response(null, { status: 404, headers: readMetaHeaders(meta) });
+const ROLE_MISSING: Missing = emptyNotFound;
 
 /**
  * Reads one policy or role in the request's namespace (a record in another namespace is not found).

@@ -13,9 +13,8 @@ import { readTextLimited } from "../http/body.js";
 import type { ApiEnv } from "../http/env.js";
 import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
-import { readMetaHeaders } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
-import { encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
+import { emptyNotFound, encodeResponse, jsonResponse, readJsonResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
 import { decodeBody } from "../json/decode-body.js";
 
@@ -97,8 +96,7 @@ function nodes(ctx: RouteContext, c: Context<ApiEnv>, node: string | undefined):
       (e) => ({ type: "node", name: e.Node }),
       "read",
     );
-    if (node !== undefined && visible.length === 0)
-      return new Response(null, { status: 404, headers: readMetaHeaders(meta) });
+    if (node !== undefined && visible.length === 0) return emptyNotFound(meta);
     return readJsonResponse(encodeResponse(visible.map(coordinateJson)), meta);
   });
 }
