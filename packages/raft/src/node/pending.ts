@@ -27,46 +27,88 @@ function settle<T>(w: Waiter<T>, outcome: { ok: true; value: T } | { ok: false; 
   else w.reject(outcome.error);
 }
 
-/** Proposals waiting for their entry to be applied, by index; the term tells ours from a replacement. */
+interface Proposal<R> {
+  resolve(value: R): void;
+  reject(err: Error): void;
+  /** The term the entry was appended in: an entry applied at this index in another term replaced it. */
+  term: number;
+  /** When the proposer stops waiting (scheduler time), and the wait it was given. */
+  deadline: number;
+  timeoutMs: number | undefined;
+}
+
+/**
+ * Proposals waiting for their entry to be applied, by index; the term tells ours from a replacement.
+ *
+ * One timer serves them all, armed for the earliest deadline: a timer per proposal cost a leader's write
+ * path a Timeout to create and cancel for every entry, and nearly every proposal is applied long before
+ * its deadline.
+ */
 export class PendingProposals<R> {
-  private readonly byIndex = new Map<number, Waiter<R> & { term: number }>();
+  private readonly byIndex = new Map<number, Proposal<R>>();
+  private timer: TimerHandle | undefined;
+  private timerAt = Number.POSITIVE_INFINITY;
 
   constructor(private readonly scheduler: Scheduler = realScheduler) {}
 
   add(index: number, term: number, timeoutMs: number | undefined): Promise<R> {
     // The core hands out an index again only after the entry that had it was truncated away.
     const replaced = this.byIndex.get(index);
-    if (replaced) settle(replaced, { ok: false, error: new ProposalDroppedError(index) });
-    const { w, promise } = waiter<R>(this.scheduler, timeoutMs, () => {
-      this.byIndex.delete(index);
-      w.reject(
-        new RaftTimeoutError(`proposal at index ${index} not applied in ${timeoutMs} ms; it may still be`),
-      );
+    if (replaced) replaced.reject(new ProposalDroppedError(index));
+    const deadline = timeoutMs === undefined ? Number.POSITIVE_INFINITY : this.scheduler.now() + timeoutMs;
+    const promise = new Promise<R>((resolve, reject) => {
+      this.byIndex.set(index, { resolve, reject, term, deadline, timeoutMs });
     });
-    this.byIndex.set(index, { ...w, term });
+    if (deadline < this.timerAt) this.arm(deadline);
     return promise;
   }
 
   /** The entry at `index` was applied: answer its proposer, or tell it its entry was replaced. */
   applied(index: number, term: number, outcome: { ok: true; value: R } | { ok: false; error: Error }): void {
-    const w = this.byIndex.get(index);
-    if (!w) return;
+    const p = this.byIndex.get(index);
+    if (!p) return;
     this.byIndex.delete(index);
-    settle(w, w.term === term ? outcome : { ok: false, error: new ProposalDroppedError(index) });
+    if (p.term !== term) p.reject(new ProposalDroppedError(index));
+    else if (outcome.ok) p.resolve(outcome.value);
+    else p.reject(outcome.error);
   }
 
   /** A snapshot jumped the state past these indexes: whether they were ours cannot be told any more. */
   skippedThrough(index: number): void {
-    for (const [i, w] of this.byIndex) {
+    for (const [i, p] of this.byIndex) {
       if (i > index) continue;
       this.byIndex.delete(i);
-      settle(w, { ok: false, error: new RaftTimeoutError(`proposal at index ${i} outcome unknown`) });
+      p.reject(new RaftTimeoutError(`proposal at index ${i} outcome unknown`));
     }
   }
 
   failAll(error: Error): void {
-    for (const w of this.byIndex.values()) settle(w, { ok: false, error });
+    for (const p of this.byIndex.values()) p.reject(error);
     this.byIndex.clear();
+  }
+
+  private arm(at: number): void {
+    if (this.timer !== undefined) this.scheduler.clearTimeout(this.timer);
+    this.timerAt = at;
+    // At least 1 ms: a timer may fire a little before the clock reads its deadline, and is then re-armed.
+    this.timer = this.scheduler.setTimeout(() => this.expire(), Math.max(1, at - this.scheduler.now()));
+  }
+
+  /** Fails the proposals whose deadline passed and arms the timer for the next one. */
+  private expire(): void {
+    this.timer = undefined;
+    this.timerAt = Number.POSITIVE_INFINITY;
+    const now = this.scheduler.now();
+    let next = Number.POSITIVE_INFINITY;
+    for (const [i, p] of this.byIndex) {
+      if (p.deadline <= now) {
+        this.byIndex.delete(i);
+        p.reject(
+          new RaftTimeoutError(`proposal at index ${i} not applied in ${p.timeoutMs} ms; it may still be`),
+        );
+      } else if (p.deadline < next) next = p.deadline;
+    }
+    if (next !== Number.POSITIVE_INFINITY) this.arm(next);
   }
 }
 
