@@ -13,6 +13,7 @@ import { spawnAgent } from "../lib/agent.js";
 import { freePort } from "../lib/ports.js";
 import { stop, stopAll } from "../lib/processes.js";
 import { waitFor } from "../lib/wait.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { type HttpTarget, httpOk, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
@@ -275,6 +276,7 @@ async function main(): Promise<void> {
   );
 }
 
+useBuiltAgents();
 main()
   .catch((err: unknown) => {
     console.error(err instanceof Error ? err.message : err);

@@ -19,6 +19,7 @@ import { parseArgs } from "node:util";
 import type { AgentProcess } from "../lib/agent.js";
 import { startCairnCluster, startCairnDev } from "../lib/cluster.js";
 import { stopAll } from "../lib/processes.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { Latencies } from "./lib/latency.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
@@ -288,6 +289,7 @@ async function main(): Promise<void> {
   );
 }
 
+useBuiltAgents();
 main().catch(async (err: unknown) => {
   console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   await stopAll(1000);

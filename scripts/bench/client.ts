@@ -34,6 +34,7 @@ import { awaitLeader, leaderAddress } from "../lib/leader.js";
 import { freePorts } from "../lib/ports.js";
 import { kill, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requests.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { kvCell, kvKeyName } from "./lib/kv-cell.js";
@@ -728,6 +729,7 @@ async function main(): Promise<void> {
   console.log(report);
 }
 
+useBuiltAgents();
 main().catch(async (err: unknown) => {
   console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   await stopAll(1000);

@@ -22,6 +22,7 @@ import { http } from "../lib/http.js";
 import { freePorts } from "../lib/ports.js";
 import { type Spawned, spawnTracked, stopAll } from "../lib/processes.js";
 import { waitFor } from "../lib/wait.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { Latencies } from "./lib/latency.js";
 import { cpuSeconds } from "./lib/proc-stats.js";
 import { formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
@@ -310,4 +311,5 @@ async function main(): Promise<void> {
   }
 }
 
+useBuiltAgents();
 await main();

@@ -18,6 +18,7 @@ import { http } from "../lib/http.js";
 import { awaitLeader } from "../lib/leader.js";
 import { kill, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { type HttpTarget, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver } from "./lib/kv-drivers.js";
@@ -194,4 +195,5 @@ async function main(): Promise<void> {
   console.log(markdownTable(["system", "servers", "kills", "p50 ms", "max ms"], rows));
 }
 
+useBuiltAgents();
 await main();

@@ -33,6 +33,7 @@ import type { AgentProcess } from "../lib/agent.js";
 import { startCairnCluster } from "../lib/cluster.js";
 import { spawnTracked, stop, stopAll } from "../lib/processes.js";
 import { sleep, waitFor } from "../lib/wait.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { descriptorLimit } from "./lib/descriptors.js";
 import { startEtcdCluster } from "./lib/etcd-cluster.js";
 import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requests.js";
@@ -732,6 +733,7 @@ async function main(): Promise<void> {
   if (goals) console.log(`\nGoals:\n${goals}`);
 }
 
+useBuiltAgents();
 main().catch(async (err: unknown) => {
   console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   await stopAll(1000);

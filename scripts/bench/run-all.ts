@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { useBuiltAgents } from "./lib/built.js";
 import { describeMachine } from "./lib/machine.js";
 import { markdownTable } from "./lib/table.js";
 
@@ -83,6 +84,8 @@ function asMarkdown(output: string): string {
 }
 
 async function main(): Promise<void> {
+  // Once for every suite: each inherits CAIRN_AGENT_BUILT and runs the compiled agent.
+  useBuiltAgents();
   if (values.list) {
     console.log(suites().join("\n"));
     return;

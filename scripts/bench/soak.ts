@@ -16,6 +16,7 @@ import { parseArgs } from "node:util";
 import type { AgentProcess } from "../lib/agent.js";
 import { startCairnCluster } from "../lib/cluster.js";
 import { stopAll } from "../lib/processes.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { type HttpTarget, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { Latencies } from "./lib/latency.js";
 import { cpuSeconds, machineCpuSeconds, rssBytes } from "./lib/proc-stats.js";
@@ -439,6 +440,7 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
   log(`wrote ${join(outDir, mdName)} and ${svgName}`);
 }
 
+useBuiltAgents();
 main().catch(async (err: unknown) => {
   console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
   await stopAll(1000);

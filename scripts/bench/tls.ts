@@ -17,6 +17,7 @@ import { startCairnCluster } from "../lib/cluster.js";
 import { freePorts } from "../lib/ports.js";
 import { stopAll } from "../lib/processes.js";
 import { tlsHcl, writeTestCerts } from "../lib/tls-certs.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { type HttpTarget, keepAliveAgent, keepAliveTlsAgent } from "./lib/http-client.js";
 import { kvCell, kvKeyName } from "./lib/kv-cell.js";
 import { cairnKv } from "./lib/kv-drivers.js";
@@ -175,6 +176,7 @@ async function main(): Promise<void> {
   }
 }
 
+useBuiltAgents();
 main().catch((err) => {
   console.error(err);
   process.exitCode = 1;

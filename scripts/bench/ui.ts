@@ -9,6 +9,7 @@ import { gzipSync } from "node:zlib";
 import { ensureUiBuilt, launchBrowser, openUi } from "../lib/browser.js";
 import { registerServices } from "../lib/catalog-fill.js";
 import { REPO_ROOT, startCairnDev, waitFor } from "../lib/index.js";
+import { useBuiltAgents } from "./lib/built.js";
 import { markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -18,6 +19,7 @@ const RUNS = Number(values.runs);
 const SERVICES = Number(values.services);
 
 await ensureUiBuilt();
+useBuiltAgents();
 const dist = join(REPO_ROOT, "packages/ui/dist");
 const assets = readdirSync(join(dist, "assets"));
 const gz = (file: string) => gzipSync(readFileSync(join(dist, "assets", file)), { level: 9 }).length;

@@ -34,6 +34,12 @@ export interface AgentArgvOptions {
    * scratch folder): the entry point and tsx are then named by absolute path.
    */
   readonly workDir?: string;
+  /**
+   * Run the compiled `packages/<name>/dist` with plain node, as the image and the systemd unit do, instead of
+   * the sources through tsx. Default: `CAIRN_AGENT_BUILT=1` in the environment, which the benchmarks set
+   * once they have compiled the tree (`scripts/bench/lib/built.ts`); tests run the sources.
+   */
+  readonly built?: boolean;
 }
 
 export interface AgentCommand {
@@ -42,7 +48,10 @@ export interface AgentCommand {
   readonly cwd: string;
 }
 
-/** `node --conditions=source --import tsx packages/cli/src/main.ts agent <ports> <flags>`, maybe wrapped. */
+/**
+ * `node --conditions=source --import tsx packages/cli/src/main.ts agent <ports> <flags>`, or `node
+ * packages/cli/dist/main.js agent ...` when `built`; maybe wrapped.
+ */
 export function agentArgv(options: AgentArgvOptions): AgentCommand {
   const { ports } = options;
   const portFlags = ports
@@ -61,13 +70,19 @@ export function agentArgv(options: AgentArgvOptions): AgentCommand {
     : [];
   const tree = options.cwd ?? REPO_ROOT;
   const elsewhere = options.workDir !== undefined;
+  const built = options.built ?? process.env.CAIRN_AGENT_BUILT === "1";
+  const entry = built
+    ? [join(tree, "packages/cli/dist/main.js")]
+    : [
+        "--conditions=source",
+        "--import",
+        elsewhere ? pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href : "tsx",
+        elsewhere ? join(tree, "packages/cli/src/main.ts") : "packages/cli/src/main.ts",
+      ];
   const node = [
     process.execPath,
     ...(options.nodeArgs ?? []),
-    "--conditions=source",
-    "--import",
-    elsewhere ? pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href : "tsx",
-    elsewhere ? join(tree, "packages/cli/src/main.ts") : "packages/cli/src/main.ts",
+    ...entry,
     "agent",
     ...portFlags,
     ...(options.flags ?? []),
