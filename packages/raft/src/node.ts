@@ -319,14 +319,22 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
     return this.addresses.get(id);
   }
 
-  /** Replicates `data`; resolves with the state machine's result once the entry is applied here. */
-  async propose(data: Uint8Array): Promise<R> {
-    if (this.stopped) throw new NodeStoppedError();
-    this.catchUpTicks();
-    const accepted = this.accepted(this.core.propose(data));
-    this.commitTimer?.proposed(accepted.index);
-    this.scheduleDrive();
-    return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
+  /**
+   * Replicates `data`; resolves with the state machine's result once the entry is applied here. Not an
+   * async function, which would wrap the pending proposal's promise in one more on every write; a refusal
+   * is still a rejection, never a throw.
+   */
+  propose(data: Uint8Array): Promise<R> {
+    try {
+      if (this.stopped) throw new NodeStoppedError();
+      this.catchUpTicks();
+      const accepted = this.accepted(this.core.propose(data));
+      this.commitTimer?.proposed(accepted.index);
+      this.scheduleDrive();
+      return this.proposals.add(accepted.index, accepted.term, this.options.proposeTimeoutMs ?? 30_000);
+    } catch (err) {
+      return Promise.reject(err);
+    }
   }
 
   /**

@@ -53,7 +53,7 @@ export async function holdForLeader<T>(
         const outcome = await attempt();
         if (outcome.done) return outcome.value;
       } catch (err) {
-        if (!retryable(err, options.idempotent)) throw err;
+        if (!isRetryable(err, options.idempotent)) throw err;
       }
       const left = deadline - now();
       if (left <= 0) throw onTimeout();
@@ -72,7 +72,8 @@ export async function holdForLeader<T>(
   }
 }
 
-function retryable(err: unknown, idempotent: boolean): boolean {
+/** Whether `err` lets a request be tried again: it proves the request did not run, or it may run twice. */
+export function isRetryable(err: unknown, idempotent: boolean): boolean {
   if (err instanceof NotLeaderError || err instanceof ProposalDroppedError) return true;
   if (err instanceof RpcError) {
     if (err.failure === "remote") {

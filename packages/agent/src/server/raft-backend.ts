@@ -20,7 +20,7 @@ import type { ServerRpc } from "../server-rpc/server-rpc.js";
 import type { FsmStateMachine } from "./fsm-state-machine.js";
 import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
-import { type Attempt, DEFAULT_HOLD_MS, holdForLeader } from "./leader-hold.js";
+import { type Attempt, DEFAULT_HOLD_MS, holdForLeader, isRetryable } from "./leader-hold.js";
 import { packValue, RPC, unpackValue } from "./rpc-codec.js";
 
 /** A forwarded write waits a little longer than the leader's own proposal timeout, so the leader's answer wins. */
@@ -163,6 +163,20 @@ export class RaftBackend implements ClusterBackend {
 
   /** `onLeader` for a write: the entry as the leader proposes it, or as a follower forwards it. */
   private proposeVia(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
+    // A leader proposes at once: the hold below (its subscription, back-off and attempt closures) is for
+    // waiting out an election, and cost a leader's every write several promises and closures. A refusal
+    // proving the entry was not appended, or was replaced, goes through the hold as before.
+    const node = this.node;
+    if (node?.isLeader())
+      return node
+        .propose(asLeader())
+        .catch((err: unknown) =>
+          isRetryable(err, false) ? this.proposeHeld(asLeader, asForwarded) : proposalError(err),
+        );
+    return this.proposeHeld(asLeader, asForwarded);
+  }
+
+  private proposeHeld(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
     return this.onLeader(
       false,
       (node) => node.propose(asLeader()).catch(proposalError),

@@ -12,6 +12,7 @@ export function kvPath(url: string): string {
   const path = url.slice(pathStart, q < 0 ? undefined : q);
   let rest = path.startsWith(PREFIX) ? path.slice(PREFIX.length) : path;
   if (rest.startsWith("/")) rest = rest.slice(1);
+  if (!rest.includes("%")) return rest; // nothing to decode: most keys, and every write's path is read here
   try {
     return decodeURIComponent(rest);
   } catch {
