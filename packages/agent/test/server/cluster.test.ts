@@ -322,17 +322,34 @@ describe("a three-server cluster of real processes", () => {
   const configuration = async (a: AgentProcess) =>
     JSON.parse((await http(`${a.url}/v1/operator/raft/configuration`)).text) as Conf;
 
-  it("transfers leadership on request, forwarded from a follower", async () => {
+  it("transfers leadership on request, forwarded from a follower; writes to the old leader meanwhile all land", async () => {
     const [leader, followers] = await settledLeader();
     const target = followers.find((f) => f.name !== "s4")!;
     const conf = await configuration(leader);
     const id = conf.Servers.find((s) => s.Address === target.rpcAddress)!.ID;
     const via = followers.find((f) => f !== target)!;
+    // Writes keep going to the old leader through the hand-over: those it proposes itself before, those it
+    // forwards after, and those caught in between are retried there; every one is acknowledged.
+    let writing = true;
+    const writes: Promise<string>[] = [];
+    const writer = (async () => {
+      for (let i = 0; writing; i++) {
+        writes.push(http(`${leader.url}/v1/kv/handover/${i}`, "PUT", `v${i}`).then((w) => w.text));
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+    })();
     const r = await http(`${via.url}/v1/operator/raft/transfer-leader?id=${id}`, "POST");
     expect(r.status).toBe(200);
     expect(JSON.parse(r.text)).toEqual({ Success: true });
     const [now] = await settledLeader();
     expect(now.name).toBe(target.name);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    writing = false;
+    await writer;
+    expect(writes.length).toBeGreaterThan(10);
+    expect(await Promise.all(writes)).toEqual(writes.map(() => "true"));
+    const keys = JSON.parse((await http(`${now.url}/v1/kv/handover/?keys`)).text) as string[];
+    expect(keys).toHaveLength(writes.length);
     const unknown = await http(`${via.url}/v1/operator/raft/transfer-leader?id=nope`, "POST");
     expect(unknown.status).toBe(400);
   }, 20_000);
