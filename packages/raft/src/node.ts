@@ -86,6 +86,13 @@ export interface RaftNodeOptions<R> {
   proposeTimeoutMs?: number;
   /** Default: two election timeouts. */
   readTimeoutMs?: number;
+  /**
+   * Appends a leader keeps unacknowledged per follower (default 2): one being written on the follower, one
+   * queued behind it. A follower writes whatever arrived during its last fsync in one batch anyway, so a
+   * wider window bought no lower latency, only more and smaller frames, each costing the leader's single
+   * thread an encode and a socket write (256 sent a frame per loop turn, a few entries each; see
+   * bench/results/2026-11-27-put-window.md).
+   */
   maxInflight?: number;
   maxAppendBytes?: number;
   /**
@@ -256,7 +263,7 @@ export class RaftNode<R = unknown, T extends Transport = Transport> extends Even
         random: options.random ?? Math.random,
         preVote: true,
         checkQuorum: true,
-        maxInflight: options.maxInflight ?? 256,
+        maxInflight: options.maxInflight ?? 2,
         maxAppendBytes: options.maxAppendBytes ?? 1024 * 1024,
         maxUncommittedEntries: options.maxUncommittedEntries ?? DEFAULT_MAX_UNCOMMITTED,
         ...(options.logCache ? { logCache: options.logCache } : {}),
