@@ -167,13 +167,18 @@ export class RaftBackend implements ClusterBackend {
     // waiting out an election, and cost a leader's every write several promises and closures. A refusal
     // proving the entry was not appended, or was replaced, goes through the hold as before.
     const node = this.node;
-    if (node?.isLeader())
-      return node
-        .propose(asLeader())
-        .catch((err: unknown) =>
-          isRetryable(err, false) ? this.proposeHeld(asLeader, asForwarded) : proposalError(err),
-        );
-    return this.proposeHeld(asLeader, asForwarded);
+    if (!node?.isLeader()) return this.proposeHeld(asLeader, asForwarded);
+    let entry: Uint8Array;
+    try {
+      entry = asLeader();
+    } catch (err) {
+      return Promise.reject(err); // as from the hold: a rejection, never a throw
+    }
+    return node
+      .propose(entry)
+      .catch((err: unknown) =>
+        isRetryable(err, false) ? this.proposeHeld(asLeader, asForwarded) : proposalError(err),
+      );
   }
 
   private proposeHeld(asLeader: () => Uint8Array, asForwarded: () => Uint8Array): Promise<ApplyResult> {
