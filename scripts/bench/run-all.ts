@@ -84,12 +84,12 @@ function asMarkdown(output: string): string {
 }
 
 async function main(): Promise<void> {
-  // Once for every suite: each inherits CAIRN_AGENT_BUILT and runs the compiled agent.
-  useBuiltAgents();
   if (values.list) {
     console.log(suites().join("\n"));
     return;
   }
+  // Once for every suite: each inherits CAIRN_AGENT_BUILT and runs the compiled agent.
+  useBuiltAgents();
   const started = new Date();
   const machine = describeMachine(tmpdir());
   const runs: SuiteRun[] = [];
