@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { PreparedAnswer } from "./prepared-answer.js";
 
 /** What a read response reports about the data it was served from. */
 export interface ReadMeta {
@@ -33,6 +34,35 @@ export function jsonReadHeaders(meta: ReadMeta): Record<string, string> {
   headers["Content-Type"] = "application/json";
   return headers;
 }
+
+/**
+ * `answer` with `meta`'s last contact. A memoized read answer (kv.ts) is shared by every request for the same
+ * question until the next write, but a follower's time since it last heard from the leader moves every
+ * millisecond: kept in the memo's question, it made a follower's memo fill up with one key's answers a
+ * millisecond apart, after which every stale read was read, encoded and rendered again until the next write.
+ * So the memo is keyed without it and the two headers are swapped in here, the body staying the shared one;
+ * the last such copy of each answer is kept, so that the reads of one millisecond share one (and its
+ * rendering, wire.ts).
+ */
+export function withLastContact(answer: PreparedAnswer, meta: ReadMeta): PreparedAnswer {
+  const contact = lastContact(meta.lastContactMs);
+  if (answer.headers["X-Consul-LastContact"] === contact) return answer;
+  const previous = withContact.get(answer);
+  if (previous?.headers["X-Consul-LastContact"] === contact) return previous;
+  const copy: PreparedAnswer = {
+    ...answer,
+    headers: Object.freeze({
+      ...answer.headers,
+      "X-Service-LastContact": contact,
+      "X-Consul-LastContact": contact,
+    }),
+  };
+  withContact.set(answer, copy);
+  return copy;
+}
+
+/** The last copy `withLastContact` made of each answer. */
+const withContact = new WeakMap<PreparedAnswer, PreparedAnswer>();
 
 /** Sets the headers of `readMetaHeaders` on the context. */
 export function setReadMeta(c: Context, meta: ReadMeta): void {

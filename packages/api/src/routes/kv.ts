@@ -11,7 +11,7 @@ import { badRequest, permissionDenied } from "../http/errors.js";
 import { route } from "../http/methods.js";
 import { type PreparedAnswer, prepareAnswer, sendPrepared } from "../http/prepared-answer.js";
 import type { Query } from "../http/query.js";
-import { jsonReadHeaders, type ReadMeta, readMetaHeaders } from "../http/read-meta.js";
+import { jsonReadHeaders, type ReadMeta, readMetaHeaders, withLastContact } from "../http/read-meta.js";
 import { parseReadOptions } from "../http/read-options.js";
 import { booleanResponse } from "../http/respond.js";
 import type { RouteContext } from "../http/route-context.js";
@@ -65,11 +65,15 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
           // Which keys a token may see depends on the token, so it is part of the question.
           const answer = `keys\0${read}${question(token, metaKey(meta))}`;
           return sendPrepared(
-            memo.get(view, answer, () => {
-              const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
-              if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
-              return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
-            }),
+            withLastContact(
+              memo.get(view, answer, () => {
+                const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
+                if (allowed.length === 0 && key !== "")
+                  return prepareAnswer(404, null, readMetaHeaders(meta));
+                return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
+              }),
+              meta,
+            ),
           );
         },
       );
@@ -85,11 +89,14 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
         ({ result, meta, view }) => {
           const answer = `recurse\0${read}${question(token, metaKey(meta))}`;
           return sendPrepared(
-            memo.get(view, answer, () => {
-              const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
-              if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
-              return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
-            }),
+            withLastContact(
+              memo.get(view, answer, () => {
+                const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
+                if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
+                return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
+              }),
+              meta,
+            ),
           );
         },
       );
@@ -109,16 +116,19 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
         // The token was checked above, so everyone allowed to ask gets the same answer.
         const answer = `${raw ? "raw" : "get"}\0${read}${question(metaKey(meta))}`;
         return sendPrepared(
-          memo.get(view, answer, () => {
-            if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
-            if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
-            return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
-              ...readMetaHeaders(meta),
-              "Content-Type": "text/plain",
-              "X-Content-Type-Options": "nosniff",
-              "Content-Security-Policy": "sandbox",
-            });
-          }),
+          withLastContact(
+            memo.get(view, answer, () => {
+              if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
+              if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
+              return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
+                ...readMetaHeaders(meta),
+                "Content-Type": "text/plain",
+                "X-Content-Type-Options": "nosniff",
+                "Content-Security-Policy": "sandbox",
+              });
+            }),
+            meta,
+          ),
         );
       },
     );
@@ -139,8 +149,9 @@ function question(...parts: string[]): string {
 }
 
 /** The parts of the read's metadata that are not already fixed by the store index. */
+/** What of the read's metadata an answer's memo key holds: the last contact is swapped in per request. */
 function metaKey(meta: ReadMeta): string {
-  return `${meta.knownLeader ? 1 : 0}\0${Math.floor(meta.lastContactMs)}`;
+  return meta.knownLeader ? "1" : "0";
 }
 
 /** Consul refuses combinations of mutually exclusive flags with this message. */

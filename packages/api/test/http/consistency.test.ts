@@ -55,6 +55,30 @@ describe("consistency modes", () => {
     contact = { knownLeader: true, lastContactMs: 0 };
   });
 
+  it("an answer shared between reads of the same data carries each read's own last contact", async () => {
+    for (const [ms, want] of [
+      [1234.7, "1234"],
+      [7, "7"],
+      [1234.2, "1234"],
+    ] as const) {
+      contact = { knownLeader: false, lastContactMs: ms };
+      for (const path of [
+        "/v1/kv/c/a?stale",
+        "/v1/kv/c/a?stale&raw",
+        "/v1/kv/c?stale&recurse",
+        "/v1/kv/c?stale&keys",
+      ]) {
+        const res = await s.req("GET", path);
+        expect([
+          path,
+          res.headers.get("X-Service-LastContact"),
+          res.headers.get("X-Consul-LastContact"),
+        ]).toEqual([path, want, want]);
+      }
+    }
+    contact = { knownLeader: true, lastContactMs: 0 };
+  });
+
   it("a read-only transaction takes the read path; one with a write does not", async () => {
     barriers.length = 0;
     await s.req("PUT", "/v1/txn?consistent", JSON.stringify([{ KV: { Verb: "get", Key: "c/a" } }]));

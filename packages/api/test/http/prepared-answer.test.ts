@@ -21,16 +21,27 @@ describe("answer memo", () => {
     expect(builds).toBe(3);
   });
 
-  it("stops remembering past its bound but still answers", () => {
-    const memo = new ViewMemo<ReturnType<typeof answer>>(2);
+  it("keeps a question asked again and again while one-off questions go by, within its bound", () => {
+    const memo = new ViewMemo<ReturnType<typeof answer>>(8);
     const view = {};
-    for (const q of ["a", "b", "c"]) memo.get(view, q, () => answer(q));
-    let rebuilt = false;
-    memo.get(view, "c", () => {
-      rebuilt = true;
-      return answer("c");
-    });
-    expect(rebuilt).toBe(true);
+    const builds = new Map<string, number>();
+    const ask = (q: string) =>
+      memo.get(view, q, () => {
+        builds.set(q, (builds.get(q) ?? 0) + 1);
+        return answer(q);
+      });
+    // The memo is full of other questions before the hot one is first asked.
+    for (let i = 0; i < 20; i++) ask(`before-${i}`);
+    for (let i = 0; i < 1000; i++) {
+      ask("hot");
+      ask(`once-${i}`);
+    }
+    expect(builds.get("hot")).toBe(1);
+    // At most 8 remembered: the one-off questions of long ago are built again when asked.
+    ask("once-0");
+    expect(builds.get("once-0")).toBe(2);
+    ask("once-999");
+    expect(builds.get("once-999")).toBe(1);
   });
 
   it("sends the prepared bytes and headers as a Response", async () => {
