@@ -49,7 +49,10 @@ interface Rendered {
   /** Date.now() / 1000 when rendered: the Date line's second. */
   second: number;
   keepAliveSeconds: number;
+  /** The head, and the body too unless `body` is set. */
   bytes: Buffer;
+  /** A body written after the head rather than copied in with it (a large one). */
+  body?: Uint8Array;
 }
 
 /** The rendering of each reusable answer, for as long as the answer lives. */
@@ -68,12 +71,20 @@ export function writeWire(env: unknown, form: KnownForm, now = Date.now()): bool
   const second = Math.floor(now / 1000);
   let wire = rendered.get(form);
   if (wire === undefined || wire.second !== second || wire.keepAliveSeconds !== keepAliveSeconds) {
-    const bytes = render(form, second, keepAliveSeconds);
-    if (bytes === undefined) return false;
-    wire = { second, keepAliveSeconds, bytes };
+    const parts = render(form, second, keepAliveSeconds);
+    if (parts === undefined) return false;
+    wire = { second, keepAliveSeconds, ...parts };
     if (form.reusable) rendered.set(form, wire);
   }
-  (out.socket as Socket).write(wire.bytes);
+  const socket = out.socket as Socket;
+  if (wire.body === undefined) socket.write(wire.bytes);
+  else {
+    // Corked: the head and the body leave in one writev, as Node sends a head and a Buffer body.
+    socket.cork();
+    socket.write(wire.bytes);
+    socket.write(wire.body);
+    socket.uncork();
+  }
   out.statusCode = form.status;
   // The head is on the wire: Node's end() then only finishes the exchange (no bytes of its own to write).
   out._header = "(written by wire.ts)";
@@ -118,12 +129,15 @@ function writable(form: KnownForm): form is KnownForm & { headers: Readonly<Reco
   );
 }
 
-/** Status line, the answer's headers, Node's own, a blank line and the body; undefined if a header is unfit. */
+/**
+ * Status line, the answer's headers, Node's own and a blank line, followed by the body in the same buffer
+ * when it is small; undefined if a header is unfit.
+ */
 function render(
   form: KnownForm & { headers: Readonly<Record<string, string>> },
   second: number,
   keepAliveSeconds: number,
-): Buffer | undefined {
+): Pick<Rendered, "bytes" | "body"> | undefined {
   const body = typeof form.body === "string" ? Buffer.from(form.body) : (form.body ?? EMPTY);
   let head = `HTTP/1.1 ${form.status} ${STATUS_CODES[form.status] ?? "unknown"}\r\n`;
   for (const name in form.headers) {
@@ -134,11 +148,20 @@ function render(
   head += `${dateLine(second)}Connection: keep-alive\r\n`;
   head += `Keep-Alive: timeout=${keepAliveSeconds}\r\nContent-Length: ${body.byteLength}\r\n\r\n`;
   // Header values are Latin-1 on the wire, as Node writes them: one byte per character.
+  if (body.byteLength > COPIED_BODY_BYTES) return { bytes: Buffer.from(head, "latin1"), body };
   const bytes = Buffer.allocUnsafe(head.length + body.byteLength);
   bytes.write(head, 0, "latin1");
   bytes.set(body, head.length);
-  return bytes;
+  return { bytes };
 }
+
+/**
+ * The largest body copied into the head's buffer. Past this, Node's buffer pool no longer serves the
+ * allocation, and a copy per answer is a fresh buffer as large as the body: a health read of 450 instances
+ * (328 KB) copied for each of thousands of requests a second held V8's collector on the external memory
+ * and served 4x fewer (bench/results/2026-11-27-large-answers.md).
+ */
+const COPIED_BODY_BYTES = Buffer.poolSize >>> 1;
 
 /**
  * Whether a header name may go out here: a token that leaves Node nothing to decide. The names come from a

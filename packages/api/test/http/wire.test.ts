@@ -83,6 +83,21 @@ describe("answers written as one pre-rendered buffer", () => {
     expect(Math.abs(Date.parse(date) - Date.now())).toBeLessThan(5_000);
   });
 
+  it("send a large body after the head, not copied into it, the exchange and the connection going on", async () => {
+    const big = Buffer.alloc(300_000, "a");
+    big.write("start", 0);
+    big.write("end", big.length - 3);
+    const large = prepareAnswer(200, big as Buffer<ArrayBuffer>, { "Content-Type": "application/json" });
+    const viaNode = await start(() => sendPrepared(large));
+    const viaWire = await start(httpEdge(() => sendPrepared(large)));
+    const node = await exchange(viaNode, get("/"), 1);
+    const wire = await exchange(viaWire, get("/1") + get("/2"), 2);
+    const [first, second] = wire.split(/(?=HTTP\/1\.1 200 OK)/);
+    expect(dated(first ?? "")).toBe(dated(node));
+    expect(dated(second ?? "")).toBe(dated(node));
+    expect(first).toContain("\r\nContent-Length: 300000\r\n\r\nstart");
+  });
+
   it("frame a 404 without a body by its length, as Consul does, where Node would send it chunked", async () => {
     const missing = prepareAnswer(404, null, { "X-Consul-Index": "7" });
     const node = await exchange(await start(() => sendPrepared(missing)), get("/"), 1);
