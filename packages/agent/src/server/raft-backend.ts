@@ -22,6 +22,7 @@ import type { SessionTimers } from "./leader/session-timers.js";
 import type { LeaderContact } from "./leader-contact.js";
 import { type Attempt, DEFAULT_HOLD_MS, holdForLeader, isRetryable } from "./leader-hold.js";
 import { packValue, RPC, unpackValue } from "./rpc-codec.js";
+import { turnEnd } from "./turn-end.js";
 
 /** A forwarded write waits a little longer than the leader's own proposal timeout, so the leader's answer wins. */
 const FORWARD_TIMEOUT_MS = 35_000;
@@ -198,6 +199,9 @@ export class RaftBackend implements ClusterBackend {
   }
 
   async readBarrier(mode: ReadMode, maxStaleMs?: number): Promise<ContactHeaders> {
+    // Reads answered from this server's state wait for the end of the loop's turn, to be answered with every
+    // other that came in during it (turn-end.ts). The checks below run after the wait, when the read does.
+    if (mode !== "consistent") await turnEnd();
     const contact = this.contactHeaders();
     if (mode === "stale" && (maxStaleMs === undefined || contact.lastContactMs <= maxStaleMs)) return contact;
     // default, as Consul's leader serves it: at once on a leader that has committed an entry of its term (no
