@@ -148,8 +148,10 @@ function question(...parts: string[]): string {
   return out;
 }
 
-/** The parts of the read's metadata that are not already fixed by the store index. */
-/** What of the read's metadata an answer's memo key holds: the last contact is swapped in per request. */
+/**
+ * The parts of the read's metadata that are not already fixed by the store index and go into an answer's
+ * memo key; the last contact is not one of them (withLastContact swaps it in per request).
+ */
 function metaKey(meta: ReadMeta): string {
   return meta.knownLeader ? "1" : "0";
 }
