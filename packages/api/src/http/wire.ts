@@ -5,7 +5,8 @@ import type { KnownForm } from "./known-form.js";
 /**
  * Writing an answer whose status, headers and body are all known (known-form.ts) to an HTTP/1.1 connection
  * as one buffer rendered once: a memoized answer (prepared-answer.ts) is rendered once per second, the Date
- * line being the only part that changes, and every request it answers costs one socket write.
+ * line being the only part that changes, and every request it answers costs one socket write. A body over
+ * 4 KiB is not copied into that buffer but follows it in the same corked write (COPIED_BODY_BYTES).
  *
  * Why not `writeHead` and `end`: Node validates and joins every header of every response again and writes
  * the head and the body as two chunks. When a change wakes 10,000 blocking queries with the same answer,

@@ -46,6 +46,9 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
   const entries = new ViewMemo<Read<KVEntry | undefined>>();
   const lists = new ViewMemo<Read<KVEntry[]>>();
   const keyLists = new ViewMemo<Read<string[]>>();
+  /** The answer to `asked` over `view`, built once and sent with this read's last contact. */
+  const shared = (view: object, asked: string, meta: ReadMeta, build: () => PreparedAnswer) =>
+    sendPrepared(withLastContact(memo.get(view, asked, build), meta));
   return async (c) => {
     const q = c.get("query");
     const key = kvPath(c.req.url);
@@ -64,17 +67,11 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
         ({ result, meta, view }) => {
           // Which keys a token may see depends on the token, so it is part of the question.
           const answer = `keys\0${read}${question(token, metaKey(meta))}`;
-          return sendPrepared(
-            withLastContact(
-              memo.get(view, answer, () => {
-                const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
-                if (allowed.length === 0 && key !== "")
-                  return prepareAnswer(404, null, readMetaHeaders(meta));
-                return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
-              }),
-              meta,
-            ),
-          );
+          return shared(view, answer, meta, () => {
+            const allowed = filterAllowed(ctx.authorizer, token, ns, result, keyResource, "read");
+            if (allowed.length === 0 && key !== "") return prepareAnswer(404, null, readMetaHeaders(meta));
+            return prepareAnswer(200, writeJson(allowed), jsonReadHeaders(meta));
+          });
         },
       );
     }
@@ -88,16 +85,11 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
         (v) => lists.get(v, read, () => v.kvList(key, ns)),
         ({ result, meta, view }) => {
           const answer = `recurse\0${read}${question(token, metaKey(meta))}`;
-          return sendPrepared(
-            withLastContact(
-              memo.get(view, answer, () => {
-                const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
-                if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
-                return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
-              }),
-              meta,
-            ),
-          );
+          return shared(view, answer, meta, () => {
+            const allowed = filterAllowed(ctx.authorizer, token, ns, result, entryResource, "read");
+            if (allowed.length === 0) return prepareAnswer(404, null, readMetaHeaders(meta));
+            return prepareAnswer(200, encodeKVEntries(allowed), jsonReadHeaders(meta));
+          });
         },
       );
     }
@@ -115,21 +107,16 @@ function kvGet(ctx: RouteContext): (c: Context<ApiEnv>) => Promise<Response> {
       ({ result, meta, view }) => {
         // The token was checked above, so everyone allowed to ask gets the same answer.
         const answer = `${raw ? "raw" : "get"}\0${read}${question(metaKey(meta))}`;
-        return sendPrepared(
-          withLastContact(
-            memo.get(view, answer, () => {
-              if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
-              if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
-              return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
-                ...readMetaHeaders(meta),
-                "Content-Type": "text/plain",
-                "X-Content-Type-Options": "nosniff",
-                "Content-Security-Policy": "sandbox",
-              });
-            }),
-            meta,
-          ),
-        );
+        return shared(view, answer, meta, () => {
+          if (result === undefined) return prepareAnswer(404, null, readMetaHeaders(meta));
+          if (!raw) return prepareAnswer(200, encodeKVEntries([result]), jsonReadHeaders(meta));
+          return prepareAnswer(200, (result.Value ?? new Uint8Array(0)) as Uint8Array<ArrayBuffer>, {
+            ...readMetaHeaders(meta),
+            "Content-Type": "text/plain",
+            "X-Content-Type-Options": "nosniff",
+            "Content-Security-Policy": "sandbox",
+          });
+        });
       },
     );
   };
