@@ -7,7 +7,9 @@
 //                                       baseline: it too hops to the leader), directly on the leader
 //   blocking-query fan-out              N held `?index=` GETs on one key through the client agent, on a
 //                                       follower, on the leader; one PUT (to the leader); time until all
-//                                       are answered
+//                                       are answered. Twice: N identical queries (which a client agent
+//                                       sends to its server as one, shared-queries.ts), and N that differ
+//                                       in their wait (each one of its own all the way to the server)
 //   failover                            a GET every 50 ms through the client agent, and another directly on
 //                                       a surviving server, while a server the client tunnels to (found
 //                                       from its TCP connections) is killed with SIGKILL: how long GETs
@@ -273,6 +275,10 @@ function summarize(runs: CellResult[]): CellSummary {
 
 // ---- blocking-query fan-out ----
 
+/** Identical queries, or queries that differ in their `wait` (5 min plus i ms): the same to the server. */
+type FanoutKind = "identical" | "distinct";
+const FANOUT_KINDS: readonly FanoutKind[] = ["identical", "distinct"];
+
 interface FanoutResult {
   label: string;
   /** Growth of the RSS of the process the requests are held on. */
@@ -284,7 +290,13 @@ interface FanoutResult {
 }
 
 /** Holds `count` blocking GETs of `key` on `path`, changes the key through the leader, times the answers. */
-async function fanout(path: Path, leader: HttpTarget, key: string, count: number): Promise<FanoutResult> {
+async function fanout(
+  path: Path,
+  leader: HttpTarget,
+  key: string,
+  count: number,
+  kind: FanoutKind,
+): Promise<FanoutResult> {
   const control = keepAliveAgent(1);
   let held: HeldRequests | undefined;
   try {
@@ -296,7 +308,13 @@ async function fanout(path: Path, leader: HttpTarget, key: string, count: number
     });
     const index = String(first.headers["x-consul-index"]);
     const rssBefore = rssBytes(path.pid);
-    held = await holdRequests(path.target, `/v1/kv/${key}?index=${index}&wait=5m`, count);
+    held = await holdRequests(
+      path.target,
+      kind === "identical"
+        ? `/v1/kv/${key}?index=${index}&wait=5m`
+        : (i) => `/v1/kv/${key}?index=${index}&wait=${300_000 + i}ms`,
+      count,
+    );
     // Time for every request to be read, forwarded and parked.
     await sleep(2000);
     const rssCost = rssBytes(path.pid) - rssBefore;
@@ -323,19 +341,23 @@ async function fanout(path: Path, leader: HttpTarget, key: string, count: number
   }
 }
 
+/** Results by `${kind}/${path label}`. */
 async function runFanouts(paths: Path[], leader: HttpTarget): Promise<Map<string, FanoutResult[]>> {
   const results = new Map<string, FanoutResult[]>();
   for (let round = 0; round < fanoutRounds; round++) {
-    for (let i = 0; i < paths.length; i++) {
-      const path = paths[(i + round) % paths.length]!;
-      const r = await fanout(path, leader, `bench/watched-${round}-${i}`, watchers);
-      log(
-        `round ${round + 1} ${watchers} blocking queries via ${path.label}: all answered ${formatMs(r.allAnsweredMs)} ms ` +
-          `(first ${formatMs(r.firstAnsweredMs)} ms), RSS +${formatMB(r.rssCost)}, ${r.answered} ok, ${r.failed} failed`,
-      );
-      results.set(path.label, [...(results.get(path.label) ?? []), r]);
-      // Let the closed connections drain before the next path is measured.
-      await sleep(500);
+    for (const kind of FANOUT_KINDS) {
+      for (let i = 0; i < paths.length; i++) {
+        const path = paths[(i + round) % paths.length]!;
+        const r = await fanout(path, leader, `bench/watched-${kind}-${round}-${i}`, watchers, kind);
+        log(
+          `round ${round + 1} ${watchers} ${kind} blocking queries via ${path.label}: all answered ${formatMs(r.allAnsweredMs)} ms ` +
+            `(first ${formatMs(r.firstAnsweredMs)} ms), RSS +${formatMB(r.rssCost)}, ${r.answered} ok, ${r.failed} failed`,
+        );
+        const at = `${kind}/${path.label}`;
+        results.set(at, [...(results.get(at) ?? []), r]);
+        // Let the closed connections drain before the next path is measured.
+        await sleep(500);
+      }
     }
   }
   return results;
@@ -542,9 +564,9 @@ function renderKvTable(results: Results, paths: Path[]): string {
 }
 
 function renderFanoutTable(results: Map<string, FanoutResult[]>, paths: Path[]): string {
-  const baseline = median((results.get(paths[1]!.label) ?? []).map((r) => r.allAnsweredMs));
   return markdownTable(
     [
+      "queries",
       "held on",
       "all answered ms (median)",
       "worst ms",
@@ -553,24 +575,29 @@ function renderFanoutTable(results: Map<string, FanoutResult[]>, paths: Path[]):
       "RSS growth",
       "failed",
     ],
-    paths.map((p) => {
-      const runs = results.get(p.label) ?? [];
-      const all = median(runs.map((r) => r.allAnsweredMs));
-      return [
-        p.label,
-        formatMs(all),
-        formatMs(
-          Math.max(
-            ...runs.map((r) => (Number.isNaN(r.allAnsweredMs) ? Number.POSITIVE_INFINITY : r.allAnsweredMs)),
-          ),
-        ),
-        formatRatio(all, baseline),
-        formatMs(median(runs.map((r) => r.firstAnsweredMs))),
-        formatMB(median(runs.map((r) => r.rssCost))),
-        String(runs.reduce((sum, r) => sum + r.failed, 0)),
-      ];
+    FANOUT_KINDS.flatMap((kind) => {
+      const baseline = median((results.get(`${kind}/${paths[1]!.label}`) ?? []).map((r) => r.allAnsweredMs));
+      return paths.map((p) => fanoutRow(kind, p, results.get(`${kind}/${p.label}`) ?? [], baseline));
     }),
   );
+}
+
+function fanoutRow(kind: FanoutKind, p: Path, runs: FanoutResult[], baseline: number): string[] {
+  const all = median(runs.map((r) => r.allAnsweredMs));
+  return [
+    kind,
+    p.label,
+    formatMs(all),
+    formatMs(
+      Math.max(
+        ...runs.map((r) => (Number.isNaN(r.allAnsweredMs) ? Number.POSITIVE_INFINITY : r.allAnsweredMs)),
+      ),
+    ),
+    formatRatio(all, baseline),
+    formatMs(median(runs.map((r) => r.firstAnsweredMs))),
+    formatMB(median(runs.map((r) => r.rssCost))),
+    String(runs.reduce((sum, r) => sum + r.failed, 0)),
+  ];
 }
 
 function renderFailover(trialResults: FailoverTrial[]): string {
@@ -705,7 +732,9 @@ async function main(): Promise<void> {
       renderKvTable(kv, paths),
       ...(fanouts
         ? [
-            `\n${watchers} blocking queries on one key, one PUT to the leader; times from the PUT being sent (median over ${fanoutRounds} rounds):\n`,
+            `\n${watchers} blocking queries on one key, one PUT to the leader; times from the PUT being sent (median over ${fanoutRounds} rounds). ` +
+              `Identical: the same URL and headers, which a client agent sends to its server once for all (shared-queries.ts); ` +
+              `distinct: each with its own wait (5 min plus i ms), each sent on its own:\n`,
             renderFanoutTable(fanouts, paths),
           ]
         : []),

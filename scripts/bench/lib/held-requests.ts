@@ -28,15 +28,18 @@ const LOST = "closed without an answer";
 
 /**
  * Opens `count` connections to `target` (`batch` at a time, so the listen backlog never overflows) and
- * sends `GET path` on each; resolves once all are connected and written.
+ * sends `GET path` on each (`path(i)` on the i-th, given a function); resolves once all are connected and
+ * written.
  */
 export async function holdRequests(
   target: HttpTarget,
-  path: string,
+  path: string | ((i: number) => string),
   count: number,
   batch = 250,
 ): Promise<HeldRequests> {
-  const request = Buffer.from(`GET ${path} HTTP/1.1\r\nHost: ${target.host}:${target.port}\r\n\r\n`);
+  const requestFor = (p: string) =>
+    Buffer.from(`GET ${p} HTTP/1.1\r\nHost: ${target.host}:${target.port}\r\n\r\n`);
+  const same = typeof path === "string" ? requestFor(path) : undefined;
   const sockets: Socket[] = [];
   const answeredAt: number[] = [];
   const endings: string[] = [];
@@ -55,7 +58,7 @@ export async function holdRequests(
           sockets.push(socket);
           let answered = false;
           socket.once("connect", () => {
-            socket.write(request);
+            socket.write(same ?? requestFor((path as (i: number) => string)(i)));
             resolve();
           });
           socket.once("data", (chunk: Buffer) => {

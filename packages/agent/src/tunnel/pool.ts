@@ -1,4 +1,4 @@
-import { AGENT_NODE_HEADER, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
+import { AGENT_NODE_HEADER, type KnownForm, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
 import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import {
@@ -19,6 +19,7 @@ import {
   type ResponseFrame,
 } from "./protocol.js";
 import { requestToken } from "./request-token.js";
+import { SharedQueries } from "./shared-queries.js";
 
 export interface TunnelPoolOptions {
   /** Servers to use, best known first (alive servers from gossip). */
@@ -37,6 +38,25 @@ export interface TunnelPoolOptions {
   /** Which servers these are, for errors (`datacenter "dc2"`); absent: this agent's own. */
   scope?: string;
   random?: () => number;
+  /** The clock that decides whether a blocking query may still join an identical one (shared-queries.ts). */
+  now?: () => number;
+}
+
+/**
+ * What a request sent through the tunnel came to: the server's answer, or why there is none (a 500). An
+ * answer that may go to several callers (shared-queries.ts) is made into its response form once, for all.
+ */
+type Reply = Sent | SharedForm;
+
+/** What one request to a server came to. */
+type Sent = ResponseFrame | Failure;
+
+interface Failure {
+  failure: string;
+}
+
+interface SharedForm {
+  form: KnownForm & { headers: Readonly<Record<string, string>> };
 }
 
 /** Consul's answer when a client agent knows of no server. */
@@ -81,14 +101,19 @@ export class TunnelPool {
   /** Server name -> when it last failed; those are tried last. */
   private readonly failures = new Map<string, number>();
   private closed = false;
+  /** Identical blocking queries in flight, each sent to a server once for all its callers. */
+  private readonly shared: SharedQueries<Reply>;
 
-  constructor(private readonly o: TunnelPoolOptions) {}
+  constructor(private readonly o: TunnelPoolOptions) {
+    this.shared = new SharedQueries(o.now ?? Date.now);
+  }
 
   /**
    * Answers an HTTP request through a server; failures become 500 responses, as Consul's RPC errors do.
    * `signal` cancels it; by default a blocking query's is the request's own (its caller went away, so the
    * server drops the held query), and other requests, answered promptly anyway, run to the end without one:
-   * a request's signal costs an AbortController and listeners on every request.
+   * a request's signal costs an AbortController and listeners on every request. Identical blocking queries
+   * share one request to the server (shared-queries.ts).
    */
   async forward(
     request: Request,
@@ -100,15 +125,28 @@ export class TunnelPool {
     } catch (err) {
       return text(413, (err as Error).message);
     }
-    const response = await this.send(frame, signal);
-    this.o.count?.(response.status === 500 ? "consul.client.rpc.failed" : "consul.client.rpc");
-    return response;
+    const reply = await this.shared.answer(
+      frame,
+      signal,
+      async (upstream, shared) => {
+        const reply = await this.send(frame, upstream);
+        return shared ? sharedForm(reply) : reply;
+      },
+      () => ({ failure: new RequestCancelledError().message }),
+    );
+    return responseOf(reply);
   }
 
-  private async send(
-    frame: Omit<RequestFrame, "id" | "t">,
-    signal: AbortSignal | undefined,
-  ): Promise<Response> {
+  /** Sends `frame` to a server, counted as one of Consul's client RPCs. */
+  private async send(frame: Omit<RequestFrame, "id" | "t">, signal: AbortSignal | undefined): Promise<Sent> {
+    const reply = await this.route(frame, signal);
+    this.o.count?.(
+      "failure" in reply || reply.status === 500 ? "consul.client.rpc.failed" : "consul.client.rpc",
+    );
+    return reply;
+  }
+
+  private async route(frame: Omit<RequestFrame, "id" | "t">, signal: AbortSignal | undefined): Promise<Sent> {
     const tried = new Set<string>();
     const toLeader = isStaleRead(frame.method, frame.url) ? undefined : this.leaderConnection();
     if (toLeader !== undefined) {
@@ -121,7 +159,7 @@ export class TunnelPool {
         // The caller's deadline covers dialing too (a server that accepts but never answers the handshake).
         conn = await (signal ? untilAborted(this.connection(tried), signal) : this.connection(tried));
       } catch (err) {
-        return text(500, (err as Error).message);
+        return { failure: (err as Error).message };
       }
       const answer = await this.attempt(conn, frame, signal, tried);
       if (answer) return answer;
@@ -134,19 +172,18 @@ export class TunnelPool {
     frame: Omit<RequestFrame, "id" | "t">,
     signal: AbortSignal | undefined,
     tried: Set<string>,
-  ): Promise<Response | undefined> {
+  ): Promise<Sent | undefined> {
     try {
-      return responseOf(await conn.request(frame, signal));
+      return await conn.request(frame, signal);
     } catch (err) {
-      if (err instanceof RequestCancelledError) return text(500, err.message);
+      if (err instanceof RequestCancelledError) return { failure: err.message };
       if (err instanceof RequestWithdrawnError) return undefined;
-      if (!(err instanceof ConnectionLostError)) return text(500, (err as Error).message);
+      if (!(err instanceof ConnectionLostError)) return { failure: (err as Error).message };
       this.failed(conn, tried);
       if (err.sent && !RETRY_SAFE.has(frame.method)) {
-        return text(
-          500,
-          `rpc error making call: ${err.message}; the request may or may not have been applied`,
-        );
+        return {
+          failure: `rpc error making call: ${err.message}; the request may or may not have been applied`,
+        };
       }
       this.o.log.debug(
         { server: conn.server.name, err: err.message },
@@ -445,12 +482,30 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  * A server's answer as this agent's response, with plain headers (Vary included) and a known form, so
  * that neither the HTTP edge nor @hono/node-server converts them into a Headers object to write them.
  */
-function responseOf(frame: ResponseFrame): Response {
-  const { status } = frame;
-  const body = NO_BODY.has(status) ? null : (frame.body ?? null);
-  const headers = plainHeaders(frame.headers);
-  if (headers === undefined) return new Response(body, { status, headers: frame.headers });
+function responseOf(reply: Reply): Response {
+  if ("failure" in reply) return text(500, reply.failure);
+  if ("form" in reply) {
+    const { form } = reply;
+    return withKnownForm(new Response(form.body, { status: form.status, headers: form.headers }), form);
+  }
+  const { status } = reply;
+  const body = NO_BODY.has(status) ? null : (reply.body ?? null);
+  const headers = plainHeaders(reply.headers);
+  if (headers === undefined) return new Response(body, { status, headers: reply.headers });
   return withKnownForm(new Response(body, { status, headers }), { status, body, headers, reusable: false });
+}
+
+/**
+ * An answer that may go to several callers as one reusable form: the HTTP edge then renders (or
+ * compresses) it once for all of them. Left as it is when its headers do not fit a plain object.
+ */
+function sharedForm(reply: Sent): Reply {
+  if ("failure" in reply) return reply;
+  const { status } = reply;
+  const headers = plainHeaders(reply.headers);
+  if (headers === undefined) return reply;
+  const body = NO_BODY.has(status) ? null : (reply.body ?? null);
+  return { form: { status, body, headers, reusable: true } };
 }
 
 /** The list as a plain object with Vary covering Accept-Encoding; undefined if a name repeats. */
