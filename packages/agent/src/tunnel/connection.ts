@@ -8,6 +8,8 @@ import {
   type RequestFrame,
   type ResponseFrame,
   type ServerFrame,
+  SHARED_ANSWERS,
+  TUNNEL_FEATURES_HEADER,
   TUNNEL_PATH,
   toBytes,
 } from "./protocol.js";
@@ -109,6 +111,7 @@ export class TunnelConnection {
       const target = dialTarget(server.rpcAddress, TUNNEL_PATH, tls);
       const ws = new WebSocket(target.url, {
         ...target.options,
+        headers: { [TUNNEL_FEATURES_HEADER]: SHARED_ANSWERS },
         maxPayload: MAX_FRAME_BYTES,
         perMessageDeflate: false,
         handshakeTimeout: timeoutMs,
@@ -254,10 +257,15 @@ export class TunnelConnection {
       this.leader = { id: frame.leader, term: frame.term ?? 0 };
       this.leaderListener?.(this.leader);
     }
-    const pending = this.pending.get(frame.id);
-    this.pending.delete(frame.id);
-    pending?.resolve(frame);
+    this.answer(frame.id, frame);
+    if (frame.t === "res" && frame.also !== undefined) for (const id of frame.also) this.answer(id, frame);
     this.closeIfRetired();
+  }
+
+  private answer(id: number, frame: ServerFrame): void {
+    const pending = this.pending.get(id);
+    this.pending.delete(id);
+    pending?.resolve(frame);
   }
 
   private closed(reason: string): void {

@@ -130,7 +130,7 @@ export class TunnelPool {
       signal,
       async (upstream, shared) => {
         const reply = await this.send(frame, upstream);
-        return shared ? sharedForm(reply) : reply;
+        return shared && !("failure" in reply) ? (sharedForm(reply) ?? reply) : reply;
       },
       () => ({ failure: new RequestCancelledError().message }),
     );
@@ -484,10 +484,10 @@ const NO_BODY = new Set([101, 204, 205, 304]);
  */
 function responseOf(reply: Reply): Response {
   if ("failure" in reply) return text(500, reply.failure);
-  if ("form" in reply) {
-    const { form } = reply;
-    return withKnownForm(new Response(form.body, { status: form.status, headers: form.headers }), form);
-  }
+  if ("form" in reply) return formResponse(reply.form);
+  // One frame the server sent for several of this agent's requests (ResponseFrame.also): one form for all.
+  const shared = reply.also !== undefined ? sharedForm(reply) : undefined;
+  if (shared !== undefined) return formResponse(shared.form);
   const { status } = reply;
   const body = NO_BODY.has(status) ? null : (reply.body ?? null);
   const headers = plainHeaders(reply.headers);
@@ -495,18 +495,29 @@ function responseOf(reply: Reply): Response {
   return withKnownForm(new Response(body, { status, headers }), { status, body, headers, reusable: false });
 }
 
+function formResponse(form: SharedForm["form"]): Response {
+  return withKnownForm(new Response(form.body, { status: form.status, headers: form.headers }), form);
+}
+
 /**
  * An answer that may go to several callers as one reusable form: the HTTP edge then renders (or
- * compresses) it once for all of them. Left as it is when its headers do not fit a plain object.
+ * compresses) it once for all of them; undefined when its headers do not fit a plain object.
  */
-function sharedForm(reply: Sent): Reply {
-  if ("failure" in reply) return reply;
-  const { status } = reply;
-  const headers = plainHeaders(reply.headers);
-  if (headers === undefined) return reply;
-  const body = NO_BODY.has(status) ? null : (reply.body ?? null);
-  return { form: { status, body, headers, reusable: true } };
+function sharedForm(reply: ResponseFrame): SharedForm | undefined {
+  let shared = sharedForms.get(reply);
+  if (shared === undefined) {
+    const { status } = reply;
+    const headers = plainHeaders(reply.headers);
+    if (headers === undefined) return undefined;
+    const body = NO_BODY.has(status) ? null : (reply.body ?? null);
+    shared = { form: { status, body, headers, reusable: true } };
+    sharedForms.set(reply, shared);
+  }
+  return shared;
 }
+
+/** The form made of each frame that answers several requests, for all of them. */
+const sharedForms = new WeakMap<ResponseFrame, SharedForm>();
 
 /** The list as a plain object with Vary covering Accept-Encoding; undefined if a name repeats. */
 function plainHeaders(list: HeaderList): Record<string, string> | undefined {

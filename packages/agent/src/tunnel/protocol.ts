@@ -10,6 +10,14 @@ import type { RawData } from "ws";
 /** The websocket path of the tunnel on the server RPC port (next to Raft's). */
 export const TUNNEL_PATH = "/cairn/tunnel";
 
+/**
+ * Sent by a client agent when it dials, naming what it understands beyond the first version of the tunnel:
+ * `shared-answers`, a response frame answering several requests (ResponseFrame.also). A server sends only
+ * what the client named, so that agents and servers of different versions keep talking during an upgrade.
+ */
+export const TUNNEL_FEATURES_HEADER = "x-cairn-tunnel-features";
+export const SHARED_ANSWERS = "shared-answers";
+
 /** Largest frame either side sends or accepts (a snapshot travels in one response). */
 export const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 
@@ -68,6 +76,11 @@ export interface ResponseFrame {
   headers: HeaderList;
   body?: Uint8Array;
   /**
+   * Further requests this very answer is for (only to a client that named SHARED_ANSWERS): a change that
+   * wakes many held queries with the same answer crosses the tunnel, and is decoded, once.
+   */
+  also?: number[];
+  /**
    * Only on a frame with id 0, which answers no request: the Raft leader's node ID as this server knows it
    * ("" for none), sent when the connection opens and whenever it changes. The client sends what must reach
    * the leader straight there.
@@ -112,7 +125,7 @@ export function decodeServerFrame(data: Uint8Array): ServerFrame | undefined {
   const frame = unpack(data);
   if (frame === undefined || typeof frame.id !== "number") return undefined;
   if (frame.t === "res" && typeof frame.status === "number" && isHeaders(frame.headers))
-    return isBody(frame.body) && isLeaderNews(frame.leader, frame.term)
+    return isBody(frame.body) && isLeaderNews(frame.leader, frame.term) && isIds(frame.also)
       ? (frame as unknown as ResponseFrame)
       : undefined;
   if (frame.t === "result" && (frame.error === undefined || isText(frame.error)))
@@ -136,6 +149,10 @@ export function unpackRecord(packr: Packr, data: Uint8Array): Record<string, unk
 
 function isLeaderNews(leader: unknown, term: unknown): boolean {
   return leader === undefined ? term === undefined : isText(leader) && Number.isSafeInteger(term);
+}
+
+function isIds(v: unknown): boolean {
+  return v === undefined || (Array.isArray(v) && v.every((id) => Number.isSafeInteger(id) && id > 0));
 }
 
 function isText(v: unknown): v is string {

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from "node:http";
-import { knownForm, withKnownBody } from "@cairn/api";
+import { type KnownForm, knownForm, withKnownBody } from "@cairn/api";
 import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
+import { AnswerGroups, type WholeForm } from "./answer-groups.js";
 import { sendBatched } from "./batched-send.js";
 import {
   type CallFrame,
@@ -12,7 +13,10 @@ import {
   MAX_FRAME_BYTES,
   plainHeaderList,
   type RequestFrame,
+  type ResponseFrame,
   type ServerFrame,
+  SHARED_ANSWERS,
+  TUNNEL_FEATURES_HEADER,
   toBytes,
 } from "./protocol.js";
 
@@ -73,6 +77,8 @@ export function tunnelRoute(
     const send = (frame: ServerFrame) => {
       if (ws.readyState === ws.OPEN) sendBatched(ws, encodeFrame(frame));
     };
+    // Answers that many requests share go as one frame to a client that understands it.
+    const answers = sharesAnswers(req) ? new AnswerGroups(send, formFrame) : undefined;
     let told: LeaderNow | undefined;
     const tellLeader = (now: LeaderNow) => {
       if (told?.id === now.id && told.term === now.term) return;
@@ -102,10 +108,12 @@ export function tunnelRoute(
       } else {
         const abort = isBlockingQuery(frame.url) ? new AbortController() : null;
         inFlight.set(frame.id, abort);
-        void answerRequest(frame, fetch, abort?.signal).then((response) => {
+        void answerRequest(frame, fetch, abort?.signal).then((answered) => {
           if (inFlight.get(frame.id) !== abort) return;
           inFlight.delete(frame.id);
-          send(response);
+          if (!("form" in answered)) send(answered);
+          else if (answers === undefined) send(formFrame(frame.id, answered.form));
+          else answers.add(frame.id, answered.form);
         });
       }
     });
@@ -126,11 +134,24 @@ function leaderNewsFrame(leader: string, term: number): ServerFrame {
   return { t: "res", id: 0, status: 200, headers: [], leader, term };
 }
 
+/** Whether the client named SHARED_ANSWERS when it dialed. */
+function sharesAnswers(req: IncomingMessage): boolean {
+  const named = req.headers[TUNNEL_FEATURES_HEADER];
+  const list = Array.isArray(named) ? named.join(",") : (named ?? "");
+  return list.split(",").some((feature) => feature.trim() === SHARED_ANSWERS);
+}
+
+/**
+ * The answer to a request: its frame, or the reusable form whose status, headers and body are all of it,
+ * which the answers to other requests may then share (answer-groups.ts).
+ */
+type Answered = ServerFrame | { form: WholeForm };
+
 async function answerRequest(
   frame: RequestFrame,
   fetch: TunnelFetch,
   signal: AbortSignal | undefined,
-): Promise<ServerFrame> {
+): Promise<Answered> {
   const { id } = frame;
   try {
     const sent = frame.body !== undefined && !BODYLESS.has(frame.method) ? frame.body : undefined;
@@ -147,6 +168,7 @@ async function answerRequest(
     if (body.byteLength > MAX_FRAME_BYTES - 64 * 1024) {
       return failure(id, `response of ${body.byteLength} bytes is too large for the client tunnel`);
     }
+    if (isWhole(form, response.status)) return { form };
     return {
       t: "res",
       id,
@@ -157,6 +179,22 @@ async function answerRequest(
   } catch (err) {
     return failure(id, (err as Error).message);
   }
+}
+
+function isWhole(form: KnownForm | undefined, status: number): form is WholeForm {
+  return form?.reusable === true && form.headers !== undefined && form.status === status;
+}
+
+/** The frame answering request `id` with a whole form. */
+function formFrame(id: number, form: WholeForm): ResponseFrame {
+  const body = bytesOf(form.body);
+  return {
+    t: "res",
+    id,
+    status: form.status,
+    headers: plainHeaderList(form.headers),
+    ...(body.byteLength > 0 ? { body } : {}),
+  };
 }
 
 const NO_BYTES = new Uint8Array(0);

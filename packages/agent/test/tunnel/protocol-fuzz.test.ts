@@ -9,6 +9,7 @@ import {
   encodeFrame,
   isStaleRead,
   type RequestFrame,
+  type ResponseFrame,
 } from "../../src/tunnel/protocol.js";
 
 const decoders = [decodeClientFrame, decodeServerFrame];
@@ -26,6 +27,7 @@ const frameLike = fc.record(
     error: fc.oneof(fc.string(), fc.integer()),
     leader: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
     term: fc.oneof(fc.integer(), fc.double(), fc.string()),
+    also: fc.oneof(fc.array(fc.oneof(fc.integer(), fc.double(), fc.string())), fc.anything()),
   },
   { requiredKeys: [] },
 );
@@ -51,6 +53,7 @@ describe("tunnel frame decoders", () => {
           expect(typeof server.status).toBe("number");
           expect(["string", "undefined"]).toContain(typeof server.leader);
           if (server.leader !== undefined) expect(Number.isSafeInteger(server.term)).toBe(true);
+          for (const id of server.also ?? []) expect(Number.isSafeInteger(id) && id > 0).toBe(true);
         }
       }),
       { numRuns: 2000 },
@@ -66,6 +69,8 @@ describe("tunnel frame decoders", () => {
       headers: [["x", "y"]],
     };
     expect(decodeClientFrame(encodeFrame(frame))).toEqual(frame);
+    const answer: ResponseFrame = { t: "res", id: 7, status: 200, headers: [], also: [8, 9] };
+    expect(decodeServerFrame(encodeFrame(answer))).toEqual(answer);
   });
 });
 
