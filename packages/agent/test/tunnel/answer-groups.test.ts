@@ -13,7 +13,7 @@ import {
   TUNNEL_PATH,
   toBytes,
 } from "../../src/tunnel/protocol.js";
-import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+import { ready, startTunnelServer, type TunnelServer, until } from "./harness.js";
 
 let server: TunnelServer;
 
@@ -93,11 +93,3 @@ describe("answers shared on the tunnel", () => {
     }
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

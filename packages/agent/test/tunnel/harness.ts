@@ -102,3 +102,12 @@ export async function ready(s: TunnelServer, timeoutMs = 10_000): Promise<void> 
     await new Promise((r) => setTimeout(r, 20));
   }
 }
+
+/** Resolves once `condition` holds, checked every 10 ms; throws after `timeoutMs`. */
+export async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error("condition not met in time");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

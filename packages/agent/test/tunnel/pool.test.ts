@@ -4,7 +4,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { NO_SERVERS, type ServerRef, TUNNEL_PATH, TunnelPool } from "../../src/tunnel/index.js";
-import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+import { ready, startTunnelServer, type TunnelServer, until } from "./harness.js";
 
 const log = pino({ level: "silent" });
 let a: TunnelServer;
@@ -205,11 +205,3 @@ describe("TunnelPool", () => {
     p.close();
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}

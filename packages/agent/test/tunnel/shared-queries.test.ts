@@ -5,7 +5,7 @@ import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TunnelPool } from "../../src/tunnel/index.js";
 import { type QueryFrame, SharedQueries, shareKey } from "../../src/tunnel/shared-queries.js";
-import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+import { ready, startTunnelServer, type TunnelServer, until } from "./harness.js";
 
 const get = (url: string, headers: [string, string][] = []): QueryFrame => ({ method: "GET", url, headers });
 
@@ -223,11 +223,3 @@ describe("a TunnelPool's identical blocking queries, on a real server", () => {
     p.close();
   });
 });
-
-async function until(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error("condition not met in time");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
