@@ -1,6 +1,7 @@
-import { AGENT_NODE_HEADER, type KnownForm, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
+import { AGENT_NODE_HEADER, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
 import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
+import type { WholeForm } from "./answer-groups.js";
 import {
   ConnectionLostError,
   type LeaderNews,
@@ -56,7 +57,7 @@ interface Failure {
 }
 
 interface SharedForm {
-  form: KnownForm & { headers: Readonly<Record<string, string>> };
+  form: WholeForm;
 }
 
 /** Consul's answer when a client agent knows of no server. */
@@ -495,7 +496,7 @@ function responseOf(reply: Reply): Response {
   return withKnownForm(new Response(body, { status, headers }), { status, body, headers, reusable: false });
 }
 
-function formResponse(form: SharedForm["form"]): Response {
+function formResponse(form: WholeForm): Response {
   return withKnownForm(new Response(form.body, { status: form.status, headers: form.headers }), form);
 }
 
