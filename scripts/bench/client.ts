@@ -751,7 +751,9 @@ async function main(): Promise<void> {
         : []),
     ].join("\n");
   } finally {
-    await stopAll();
+    // A profiled agent writes its profile as it exits, which can take a busy server past the usual 3 s
+    // before it is killed (the leader's profile was lost that way).
+    await stopAll(values["cpu-prof"] === undefined ? undefined : 30_000);
     if (values.keep) log(`data and logs kept in ${root}`);
     else await rm(root, { recursive: true, force: true });
   }
