@@ -275,7 +275,7 @@ function summarize(runs: CellResult[]): CellSummary {
 
 // ---- blocking-query fan-out ----
 
-/** Identical queries, or queries that differ in their `wait` (5 min plus i ms): the same to the server. */
+/** Identical queries, or queries that differ only in their `wait` (5 min plus i ms), which a server serves alike. */
 type FanoutKind = "identical" | "distinct";
 const FANOUT_KINDS: readonly FanoutKind[] = ["identical", "distinct"];
 

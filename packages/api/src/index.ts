@@ -77,6 +77,7 @@ export {
   withKnownForm,
   withReusableBody,
 } from "./http/known-form.js";
+export { blockingWaitMs, WAIT_JITTER_FRACTION } from "./http/read-options.js";
 export { LocalBackend } from "./local-backend.js";
 export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";

@@ -1,5 +1,10 @@
-import { type DatacenterForward, ignoresDatacenter, requestedDatacenter } from "@cairn/api";
-import { parseDurationNs } from "@cairn/duration";
+import {
+  blockingWaitMs,
+  type DatacenterForward,
+  ignoresDatacenter,
+  requestedDatacenter,
+  WAIT_JITTER_FRACTION,
+} from "@cairn/api";
 import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { AgentMember } from "../membership/index.js";
@@ -25,9 +30,6 @@ export interface WanForwarderOptions {
 
 const CONNECT_TIMEOUT_MS = 2_000;
 const REQUEST_TIMEOUT_MS = 10_000;
-/** Consul's blocking-query wait: 5 minutes by default, at most 10, plus up to 1/16 of jitter. */
-const DEFAULT_WAIT_MS = 5 * 60_000;
-const MAX_WAIT_MS = 10 * 60_000;
 
 /**
  * A server's route to other datacenters, as Consul's RPC forwarding: a request naming another datacenter
@@ -126,20 +128,8 @@ const SNAPSHOT_TIMEOUT_MS = 10 * 60_000;
  */
 function deadlineOf(url: string, base: number): number {
   if (requestedDatacenter(url).path.startsWith("/v1/snapshot")) return SNAPSHOT_TIMEOUT_MS;
-  const q = url.indexOf("?");
-  if (q < 0) return base;
-  const query = new URLSearchParams(url.slice(q + 1));
-  const index = query.get("index");
-  if (index === null || !/^[0-9]+$/.test(index) || BigInt(index) === 0n) return base;
-  let waitMs = DEFAULT_WAIT_MS;
-  try {
-    const raw = query.get("wait");
-    if (raw) {
-      const ns = parseDurationNs(raw);
-      if (ns > 0n) waitMs = Math.min(Number(ns / 1_000_000n), MAX_WAIT_MS);
-    }
-  } catch {
-    // The remote answers a bad wait with 400 at once.
-  }
-  return waitMs + waitMs / 16 + base;
+  const waitMs = blockingWaitMs(url);
+  // No blocking query, or one whose bad wait the remote refuses at once.
+  if (waitMs === undefined || Number.isNaN(waitMs)) return base;
+  return waitMs + waitMs / WAIT_JITTER_FRACTION + base;
 }

@@ -1,4 +1,4 @@
-import { parseDurationNs } from "@cairn/duration";
+import { blockingWaitMs, WAIT_JITTER_FRACTION } from "@cairn/api";
 import type { HeaderList } from "./protocol.js";
 
 /**
@@ -37,7 +37,7 @@ export class SharedQueries<T> {
 
   constructor(private readonly now: () => number) {}
 
-  /** Requests to servers currently shared by at least one caller (for tests and metrics). */
+  /** Requests to servers currently shared by at least one caller (for tests). */
   get size(): number {
     return this.inFlight.size;
   }
@@ -122,35 +122,17 @@ export class SharedQueries<T> {
   }
 }
 
-/** Consul's default and longest `wait` for a blocking query. */
-const DEFAULT_WAIT_MS = 5 * 60_000;
-const MAX_WAIT_MS = 10 * 60_000;
-/** Consul adds up to wait/16 to each blocking query's wait, to spread out a herd that started together. */
-const JITTER_FRACTION = 16;
-
 /**
  * The identity of a shareable query and how long after it started others may join it; undefined for a
- * request that is not a blocking GET (with an index above 0), or that asks for `?consistent`.
+ * request that is not a blocking GET (with an index above 0), that asks for `?consistent`, or whose wait the
+ * server refuses (to each caller alike).
  */
 export function shareKey(frame: QueryFrame): { key: string; joinMs: number } | undefined {
   if (frame.method !== "GET") return undefined;
-  const q = frame.url.indexOf("?");
-  if (q < 0) return undefined;
-  const query = new URLSearchParams(frame.url.slice(q + 1));
-  const index = query.get("index");
-  if (index === null || !/^0*[1-9][0-9]*$/.test(index) || query.has("consistent")) return undefined;
-  let waitMs = DEFAULT_WAIT_MS;
-  const wait = query.get("wait");
-  if (wait !== null && wait !== "") {
-    try {
-      const ns = parseDurationNs(wait);
-      if (ns > 0n) waitMs = Math.min(MAX_WAIT_MS, Number(ns / 1_000_000n));
-    } catch {
-      // The server refuses it, to each caller alike.
-      return undefined;
-    }
-  }
+  const waitMs = blockingWaitMs(frame.url);
+  if (waitMs === undefined || Number.isNaN(waitMs) || /[?&]consistent(?:[=&]|$)/.test(frame.url))
+    return undefined;
   let key = frame.url;
   for (const [name, value] of frame.headers) key += `\n${name}: ${value}`;
-  return { key, joinMs: waitMs / JITTER_FRACTION };
+  return { key, joinMs: waitMs / WAIT_JITTER_FRACTION };
 }

@@ -1,7 +1,5 @@
 import type { ClientGone } from "../http/client-gone.js";
-
-const DEFAULT_WAIT_MS = 5 * 60_000;
-const MAX_WAIT_MS = 10 * 60_000;
+import { DEFAULT_WAIT_MS, MAX_WAIT_MS } from "../http/read-options.js";
 
 /**
  * Hash-based blocking, as Consul's agent endpoints do it: while `read()` still gives the hash the client
