@@ -26,6 +26,7 @@ export {
   type TransportInbound,
 } from "./node/ports.js";
 export type { SnapshotOutput, StateMachine } from "./node/state-machine.js";
+export { atTurnEnd } from "./node/turn-end.js";
 export {
   type AddressedConfChange,
   RaftNode,

@@ -1,7 +1,9 @@
+import { atTurnEnd } from "@cairn/raft";
+
 /**
  * The end of the event loop's current turn, shared: every caller in one turn gets the same promise, settled
- * in that turn's check phase (setImmediate), after the poll phase has taken in every request that arrived
- * with theirs.
+ * in that turn's check phase (atTurnEnd), after the poll phase has taken in every request that arrived
+ * with theirs; what the answers defer in turn (a tunnel's corked frames) still leaves in that check phase.
  *
  * A server answers the reads it serves from its own state there rather than each inside its socket's
  * callback (raft-backend.ts). Answered one at a time, every answer was written and its client woken before
@@ -14,7 +16,7 @@
 export function turnEnd(): Promise<void> {
   if (pending === undefined) {
     pending = new Promise((resolve) => {
-      setImmediate(() => {
+      atTurnEnd(() => {
         pending = undefined;
         resolve();
       });

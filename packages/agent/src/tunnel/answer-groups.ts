@@ -1,4 +1,5 @@
 import type { KnownForm } from "@cairn/api";
+import { atTurnEnd } from "@cairn/raft";
 import type { ResponseFrame } from "./protocol.js";
 
 /** A reusable answer whose status, headers and body are all known: what a response frame is made of. */
@@ -22,7 +23,7 @@ export class AnswerGroups {
   add(id: number, form: WholeForm): void {
     const first = this.turn.get(form);
     if (first === undefined) {
-      if (this.turn.size === 0) setImmediate(() => this.flush());
+      if (this.turn.size === 0) atTurnEnd(() => this.flush());
       this.turn.set(form, this.frameOf(id, form));
     } else if (first.also === undefined) first.also = [id];
     else first.also.push(id);

@@ -1,4 +1,5 @@
 import type { Socket } from "node:net";
+import { atTurnEnd } from "@cairn/raft";
 import type { WebSocket } from "ws";
 
 /** Bytes corked on each socket in the current turn of the event loop. */
@@ -15,8 +16,9 @@ const FLUSH_BYTES = 16 * 1024;
 /**
  * Sends a tunnel frame; frames sent on the same connection in one turn of the event loop leave together, in
  * one write per FLUSH_BYTES. Under load many answers complete in one turn, and a write (a syscall) per frame
- * cost the client agent a fifth of its CPU. The socket is uncorked at the end of the turn (setImmediate), so a
- * lone frame waits for nothing but the rest of the turn.
+ * cost the client agent a fifth of its CPU. The socket is uncorked at the end of the turn (atTurnEnd: in the
+ * same check phase even when the frame was sent from it), so a lone frame waits for nothing but the rest of
+ * the turn.
  */
 export function sendBatched(ws: WebSocket, data: Uint8Array): void {
   // ws keeps its socket private; without it (not yet connected, or a future ws), frames go one by one.
@@ -30,7 +32,7 @@ export function sendBatched(ws: WebSocket, data: Uint8Array): void {
     turn = { bytes: 0 };
     corked.set(socket, turn);
     socket.cork();
-    setImmediate(() => {
+    atTurnEnd(() => {
       corked.delete(socket);
       socket.uncork();
     });

@@ -2,6 +2,7 @@ import type { Entry, Message, NodeId, RestoreState, SnapshotMeta } from "../core
 import type { DurableChanges } from "../storage/raft-storage.js";
 import type { SnapshotFileInfo } from "../storage/snapshot-files.js";
 import type { SnapshotSink } from "../transport/options.js";
+import { atTurnEnd } from "./turn-end.js";
 
 export type { DurableChanges, SnapshotFileInfo, SnapshotSink };
 
@@ -91,7 +92,7 @@ export interface Scheduler {
   clearTimeout(handle: TimerHandle): void;
   setInterval(fn: () => void, ms: number): TimerHandle;
   clearInterval(handle: TimerHandle): void;
-  /** Runs `fn` after the current turn, before any timer that is due later. */
+  /** Runs `fn` at the end of the current turn (after the running callback), before any timer due later. */
   setImmediate(fn: () => void): void;
 }
 
@@ -102,7 +103,5 @@ export const realScheduler: Scheduler = {
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
   setInterval: (fn, ms) => setInterval(fn, ms),
   clearInterval: (h) => clearInterval(h as NodeJS.Timeout),
-  setImmediate: (fn) => {
-    setImmediate(fn);
-  },
+  setImmediate: atTurnEnd,
 };

@@ -1,5 +1,6 @@
 import type { Logger } from "pino";
 import { WebSocket } from "ws";
+import { atTurnEnd } from "../node/turn-end.js";
 import { Backoff } from "./backoff.js";
 import {
   type AcceptorFrame,
@@ -76,7 +77,7 @@ export class PeerLink<M> {
     this.batch.push(message);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
-      setImmediate(() => this.flush());
+      atTurnEnd(() => this.flush());
     }
   }
 
