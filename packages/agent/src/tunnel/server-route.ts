@@ -4,6 +4,7 @@ import type { Logger } from "pino";
 import type { RawData, WebSocket } from "ws";
 import { AnswerGroups, type WholeForm } from "./answer-groups.js";
 import { sendBatched } from "./batched-send.js";
+import { frameRequest } from "./frame-request.js";
 import {
   type CallFrame,
   decodeClientFrame,
@@ -155,12 +156,7 @@ async function answerRequest(
   const { id } = frame;
   try {
     const sent = frame.body !== undefined && !BODYLESS.has(frame.method) ? frame.body : undefined;
-    const request = new Request(`http://tunnel${frame.url}`, {
-      method: frame.method,
-      headers: frame.headers,
-      ...(signal ? { signal } : {}),
-      ...(sent !== undefined ? { body: sent } : {}),
-    });
+    const request = frameRequest(frame, sent, signal);
     // The API takes a sent body's bytes as they are rather than streaming them out of the Request.
     const response = await fetch(sent === undefined ? request : withKnownBody(request, sent));
     const form = knownForm(response);
