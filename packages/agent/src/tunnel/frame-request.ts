@@ -49,14 +49,16 @@ const DOT_SEGMENT = /\/\.\.?(?:[/?#]|$)/;
 class FrameRequest {
   #full: Request | undefined;
   #signal: AbortSignal | undefined;
+  readonly #sent: Uint8Array | undefined;
 
   constructor(
     readonly method: string,
     readonly url: string,
     readonly headers: Headers,
-    private readonly sent: Uint8Array | undefined,
+    sent: Uint8Array | undefined,
     signal: AbortSignal | undefined,
   ) {
+    this.#sent = sent;
     this.#signal = signal;
   }
 
@@ -76,7 +78,7 @@ class FrameRequest {
       method: this.method,
       headers: this.headers,
       signal: this.signal,
-      ...(this.sent !== undefined ? { body: this.sent } : {}),
+      ...(this.#sent !== undefined ? { body: this.#sent } : {}),
     });
     return this.#full;
   }
