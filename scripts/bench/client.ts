@@ -2,7 +2,8 @@
 // which forwards every non-/v1/agent request through its websocket tunnel: stale reads to the one server it
 // picked, everything else straight to the leader the servers announce) on loopback,
 // fsync on. Absolute figures on a shared machine are noise, so every path is compared with baselines
-// measured in the same run, the paths taking turns cell by cell (and the order rotating each round):
+// measured in the same run, the paths taking turns cell by cell (and the order rotating each round, after one
+// unrecorded pass of every path and operation that warms each process up):
 //   KV PUT / GET (default consistency)  through the client agent, directly on a follower (the fair
 //                                       baseline: it too hops to the leader), directly on the leader
 //   blocking-query fan-out              N held `?index=` GETs on one key through the client agent, on a

@@ -160,11 +160,14 @@ async function answerRequest(
     // The API takes a sent body's bytes as they are rather than streaming them out of the Request.
     const response = await fetch(sent === undefined ? request : withKnownBody(request, sent));
     const form = knownForm(response);
-    const body = form ? bytesOf(form.body) : new Uint8Array(await response.arrayBuffer());
-    if (body.byteLength > MAX_FRAME_BYTES - 64 * 1024) {
-      return failure(id, `response of ${body.byteLength} bytes is too large for the client tunnel`);
+    const known = form ? form.body : new Uint8Array(await response.arrayBuffer());
+    const size = byteLengthOf(known);
+    if (size > MAX_FRAME_BYTES - 64 * 1024) {
+      return failure(id, `response of ${size} bytes is too large for the client tunnel`);
     }
+    // A whole form is encoded once it is known which requests share it (formFrame).
     if (isWhole(form, response.status)) return { form };
+    const body = bytesOf(known);
     return {
       t: "res",
       id,
@@ -202,6 +205,11 @@ const NO_BYTES = new Uint8Array(0);
 function bytesOf(body: Uint8Array | string | null): Uint8Array {
   if (body === null) return NO_BYTES;
   return typeof body === "string" ? Buffer.from(body) : body;
+}
+
+function byteLengthOf(body: Uint8Array | string | null): number {
+  if (body === null) return 0;
+  return typeof body === "string" ? Buffer.byteLength(body) : body.byteLength;
 }
 
 function failure(id: number, message: string, status = 500): ServerFrame {
