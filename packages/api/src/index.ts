@@ -65,6 +65,7 @@ export {
 } from "./events.js";
 export { afterAnswer } from "./http/after-answer.js";
 export { withKnownBody } from "./http/body.js";
+export { type ClientGone, signalGone } from "./http/client-gone.js";
 export { httpEdge } from "./http/edge.js";
 export type { ApiEnv } from "./http/env.js";
 export { HttpError } from "./http/errors.js";
@@ -78,6 +79,8 @@ export {
   withReusableBody,
 } from "./http/known-form.js";
 export { blockingWaitMs, WAIT_JITTER_FRACTION } from "./http/read-options.js";
+export { shareBlockingQueries } from "./http/shared-fetch.js";
+export { type QueryFrame, SharedQueries, type ShareKey, shareKey } from "./http/shared-queries.js";
 export { LocalBackend } from "./local-backend.js";
 export { ignoresDatacenter, requestedDatacenter } from "./middleware/datacenter.js";
 export { AGENT_NODE_HEADER } from "./middleware/request-context.js";

@@ -1,5 +1,12 @@
 import { join } from "node:path";
-import { AclEnforcer, createApi, keyringRoutes, operatorRoutes, primaryFetchOver } from "@cairn/api";
+import {
+  AclEnforcer,
+  createApi,
+  keyringRoutes,
+  operatorRoutes,
+  primaryFetchOver,
+  shareBlockingQueries,
+} from "@cairn/api";
 import { COMMAND_VERSION } from "@cairn/fsm";
 import { AgentGossip } from "../agent-gossip.js";
 import type { AgentRole, RoleContext } from "../agent-process.js";
@@ -200,7 +207,8 @@ export async function startServerRole(ctx: RoleContext, o: ServerRoleOptions): P
   const cache = new AgentCache({ upstream: routed, log: log.child({ component: "cache" }), defaultToken });
   ctx.onStop(() => cache.close());
   return {
-    fetch: local.meterFetch(cache.fetch),
+    // Identical blocking queries from HTTP clients share one run (client agents share theirs before the tunnel).
+    fetch: local.meterFetch(shareBlockingQueries(cache.fetch)),
     // DNS reads the cluster directly: it keeps its own short-lived cache (dns_config.use_cache).
     dns: { fetch: routed, metrics: local.metrics },
     fatal,

@@ -1,4 +1,11 @@
-import { AGENT_NODE_HEADER, varyWithAcceptEncoding, withKnownForm } from "@cairn/api";
+import {
+  AGENT_NODE_HEADER,
+  SharedQueries,
+  shareKey,
+  signalGone,
+  varyWithAcceptEncoding,
+  withKnownForm,
+} from "@cairn/api";
 import type { OutgoingTls } from "@cairn/raft";
 import type { Logger } from "pino";
 import type { WholeForm } from "./answer-groups.js";
@@ -20,7 +27,6 @@ import {
   type ResponseFrame,
 } from "./protocol.js";
 import { requestToken } from "./request-token.js";
-import { SharedQueries } from "./shared-queries.js";
 
 export interface TunnelPoolOptions {
   /** Servers to use, best known first (alive servers from gossip). */
@@ -126,15 +132,19 @@ export class TunnelPool {
     } catch (err) {
       return text(413, (err as Error).message);
     }
-    const reply = await this.shared.answer(
-      frame,
-      signal,
-      async (upstream, shared) => {
-        const reply = await this.send(frame, upstream);
-        return shared && !("failure" in reply) ? (sharedForm(reply) ?? reply) : reply;
-      },
-      () => ({ failure: new RequestCancelledError().message }),
-    );
+    const share = shareKey(frame);
+    const reply =
+      share === undefined
+        ? await this.send(frame, signal)
+        : await this.shared.answer(
+            share,
+            signal === undefined ? undefined : signalGone(signal),
+            async (upstream) => {
+              const reply = await this.send(frame, upstream);
+              return "failure" in reply ? reply : (sharedForm(reply) ?? reply);
+            },
+            () => ({ failure: new RequestCancelledError().message }),
+          );
     return responseOf(reply);
   }
 

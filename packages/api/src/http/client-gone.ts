@@ -11,15 +11,34 @@ export type ClientGone = (abort: () => void) => () => void;
  */
 export function clientGone(c: Context): ClientGone {
   const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing !== undefined)
-    return (abort) => {
-      outgoing.once("close", abort);
-      return () => outgoing.off("close", abort);
-    };
+  if (outgoing !== undefined) return responseGone(outgoing);
   const request = c.req.raw;
+  // The signal is read only when something waits on it: reading it builds its AbortController.
+  return (abort) => signalGone(request.signal)(abort);
+}
+
+/** The client of a Node response is gone when the response closes; `abort` runs at once if it has. */
+export function responseGone(outgoing: ServerResponse): ClientGone {
   return (abort) => {
-    const signal = request.signal;
+    if (outgoing.closed) {
+      abort();
+      return noop;
+    }
+    outgoing.once("close", abort);
+    return () => outgoing.off("close", abort);
+  };
+}
+
+/** The client is gone when `signal` aborts; `abort` runs at once if it has. */
+export function signalGone(signal: AbortSignal): ClientGone {
+  return (abort) => {
+    if (signal.aborted) {
+      abort();
+      return noop;
+    }
     signal.addEventListener("abort", abort, { once: true });
     return () => signal.removeEventListener("abort", abort);
   };
 }
+
+const noop = () => {};

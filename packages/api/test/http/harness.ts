@@ -5,6 +5,7 @@ import { createApi } from "../../src/app.js";
 import type { Authorizer } from "../../src/authorizer.js";
 import type { ApiConfig, ClusterBackend } from "../../src/backend.js";
 import { httpEdge } from "../../src/http/edge.js";
+import { shareBlockingQueries } from "../../src/http/shared-fetch.js";
 import { LocalBackend } from "../../src/local-backend.js";
 
 export const NODE = "agent-one";
@@ -33,6 +34,8 @@ export async function startServer(
     logger?: Logger;
     wrap?: (backend: LocalBackend) => ClusterBackend;
     authorizer?: Authorizer;
+    /** Identical blocking queries share one run, as an agent serves them (shared-fetch.ts). */
+    share?: boolean;
   } = {},
 ): Promise<TestServer> {
   const backend = new LocalBackend();
@@ -46,7 +49,8 @@ export async function startServer(
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     // Through the HTTP edge, as an agent serves: prepared answers go out as pre-rendered bytes (wire.ts).
-    const s = serve({ fetch: httpEdge(app.fetch), port: 0, hostname: "127.0.0.1" }, () => resolve(s));
+    const fetch = options.share ? shareBlockingQueries(app.fetch) : app.fetch;
+    const s = serve({ fetch: httpEdge(fetch), port: 0, hostname: "127.0.0.1" }, () => resolve(s));
   });
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
