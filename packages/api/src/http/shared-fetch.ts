@@ -75,7 +75,7 @@ async function sharedForm(response: Response): Promise<SharedForm> {
   return { status: response.status, body, headers, reusable: true };
 }
 
-/** Never sent: its caller's connection is gone. Counted under Consul's metrics as 499, nginx's "client closed". */
+/** Never sent: its caller's connection is gone. `consul.api.http` counts it as 499 (nginx's "client closed request"). */
 const CANCELLED: SharedForm = { status: 499, body: null, headers: {}, reusable: true };
 
 function responseOf(form: SharedForm): Response {
