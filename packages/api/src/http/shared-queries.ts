@@ -48,10 +48,25 @@ interface Shared<T> {
   readonly upstream: AbortController;
 }
 
+export interface SharedQueriesOptions {
+  /** Callers told at once when the answer comes; the rest are told together a turn later (default 256). */
+  firstBatch?: number;
+  /** Runs `fn` on a later turn, after pending I/O (Node: setImmediate). */
+  defer?: (fn: () => void) => void;
+}
+
 export class SharedQueries<T> {
   private readonly inFlight = new Map<string, Shared<T>>();
+  private readonly firstBatch: number;
+  private readonly defer: (fn: () => void) => void;
 
-  constructor(private readonly now: () => number) {}
+  constructor(
+    private readonly now: () => number,
+    options: SharedQueriesOptions = {},
+  ) {
+    this.firstBatch = options.firstBatch ?? 256;
+    this.defer = options.defer ?? setImmediate;
+  }
 
   /** Runs currently shared by at least one caller (for tests). */
   get size(): number {
@@ -99,21 +114,31 @@ export class SharedQueries<T> {
   }
 
   /**
-   * Tells every caller of `shared` its outcome, all in this turn. Not a batch per turn, as the watch registry
-   * wakes distinct queries: 10,000 callers answered in one burst took a median 0.80–0.88× a bare node:http
-   * server's time to answer as many, against 1.16–1.47× in batches of 256 or 2,048 with a turn between
-   * (alternating runs, bench/results/2026-11-28-shared-http-queries.md). The burst holds the event loop for about 20 µs
-   * per caller, below Raft's concern (its election timeout is 1 s, and a leader's own stalls do not count).
+   * Tells every caller of `shared` its outcome: the first `firstBatch` at once, the rest together on the next
+   * turn. Alternating runs of 10,000 callers (bench/results/2026-11-28-shared-http-queries.md):
+   * - all in one turn: the last answered soonest of the batched ways tried, but the write that woke them, and
+   *   the first of them, were answered only after every caller's promise chain had run (40–60 ms);
+   * - 256 or 2,048 per turn, as the watch registry wakes distinct queries: the first answers in 5–10 ms, but
+   *   the last some 100 ms later than in one turn;
+   * - 256 at once and the rest on the next turn: the first in 5–9 ms and the last as soon as in one turn.
+   * The second turn holds the event loop for about 20 µs per caller (some 200 ms for 10,000), below Raft's
+   * concern: its election timeout is 1 s, and a leader's own stalls do not count as silence.
    */
   private deliver(key: string, shared: Shared<T>, tell: (caller: Caller<T>) => void): void {
     this.forget(key, shared);
     const callers = [...shared.callers];
     // From here on a caller leaving changes nothing: its answer is on its way.
     shared.callers.clear();
-    for (const caller of callers) {
-      caller.stay();
-      tell(caller);
-    }
+    const tellRange = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const caller = callers[i]!;
+        caller.stay();
+        tell(caller);
+      }
+    };
+    const first = Math.min(callers.length, this.firstBatch);
+    tellRange(0, first);
+    if (first < callers.length) this.defer(() => tellRange(first, callers.length));
   }
 
   private cancel(key: string, shared: Shared<T>): void {

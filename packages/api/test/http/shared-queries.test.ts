@@ -136,6 +136,33 @@ describe("SharedQueries", () => {
     expect(calls[2]!.signal.aborted).toBe(true);
   });
 
+  it("tells the first batch of callers at once and the rest together a turn later", async () => {
+    const deferred: (() => void)[] = [];
+    const shared = new SharedQueries<string>(() => 0, { firstBatch: 256, defer: (fn) => deferred.push(fn) });
+    const { calls, send } = upstream();
+    const told: number[] = [];
+    const callers = Array.from({ length: 600 }, () => new AbortController());
+    const answers = callers.map((c, i) =>
+      shared
+        .answer(keyOf("/v1/kv/a?index=7"), gone(c), send, () => "cancelled")
+        .then((v) => {
+          told.push(i);
+          return v;
+        }),
+    );
+    calls[0]!.answer("a");
+    await new Promise((r) => setTimeout(r, 0));
+    expect(told.length).toBe(256);
+    expect(deferred.length).toBe(1);
+    // Leaving once the answer is on its way changes nothing for anyone.
+    callers[599]!.abort();
+    deferred.shift()!();
+    expect(await Promise.all(answers)).toEqual(answers.map(() => "a"));
+    expect(told.length).toBe(600);
+    expect(deferred.length).toBe(0);
+    expect(calls[0]!.signal.aborted).toBe(false);
+  });
+
   it("passes a failure of the request on to every caller", async () => {
     const shared = new SharedQueries<string>(() => 0);
     let fail: (err: Error) => void = () => {};
