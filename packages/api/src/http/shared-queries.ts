@@ -106,7 +106,8 @@ export class SharedQueries<T> {
   private start(key: string, now: number, send: (signal: AbortSignal) => Promise<T>): Shared<T> {
     const shared: Shared<T> = { startedAt: now, callers: new Set(), upstream: new AbortController() };
     this.inFlight.set(key, shared);
-    send(shared.upstream.signal).then(
+    // A `send` that throws rather than rejecting still ends the run: nobody is left joined to it for good.
+    new Promise<T>((resolve) => resolve(send(shared.upstream.signal))).then(
       (value) => this.deliver(key, shared, (c) => c.resolve(value)),
       (err: unknown) => this.deliver(key, shared, (c) => c.reject(err)),
     );
@@ -117,10 +118,10 @@ export class SharedQueries<T> {
    * Tells every caller of `shared` its outcome: the first `firstBatch` at once, the rest together on the next
    * turn. Alternating runs of 10,000 callers (bench/results/2026-11-28-shared-http-queries.md):
    * - all in one turn: the last answered soonest of the batched ways tried, but the write that woke them, and
-   *   the first of them, were answered only after every caller's promise chain had run (40–60 ms);
+   *   the first of them, were answered only after every caller's promise chain had run (37–57 ms);
    * - 256 or 2,048 per turn, as the watch registry wakes distinct queries: the first answers in 5–10 ms, but
    *   the last some 100 ms later than in one turn;
-   * - 256 at once and the rest on the next turn: the first in 5–9 ms and the last as soon as in one turn.
+   * - 256 at once and the rest on the next turn: the first in 5–11 ms and the last as soon as in one turn.
    * The second turn holds the event loop for about 20 µs per caller (some 200 ms for 10,000), below Raft's
    * concern: its election timeout is 1 s, and a leader's own stalls do not count as silence.
    */

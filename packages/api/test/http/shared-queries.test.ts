@@ -163,6 +163,17 @@ describe("SharedQueries", () => {
     expect(calls[0]!.signal.aborted).toBe(false);
   });
 
+  it("ends a run whose send throws, so that the next query starts afresh", async () => {
+    const shared = new SharedQueries<string>(() => 0);
+    const throws = (): Promise<string> => {
+      throw new Error("no server");
+    };
+    await expect(shared.answer(keyOf("/v1/kv/a?index=7"), undefined, throws, () => "")).rejects.toThrow(
+      "no server",
+    );
+    expect(shared.size).toBe(0);
+  });
+
   it("passes a failure of the request on to every caller", async () => {
     const shared = new SharedQueries<string>(() => 0);
     let fail: (err: Error) => void = () => {};
