@@ -9,7 +9,7 @@ type Fetch = (request: Request, env?: unknown) => Response | Promise<Response>;
 type SharedForm = KnownForm & { readonly headers: Readonly<Record<string, string>>; readonly reusable: true };
 
 /**
- * Identical blocking queries to an agent's HTTP API share one run of `fetch` (shared-queries.ts says which,
+ * Identical blocking queries to a server's HTTP API share one run of `fetch` (shared-queries.ts says which,
  * and for how long). When 10,000 clients wait on one key, a change used to wake, re-read and answer each
  * held request through the routes on its own; now one request is held, and its answer, made into one
  * reusable form, goes to every caller: the HTTP edge renders it once and writes the same bytes to each

@@ -7,7 +7,7 @@ import { blockingWaitMs, WAIT_JITTER_FRACTION } from "./read-options.js";
  * of the answer they all got. One of those requests is run, and its answer goes to every caller:
  * - a client agent sends one request through the tunnel (tunnel/pool.ts), where the server used to hold,
  *   wake, read, encode and send one request per caller, and the agent decode one frame per caller;
- * - an agent's HTTP API runs one through its routes (shared-fetch.ts), where each caller was held, woken,
+ * - a server's HTTP API runs one through its routes (shared-fetch.ts), where each caller was held, woken,
  *   read and answered on its own.
  *
  * Identical means the same GET, URL and headers (token, namespace and all), so that the API could not

@@ -18,10 +18,15 @@ interface Answer {
   body: Buffer;
 }
 
-/** One GET on its own connection; `sent` gets the request, to abort it. */
-function get(path: string, headers: Record<string, string> = {}, sent?: (r: ClientRequest) => void) {
+/** One GET on its own connection (from `from`, a loopback address); `sent` gets the request, to abort it. */
+function get(
+  path: string,
+  headers: Record<string, string> = {},
+  sent?: (r: ClientRequest) => void,
+  from = "127.0.0.1",
+) {
   return new Promise<Answer>((resolve, reject) => {
-    const req = request(`${s.url}${path}`, { agent: false, headers }, (res) => {
+    const req = request(`${s.url}${path}`, { agent: false, headers, localAddress: from }, (res) => {
       const chunks: Buffer[] = [];
       res.on("data", (c: Buffer) => chunks.push(c));
       res.on("end", () =>
@@ -84,6 +89,21 @@ describe("identical blocking queries through the HTTP API", () => {
       expect([entry.Key, entry.Value]).toEqual(["shared/k", b64("v2")]);
     }
     expect(waiting()).toBe(before);
+  });
+
+  it("from different peer addresses are held apart (near=_ip sorts by the peer)", async () => {
+    await s.req("PUT", "/v1/kv/shared/peers", "p1");
+    const index = await indexOf("/v1/kv/shared/peers");
+    const before = waiting();
+    const path = `/v1/kv/shared/peers?index=${index}&wait=30s`;
+    const one = [0, 1].map(() => get(path));
+    const other = get(path, {}, undefined, "127.0.0.2");
+    await until(() => waiting() === before + 2);
+    await s.req("PUT", "/v1/kv/shared/peers", "p2");
+    for (const a of await Promise.all([...one, other])) {
+      const [entry] = JSON.parse(a.body.toString()) as [{ Value: string }];
+      expect(entry.Value).toBe(b64("p2"));
+    }
   });
 
   it("answer alike a caller whose exchange the edge leaves to Node (HTTP/1.0)", async () => {
