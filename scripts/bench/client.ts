@@ -43,6 +43,7 @@ import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { kvCell, kvKeyName } from "./lib/kv-cell.js";
 import { cairnKv } from "./lib/kv-drivers.js";
 import type { LoadResult } from "./lib/load.js";
+import { median } from "./lib/median.js";
 import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 import { connectedPorts } from "./lib/tcp-peers.js";
@@ -81,11 +82,6 @@ const CLUSTER_SIZE = 3;
 
 const log = (line: string) => console.error(`[client-bench] ${line}`);
 const loadAverage = () => loadavg()[0]!.toFixed(1);
-
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
-};
 
 /** One way into the cluster: the client agent, a follower or the leader. */
 interface Path {

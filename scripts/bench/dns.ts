@@ -24,6 +24,7 @@ import { type Spawned, spawnTracked, stopAll } from "../lib/processes.js";
 import { waitFor } from "../lib/wait.js";
 import { useBuiltAgents } from "./lib/built.js";
 import { Latencies } from "./lib/latency.js";
+import { median } from "./lib/median.js";
 import { cpuSeconds } from "./lib/proc-stats.js";
 import { formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
 
@@ -43,7 +44,6 @@ const rounds = Number(values.rounds);
 const NAME = "web.service.consul";
 const log = (line: string) => console.error(`[dns-bench] ${line}`);
 const ip = (i: number) => `10.20.${Math.floor(i / 250)}.${(i % 250) + 1}`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? Number.NaN;
 
 function run(command: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) =>

@@ -19,6 +19,7 @@ import { startFederation } from "../lib/federation.js";
 import { stopAll } from "../lib/processes.js";
 import { type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
+import { median } from "./lib/median.js";
 import { formatMs, formatRate, markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -37,10 +38,6 @@ const rounds = Number(values.rounds);
 const KEY = "bench/federation";
 
 const log = (line: string) => console.error(`[federation-bench] ${line}`);
-const median = (xs: number[]) => {
-  const s = xs.filter(Number.isFinite).sort((a, b) => a - b);
-  return s.length === 0 ? Number.NaN : s[Math.floor((s.length - 1) / 2)]!;
-};
 const target = (a: AgentProcess): HttpTarget => a.http;
 
 type Mode = "stale" | "default";

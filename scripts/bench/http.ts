@@ -15,7 +15,8 @@
 // (20,000 on the benchmark machines, whose containers cannot raise it).
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
-//        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--watchers 10000] [--wake-rounds 3] [--watchers-max 50000] [--cpu-prof] [--keep]
+//        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--rounds 3] [--watchers 10000]
+//        [--wake-rounds 3] [--watchers-max 50000] [--cpu-prof] [--keep]
 //        [--generator wrk|node]
 //
 // The load generator is Debian's wrk by default (installed when missing): C, so it costs far less CPU per
@@ -40,8 +41,9 @@ import { endingsSummary, type HeldRequests, holdRequests } from "./lib/held-requ
 import { type HttpResponse, type HttpTarget, httpOk, keepAliveAgent } from "./lib/http-client.js";
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
+import { median } from "./lib/median.js";
 import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
-import { formatMB, formatMs, formatRate, formatRatio, markdownTable } from "./lib/table.js";
+import { formatMB, formatMs, formatRate, markdownTable } from "./lib/table.js";
 import { ensureWrk, runWrk, type WrkResult } from "./lib/wrk.js";
 
 const { values } = parseArgs({
@@ -53,6 +55,7 @@ const { values } = parseArgs({
     "value-bytes": { type: "string", default: "100" },
     systems: { type: "string", default: "cairn,etcd" },
     watchers: { type: "string", default: "10000" },
+    rounds: { type: "string", default: "3" },
     "wake-rounds": { type: "string", default: "3" },
     "watchers-max": { type: "string", default: "50000" },
     ops: { type: "string", default: "put,get-default,get-consistent,get-local" },
@@ -71,6 +74,7 @@ const keyCount = Number(values.keys);
 const value = Buffer.alloc(Number(values["value-bytes"]), "v");
 const systems = new Set(values.systems.split(","));
 const watchers = Number(values.watchers);
+const rounds = Math.max(1, Number(values.rounds));
 const wakeRounds = Math.max(1, Number(values["wake-rounds"]));
 /** The most blocking queries held at once over the servers: each must be answered, none refused or dropped. */
 const watchersMax = Number(values["watchers-max"]);
@@ -100,7 +104,7 @@ interface CellResult extends LoadResult {
   generatorCores: number;
 }
 
-type Results = Map<string, CellResult>; // `${operation}/${clients}`
+type Results = Map<string, CellResult[]>; // `${operation}/${clients}` -> one result per round
 
 async function withAgents<T>(targets: HttpTarget[], clients: number, fn: (agents: Agent[]) => Promise<T>) {
   const agents = targets.map(() => keepAliveAgent(clients));
@@ -228,23 +232,31 @@ interface System {
 
 /**
  * Both systems are up at once and take turns cell by cell, so a change in the machine's background load
- * during the run hits both sides of a comparison alike (the idle cluster only sends heartbeats).
+ * during the run hits both sides of a comparison alike (the idle cluster only sends heartbeats). Every cell
+ * is run `--rounds` times, the order of the systems swapped each round, and a comparison is judged on the
+ * median of its rounds' ratios: the same build's write ratio spanned 1.41-1.72x in single full runs here,
+ * more than any change these goals are about.
  */
 async function runCells(systemsUnderTest: System[]): Promise<void> {
   for (const { driver, cluster } of systemsUnderTest) {
     log(`${driver.system}: prefilling ${keyCount} keys`);
     await prefill(driver, cluster);
   }
-  for (const op of OPERATIONS) {
-    for (const clients of clientCounts) {
-      for (const { driver, cluster, results } of systemsUnderTest) {
-        const r = await runCell(driver, cluster, op, clients);
-        log(
-          `${driver.system} ${op} x${clients}: ${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms, ` +
-            `CPU cores leader ${r.leaderCores.toFixed(2)} all servers ${r.clusterCores.toFixed(2)} load generator ${r.generatorCores.toFixed(2)}` +
-            (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
-        );
-        results.set(`${op}/${clients}`, r);
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? systemsUnderTest : [...systemsUnderTest].reverse();
+    for (const op of OPERATIONS) {
+      for (const clients of clientCounts) {
+        for (const { driver, cluster, results } of order) {
+          const r = await runCell(driver, cluster, op, clients);
+          log(
+            `${rounds > 1 ? `round ${round + 1} of ${rounds}: ` : ""}${driver.system} ${op} x${clients}: ` +
+              `${formatRate(r.opsPerSec)} ops/s p50 ${formatMs(r.p50)} p99 ${formatMs(r.p99)} ms, ` +
+              `CPU cores leader ${r.leaderCores.toFixed(2)} all servers ${r.clusterCores.toFixed(2)} load generator ${r.generatorCores.toFixed(2)}` +
+              (r.errors ? ` (${r.errors} errors, first: ${r.firstError})` : ""),
+          );
+          const key = `${op}/${clients}`;
+          results.set(key, [...(results.get(key) ?? []), r]);
+        }
       }
     }
   }
@@ -479,12 +491,58 @@ const LABELS: Record<Operation, string> = {
   "get-local": "GET stale / serializable (all servers)",
 };
 
+/** A cell's rounds summed up: each figure the median over the rounds on its own, operations and errors summed. */
+function summarize(runs: readonly CellResult[] | undefined): CellResult | undefined {
+  const [first] = runs ?? [];
+  if (!runs || !first) return undefined;
+  const m = (f: (r: CellResult) => number) => median(runs.map(f));
+  const firstError = runs.find((r) => r.firstError)?.firstError;
+  return {
+    concurrency: first.concurrency,
+    ops: runs.reduce((sum, r) => sum + r.ops, 0),
+    errors: runs.reduce((sum, r) => sum + r.errors, 0),
+    seconds: m((r) => r.seconds),
+    opsPerSec: m((r) => r.opsPerSec),
+    p50: m((r) => r.p50),
+    p99: m((r) => r.p99),
+    p999: m((r) => r.p999),
+    max: Math.max(...runs.map((r) => r.max)),
+    leaderCores: m((r) => r.leaderCores),
+    clusterCores: m((r) => r.clusterCores),
+    generatorCores: m((r) => r.generatorCores),
+    ...(firstError === undefined ? {} : { firstError }),
+  };
+}
+
+/**
+ * Cairn's figure over etcd's for one cell, round by round (the two measured back to back), and the median
+ * of those ratios, on which the goals are judged: a pair shares the machine's mood of the moment.
+ */
+function pairedRatios(
+  cairn: readonly CellResult[] | undefined,
+  etcd: readonly CellResult[] | undefined,
+  figure: (r: CellResult) => number,
+): { each: number[]; median: number } {
+  const each = (cairn ?? []).flatMap((c, i) => {
+    const e = etcd?.[i];
+    return e ? [figure(c) / figure(e)] : [];
+  });
+  return { each, median: median(each) };
+}
+
+const formatRatios = (xs: readonly number[]) => xs.map((x) => `${x.toFixed(2)}x`).join(", ");
+
 function renderTable(cairn: Results | undefined, etcd: Results | undefined): string {
   const rows: string[][] = [];
   for (const op of OPERATIONS) {
     for (const clients of clientCounts) {
-      const c = cairn?.get(`${op}/${clients}`);
-      const e = etcd?.get(`${op}/${clients}`);
+      const cRuns = cairn?.get(`${op}/${clients}`);
+      const eRuns = etcd?.get(`${op}/${clients}`);
+      const c = summarize(cRuns);
+      const e = summarize(eRuns);
+      const throughput = pairedRatios(cRuns, eRuns, (r) => r.opsPerSec);
+      const p99 = pairedRatios(cRuns, eRuns, (r) => r.p99);
+      const ratio = (x: number) => (Number.isFinite(x) ? `${x.toFixed(2)}x` : "-");
       const errs = (r: CellResult | undefined) => (r?.errors ? ` (${r.errors} err)` : "");
       const cpu = (r: CellResult | undefined) =>
         r ? `${r.leaderCores.toFixed(2)} / ${r.clusterCores.toFixed(2)}` : "-";
@@ -501,9 +559,10 @@ function renderTable(cairn: Results | undefined, etcd: Results | undefined): str
         e ? formatMs(e.p99) : "-",
         e ? formatMs(e.p999) : "-",
         cpu(e),
-        formatRatio(c?.opsPerSec ?? Number.NaN, e?.opsPerSec ?? Number.NaN),
-        formatRatio(c?.p99 ?? Number.NaN, e?.p99 ?? Number.NaN),
+        ratio(throughput.median),
+        ratio(p99.median),
         `${c ? c.generatorCores.toFixed(2) : "-"} / ${e ? e.generatorCores.toFixed(2) : "-"}`,
+        ...(rounds > 1 ? [formatRatios(throughput.each) || "-"] : []),
       ]);
     }
   }
@@ -524,6 +583,7 @@ function renderTable(cairn: Results | undefined, etcd: Results | undefined): str
       "ops/s Cairn/etcd",
       "p99 Cairn/etcd",
       "generator CPU Cairn / etcd",
+      ...(rounds > 1 ? ["ops/s Cairn/etcd by round"] : []),
     ],
     rows,
   );
@@ -536,12 +596,6 @@ interface WakeRound {
   sameBytes?: FloorResult;
 }
 
-function median(xs: readonly number[]): number {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
 function renderGoals(
   cairn: Results | undefined,
   etcd: Results | undefined,
@@ -551,13 +605,20 @@ function renderGoals(
   const lines: string[] = [];
   const check = (ok: boolean) => (ok ? "met" : "NOT met");
   // Issue #19's goals against etcd, measured in this run.
+  const of = rounds > 1 ? `, median of ${rounds} rounds` : "";
+  const each = (xs: readonly number[]) => (xs.length > 1 ? ` (rounds: ${formatRatios(xs)})` : "");
   for (const clients of [64, 256]) {
-    const c = cairn?.get(`put/${clients}`);
-    const e = etcd?.get(`put/${clients}`);
+    const cRuns = cairn?.get(`put/${clients}`);
+    const eRuns = etcd?.get(`put/${clients}`);
+    const c = summarize(cRuns);
+    const e = summarize(eRuns);
     if (!c || !e) continue;
+    const throughput = pairedRatios(cRuns, eRuns, (r) => r.opsPerSec);
+    const p99 = pairedRatios(cRuns, eRuns, (r) => r.p99);
     lines.push(
-      `- ${clients} clients, PUT throughput >= 1.5x etcd: ${formatRatio(c.opsPerSec, e.opsPerSec)} (${check(c.opsPerSec >= 1.5 * e.opsPerSec)}); ` +
-        `p99 <= etcd: ${formatMs(c.p99)} vs ${formatMs(e.p99)} ms (${check(c.p99 <= e.p99)}); p99.9 ${formatMs(c.p999)} vs ${formatMs(e.p999)} ms`,
+      `- ${clients} clients${of}, PUT throughput >= 1.5x etcd: ${throughput.median.toFixed(2)}x${each(throughput.each)} (${check(throughput.median >= 1.5)}); ` +
+        `p99 <= etcd: ${p99.median.toFixed(2)}x${each(p99.each)}, medians ${formatMs(c.p99)} vs ${formatMs(e.p99)} ms (${check(p99.median <= 1)}); ` +
+        `p99.9 ${formatMs(c.p999)} vs ${formatMs(e.p999)} ms`,
     );
   }
   const reads: Array<[Operation, string, number]> = [
@@ -565,11 +626,10 @@ function renderGoals(
     ["get-consistent", "consistent reads >= 2x etcd linearizable", 2],
   ];
   for (const [op, goal, factor] of reads) {
-    const c = cairn?.get(`${op}/64`);
-    const e = etcd?.get(`${op}/64`);
-    if (c && e) {
+    const throughput = pairedRatios(cairn?.get(`${op}/64`), etcd?.get(`${op}/64`), (r) => r.opsPerSec);
+    if (throughput.each.length > 0) {
       lines.push(
-        `- 64 clients, ${goal}: ${formatRatio(c.opsPerSec, e.opsPerSec)} (${check(c.opsPerSec >= factor * e.opsPerSec)})`,
+        `- 64 clients${of}, ${goal}: ${throughput.median.toFixed(2)}x${each(throughput.each)} (${check(throughput.median >= factor)})`,
       );
     }
   }
@@ -614,8 +674,6 @@ function renderGoals(
       : Number.NaN;
     // A round in which not every query was answered has no time: then neither has the median.
     const time = times.some(Number.isNaN) ? Number.NaN : median(times);
-    const each = (xs: number[]) =>
-      xs.length > 1 ? ` (rounds: ${xs.map((x) => `${x.toFixed(2)}x`).join(", ")})` : "";
     lines.push(
       `- blocking queries against the floor${paired.length > 1 ? `, median of ${paired.length} rounds` : ""}: ` +
         `woken ${time.toFixed(2)}x its time${each(times)} (goal <= 1.1x: ${check(time <= 1.1)}), ` +
@@ -726,7 +784,12 @@ async function main(): Promise<void> {
     `${value.length}-byte values, ${keyCount} keys, ${values.seconds} s per cell after ${values.warmup} s warm-up, closed-loop keep-alive clients (${useWrk ? "wrk" : "a Node client"}; ` +
       "its CPU in cores in the last column); " +
       "CPU in cores used by the leader / all three servers during the cell; " +
-      `the systems take turns cell by cell. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
+      `the systems take turns cell by cell` +
+      (rounds > 1
+        ? `, ${rounds} rounds, which goes first swapped each round; each figure is the median over the rounds, ` +
+          "each ratio the median of the rounds' ratios (listed in the last column for throughput)"
+        : "") +
+      `. Machine load average (1 min): ${loadBefore} before, ${loadAverage()} after.\n`,
   );
   console.log(renderTable(cairn, etcd));
   const goals = renderGoals(cairn, etcd, wakes, most);

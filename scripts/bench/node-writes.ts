@@ -14,6 +14,7 @@ import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { holdRequests } from "./lib/held-requests.js";
 import { httpOk, keepAliveAgent } from "./lib/http-client.js";
+import { median } from "./lib/median.js";
 
 const { values } = parseArgs({
   options: {
@@ -87,7 +88,6 @@ for (let round = 0; round < Number(values.rounds); round++) {
 
 console.log(`| variant | ms to answer ${count} held requests, each round | median | median / two-bytes |`);
 console.log("| --- | --- | ---: | ---: |");
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
 const base = median(times.get("two-bytes") ?? []);
 for (const [variant, ms] of times) {
   const m = median(ms);

@@ -10,6 +10,7 @@ import { ensureUiBuilt, launchBrowser, openUi } from "../lib/browser.js";
 import { registerServices } from "../lib/catalog-fill.js";
 import { REPO_ROOT, startCairnDev, waitFor } from "../lib/index.js";
 import { useBuiltAgents } from "./lib/built.js";
+import { median } from "./lib/median.js";
 import { markdownTable } from "./lib/table.js";
 
 const { values } = parseArgs({
@@ -66,7 +67,6 @@ try {
   await browser.close();
   await agent.stop();
 }
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 console.log(
   markdownTable(
