@@ -15,9 +15,8 @@
 // (20,000 on the benchmark machines, whose containers cannot raise it).
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
-//        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--rounds 3] [--watchers 10000]
-//        [--wake-rounds 3] [--watchers-max 50000] [--cpu-prof] [--keep]
-//        [--generator wrk|node]
+//        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--rounds 3] [--warm-seconds 5]
+//        [--watchers 10000] [--wake-rounds 3] [--watchers-max 50000] [--cpu-prof] [--keep] [--generator wrk|node]
 //
 // The load generator is Debian's wrk by default (installed when missing): C, so it costs far less CPU per
 // request than a Node client and is not what limits the figures on two cores; its own CPU is reported.
@@ -56,6 +55,7 @@ const { values } = parseArgs({
     systems: { type: "string", default: "cairn,etcd" },
     watchers: { type: "string", default: "10000" },
     rounds: { type: "string", default: "3" },
+    "warm-seconds": { type: "string", default: "5" },
     "wake-rounds": { type: "string", default: "3" },
     "watchers-max": { type: "string", default: "50000" },
     ops: { type: "string", default: "put,get-default,get-consistent,get-local" },
@@ -75,6 +75,7 @@ const value = Buffer.alloc(Number(values["value-bytes"]), "v");
 const systems = new Set(values.systems.split(","));
 const watchers = Number(values.watchers);
 const rounds = Math.max(1, Number(values.rounds));
+const warmAllMs = Number(values["warm-seconds"]) * 1000;
 const wakeRounds = Math.max(1, Number(values["wake-rounds"]));
 /** The most blocking queries held at once over the servers: each must be answered, none refused or dropped. */
 const watchersMax = Number(values["watchers-max"]);
@@ -130,6 +131,7 @@ async function runCell(
   cluster: Cluster,
   op: Operation,
   clients: number,
+  ms = durationMs,
 ): Promise<CellResult> {
   const targets = op === "get-local" ? cluster.all : [cluster.leader];
   if (useWrk) await wrkLoad(driver, targets, op, clients, warmupMs); // wrk's own connections, warmed
@@ -137,8 +139,8 @@ async function runCell(
   const cpuBefore = cluster.pids.map(cpuSeconds);
   const generatorBefore = process.cpuUsage();
   const result = useWrk
-    ? await wrkLoad(driver, targets, op, clients, durationMs)
-    : await nodeLoad(driver, targets, op, clients);
+    ? await wrkLoad(driver, targets, op, clients, ms)
+    : await nodeLoad(driver, targets, op, clients, ms);
   const seconds = (performance.now() - started) / 1000;
   const used = cluster.pids.map((pid, k) => cpuSeconds(pid) - cpuBefore[k]!);
   const generator = process.cpuUsage(generatorBefore);
@@ -158,12 +160,13 @@ function nodeLoad(
   targets: HttpTarget[],
   op: Operation,
   clients: number,
+  ms: number,
 ): Promise<LoadResult> {
   return withAgents(targets, clients, (agents) => {
     const mode = readModeOf(op);
     return runLoad({
       concurrency: clients,
-      durationMs,
+      durationMs: ms,
       warmupMs,
       op: (worker, seq) => {
         const i = worker % targets.length;
@@ -241,6 +244,16 @@ async function runCells(systemsUnderTest: System[]): Promise<void> {
   for (const { driver, cluster } of systemsUnderTest) {
     log(`${driver.system}: prefilling ${keyCount} keys`);
     await prefill(driver, cluster);
+  }
+  // A Node process is slow for its first seconds of a load, while V8 compiles its hot paths and sizes its
+  // heap: a fresh leader took 9,372 writes/s from 64 clients in its first 5 s and 11,000-12,600 in each of
+  // the next five, and round 1's first cell is that leader's first load. So every system serves every
+  // operation for --warm-seconds before the rounds, unrecorded.
+  for (const { driver, cluster } of warmAllMs > 0 ? systemsUnderTest : []) {
+    for (const op of OPERATIONS) {
+      const r = await runCell(driver, cluster, op, Math.max(...clientCounts), warmAllMs);
+      log(`${driver.system} warm-up ${op}: ${formatRate(r.opsPerSec)} ops/s (not counted)`);
+    }
   }
   for (let round = 0; round < rounds; round++) {
     const order = round % 2 === 0 ? systemsUnderTest : [...systemsUnderTest].reverse();
