@@ -16,7 +16,7 @@
 //
 //   node --import tsx scripts/bench/http.ts [--seconds 10] [--clients 1,16,64,256] [--keys 10000]
 //        [--systems cairn,etcd] [--ops put,get-default,get-consistent,get-local] [--rounds 3] [--warm-seconds 5]
-//        [--watchers 10000] [--wake-rounds 3] [--watchers-max 50000] [--cpu-prof] [--keep] [--generator wrk|node]
+//        [--watchers 10000] [--wake-rounds 5] [--watchers-max 50000] [--cpu-prof] [--keep] [--generator wrk|node]
 //
 // The load generator is Debian's wrk by default (installed when missing): C, so it costs far less CPU per
 // request than a Node client and is not what limits the figures on two cores; its own CPU is reported.
@@ -56,7 +56,7 @@ const { values } = parseArgs({
     watchers: { type: "string", default: "10000" },
     rounds: { type: "string", default: "3" },
     "warm-seconds": { type: "string", default: "5" },
-    "wake-rounds": { type: "string", default: "3" },
+    "wake-rounds": { type: "string", default: "5" },
     "watchers-max": { type: "string", default: "50000" },
     ops: { type: "string", default: "put,get-default,get-consistent,get-local" },
     "cpu-prof": { type: "boolean", default: false },
