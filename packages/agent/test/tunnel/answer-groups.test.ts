@@ -1,7 +1,7 @@
 // A change that wakes several held queries of one client with the same answer crosses the tunnel as one frame
 // naming every request, to a client that named `shared-answers` when it dialed; to one that did not (an agent
 // of an earlier version), as a frame each. Raw websockets against a real in-process server.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import {
   type ClientFrame,
@@ -13,23 +13,14 @@ import {
   TUNNEL_PATH,
   toBytes,
 } from "../../src/tunnel/protocol.js";
-import { ready, startTunnelServer, type TunnelServer, until } from "./harness.js";
+import { leadingTunnelServer, until } from "./harness.js";
 
-let server: TunnelServer;
-
-beforeAll(async () => {
-  server = await startTunnelServer("tunnel-groups");
-  await ready(server);
-}, 30_000);
-
-afterAll(async () => {
-  await server?.dispose();
-});
+const server = leadingTunnelServer("tunnel-groups");
 
 /** A raw tunnel client: sends frames, and collects the response frames to requests (id 0 is leader news). */
 async function dial(features?: string) {
   const ws = new WebSocket(
-    `ws://${server.ref.rpcAddress}${TUNNEL_PATH}`,
+    `ws://${server().ref.rpcAddress}${TUNNEL_PATH}`,
     features === undefined ? {} : { headers: { [TUNNEL_FEATURES_HEADER]: features } },
   );
   const frames: ResponseFrame[] = [];
@@ -53,7 +44,7 @@ async function wakeFive(client: Awaited<ReturnType<typeof dial>>, key: string): 
   await until(() => client.answered(3));
   const read = client.frames.find((f) => f.id === 3)!;
   const index = read.headers.find(([name]) => name.toLowerCase() === "x-consul-index")![1];
-  const before = server.server.store.watches.waiting;
+  const before = server().server.store.watches.waiting;
   const ids = [10, 11, 12, 13, 14];
   for (const [i, id] of ids.entries()) {
     client.send({
@@ -64,7 +55,7 @@ async function wakeFive(client: Awaited<ReturnType<typeof dial>>, key: string): 
       headers: [],
     });
   }
-  await until(() => server.server.store.watches.waiting === before + ids.length);
+  await until(() => server().server.store.watches.waiting === before + ids.length);
   put(2, "after");
   await until(() => ids.every(client.answered));
   return client.frames.filter((f) => ids.includes(f.id));

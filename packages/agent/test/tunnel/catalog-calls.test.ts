@@ -9,21 +9,18 @@ import { LocalAgent } from "../../src/local/local-agent.js";
 import { planSync } from "../../src/local/sync-plan.js";
 import { TunnelPool, tunnelCatalog } from "../../src/tunnel/index.js";
 import { NODE } from "../local/harness.js";
-import { ready, startTunnelServer, type TunnelServer } from "./harness.js";
+import { leadingTunnelServer } from "./harness.js";
 
 const log = pino({ level: "silent" });
-let server: TunnelServer;
+const server = leadingTunnelServer("catalog-srv");
 let pool: TunnelPool;
 
-beforeAll(async () => {
-  server = await startTunnelServer("catalog-srv");
-  await ready(server);
-  pool = new TunnelPool({ servers: () => [server.ref], log });
-}, 30_000);
+beforeAll(() => {
+  pool = new TunnelPool({ servers: () => [server().ref], log });
+});
 
-afterAll(async () => {
+afterAll(() => {
   pool?.close();
-  await server?.dispose();
 });
 
 describe("the catalog through the tunnel", () => {
@@ -74,7 +71,7 @@ describe("the catalog through the tunnel", () => {
       const remote = await catalog.read(NODE.name);
       expect(remote.catalog.services.map((s) => s.Service).sort()).toEqual(["web", "web-sidecar"]);
       expect(remote.catalog.checks).toHaveLength(4);
-      expect(remote).toEqual(readCatalog(server.server.backend.store, NODE.name));
+      expect(remote).toEqual(readCatalog(server().server.backend.store, NODE.name));
       expect(planSync(agent.snapshot(), remote.catalog)).toEqual([]);
     } finally {
       agent.stop();
@@ -91,7 +88,7 @@ describe("the catalog through the tunnel", () => {
       flags: 0n,
       now: 0,
     } as const;
-    const before = server.server.backend.store.index;
+    const before = server().server.backend.store.index;
     await expect(
       pool.call("agent.catalog.write", ["KVS.Apply", JSON.stringify({ Key: "k" }), ""]),
     ).rejects.toThrow(/client agents may only write to the catalog, not KVS.Apply/);
@@ -99,8 +96,8 @@ describe("the catalog through the tunnel", () => {
     await expect(pool.call("agent.catalog.apply", [encodeCommand(kvSet), ""])).rejects.toThrow(
       /agent.catalog.apply is retired/,
     );
-    expect(server.server.backend.store.index).toBe(before);
-    expect(server.server.backend.store.view().kvGet("k").value).toBeUndefined();
+    expect(server().server.backend.store.index).toBe(before);
+    expect(server().server.backend.store.view().kvGet("k").value).toBeUndefined();
     const catalog = tunnelCatalog(pool);
     await expect(
       catalog.write({ rpc: "Catalog.Register", body: { Node: NODE.name, Address: "" } }, ""),

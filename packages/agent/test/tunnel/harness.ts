@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createApi } from "@cairn/api";
 import pino from "pino";
+import { afterAll, beforeAll } from "vitest";
 import { freePorts } from "../../../../scripts/lib/index.js";
 import { buildAgentConfig } from "../../src/config/index.js";
 import { CairnServer } from "../../src/server/server.js";
@@ -92,6 +93,25 @@ export async function startTunnelServer(name: string): Promise<TunnelServer> {
       rmSync(dir, { recursive: true, force: true });
     },
   });
+}
+
+/**
+ * A leading single-server cluster for the tests of the file or describe block that calls this: started before
+ * them, disposed after them. Returns its accessor.
+ */
+export function leadingTunnelServer(name: string): () => TunnelServer {
+  let started: TunnelServer | undefined;
+  beforeAll(async () => {
+    started = await startTunnelServer(name);
+    await ready(started);
+  }, 30_000);
+  afterAll(async () => {
+    await started?.dispose();
+  });
+  return () => {
+    if (started === undefined) throw new Error(`tunnel server ${name} has not started`);
+    return started;
+  };
 }
 
 /** Resolves once the server leads its cluster of one. */

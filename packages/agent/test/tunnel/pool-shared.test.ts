@@ -2,28 +2,19 @@
 // shared-queries.ts): through a TunnelPool against a real in-process server, counting the queries the server
 // holds.
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TunnelPool } from "../../src/tunnel/index.js";
-import { ready, startTunnelServer, type TunnelServer, until } from "./harness.js";
+import { leadingTunnelServer, until } from "./harness.js";
 
 describe("a TunnelPool's identical blocking queries, on a real server", () => {
-  let server: TunnelServer;
+  const server = leadingTunnelServer("tunnel-shared");
   const log = pino({ level: "silent" });
   const req = (path: string, init?: RequestInit) => new Request(`http://client${path}`, init);
 
-  beforeAll(async () => {
-    server = await startTunnelServer("tunnel-shared");
-    await ready(server);
-  }, 30_000);
-
-  afterAll(async () => {
-    await server?.dispose();
-  });
-
-  const waiting = () => server.server.store.watches.waiting;
+  const waiting = () => server().server.store.watches.waiting;
 
   it("holds one query on the server for many identical ones, and answers each with the change", async () => {
-    const p = new TunnelPool({ servers: () => [server.ref], log });
+    const p = new TunnelPool({ servers: () => [server().ref], log });
     const put = (value: string) => p.forward(req("/v1/kv/shared", { method: "PUT", body: value }));
     expect((await put("1")).status).toBe(200);
     const index = (await p.forward(req("/v1/kv/shared"))).headers.get("x-consul-index");
@@ -50,7 +41,7 @@ describe("a TunnelPool's identical blocking queries, on a real server", () => {
   });
 
   it("keeps the server's query while one caller waits, and drops it when the last goes", async () => {
-    const p = new TunnelPool({ servers: () => [server.ref], log });
+    const p = new TunnelPool({ servers: () => [server().ref], log });
     const index = (await p.forward(req("/v1/kv/shared"))).headers.get("x-consul-index");
     const before = waiting();
     const callers = [new AbortController(), new AbortController()];
