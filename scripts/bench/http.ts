@@ -41,7 +41,7 @@ import { type HttpResponse, type HttpTarget, httpOk, keepAliveAgent } from "./li
 import { cairnKv, etcdKv, type KvDriver, type ReadMode } from "./lib/kv-drivers.js";
 import { type LoadResult, runLoad } from "./lib/load.js";
 import { median } from "./lib/median.js";
-import { cpuSeconds, rssBytes } from "./lib/proc-stats.js";
+import { cpuSeconds, machineCpuSeconds, rssBytes } from "./lib/proc-stats.js";
 import { formatMB, formatMs, formatRate, markdownTable } from "./lib/table.js";
 import { ensureWrk, runWrk, type WrkResult } from "./lib/wrk.js";
 
@@ -284,6 +284,8 @@ interface BlockingResult {
   allAnsweredMs: number;
   answered: number;
   failed: number;
+  /** The server's CPU while it woke them, and in the seconds before (see `WakeCost`). */
+  cost: WakeCost;
   /** What the woken queries were answered (read once more afterwards: the same index, the same bytes). */
   answer: WireAnswer;
 }
@@ -310,10 +312,12 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
     const early = held.answeredAt.length + held.lost;
     if (early > 0) log(`${early} blocking queries ended before the change: ${endingsSummary(held.endings)}`);
 
+    const meter = await wakeMeter(pid);
     const t0 = performance.now();
     await httpOk(control, target, "PUT", `/v1/kv/${key}`, "after");
     const putMs = performance.now() - t0;
     await held.settled(30_000);
+    const cost = meter();
     const answers = held.answeredAt;
     const answer = wireAnswer(await httpOk(control, target, "GET", `/v1/kv/${key}`));
     return {
@@ -326,6 +330,7 @@ async function blockingQueries(target: HttpTarget, pid: number, count: number): 
       allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN,
       answered: answers.length - held.notOk,
       failed: held.notOk + held.lost,
+      cost,
     };
   } finally {
     held?.close();
@@ -374,6 +379,32 @@ function wireAnswer(res: HttpResponse): WireAnswer {
 interface FloorResult {
   rssCost: number;
   allAnsweredMs: number;
+  cost: WakeCost;
+}
+
+/**
+ * What a server spent while it woke its held requests, to tell a server that did more work from one that got
+ * less of the machine: its CPU from the change until the last answer arrived, its CPU per second over the
+ * second before (background work such as a compaction), and the time the hypervisor gave to other guests
+ * during the wake. /proc counts in 10 ms ticks.
+ */
+interface WakeCost {
+  cpuMs: number;
+  idleCores: number;
+  stealMs: number;
+}
+
+/** Starts measuring `pid`'s wake after a second of watching it idle; the function returns the cost so far. */
+async function wakeMeter(pid: number): Promise<() => WakeCost> {
+  const quietFrom = cpuSeconds(pid);
+  await sleep(1000);
+  const cpu0 = cpuSeconds(pid);
+  const steal0 = machineCpuSeconds().steal;
+  return () => ({
+    cpuMs: (cpuSeconds(pid) - cpu0) * 1000,
+    idleCores: cpu0 - quietFrom,
+    stealMs: (machineCpuSeconds().steal - steal0) * 1000,
+  });
 }
 
 async function nodeHttpFloor(count: number, answer?: WireAnswer): Promise<FloorResult> {
@@ -397,11 +428,13 @@ async function nodeHttpFloor(count: number, answer?: WireAnswer): Promise<FloorR
     held = await holdRequests(target, "/v1/kv/bench/watched?index=2&wait=5m", count);
     await sleep(3000);
     const rssCost = rssBytes(server.pid) - before;
+    const meter = await wakeMeter(server.pid);
     const t0 = performance.now();
     await httpOk(control, target, "GET", "/release");
     await held.settled(30_000);
+    const cost = meter();
     const answers = held.answeredAt;
-    return { rssCost, allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN };
+    return { rssCost, allAnsweredMs: answers.length === count ? answers[count - 1]! - t0 : Number.NaN, cost };
   } finally {
     held?.close();
     control.destroy();
@@ -659,11 +692,11 @@ function renderGoals(
         `- ${round}${blocking.watchers} blocking queries: ${rss}` +
           `from the PUT being sent: first answer ${formatMs(blocking.firstAnsweredMs)} ms, PUT acknowledged ${formatMs(blocking.putMs)} ms, ` +
           `all answered ${formatMs(blocking.allAnsweredMs)} ms (goal < 200 ms: ${check(blocking.allAnsweredMs < 200)}); ` +
-          `${blocking.answered} answered 200, ${blocking.failed} failed`,
+          `${blocking.answered} answered 200, ${blocking.failed} failed; ${formatCost(blocking.cost)}`,
       );
     }
     lines.push(
-      `- ${round}the same on a bare node:http server that only parks and answers (the floor on this machine): +${formatMB(floor.rssCost)}, all answered ${formatMs(floor.allAnsweredMs)} ms after the release request was sent`,
+      `- ${round}the same on a bare node:http server that only parks and answers (the floor on this machine): +${formatMB(floor.rssCost)}, all answered ${formatMs(floor.allAnsweredMs)} ms after the release request was sent; ${formatCost(floor.cost)}`,
     );
     if (blocking && sameBytes) {
       // Each header line is "name: value\r\n".
@@ -674,7 +707,7 @@ function renderGoals(
       lines.push(
         `- ${round}the same bare server answering with the headers and body Cairn woke them with (${bytes} bytes besides Node's own headers): ` +
           `all answered ${formatMs(sameBytes.allAnsweredMs)} ms; Cairn woken ${(blocking.allAnsweredMs / sameBytes.allAnsweredMs).toFixed(2)}x its time, ` +
-          `which is itself ${(sameBytes.allAnsweredMs / floor.allAnsweredMs).toFixed(2)}x the floor's`,
+          `which is itself ${(sameBytes.allAnsweredMs / floor.allAnsweredMs).toFixed(2)}x the floor's; ${formatCost(sameBytes.cost)}`,
       );
     }
   }
@@ -701,6 +734,10 @@ function renderGoals(
     );
   }
   return lines.join("\n");
+}
+
+function formatCost({ cpuMs, idleCores, stealMs }: WakeCost): string {
+  return `server CPU ${cpuMs.toFixed(0)} ms until the last answer (${idleCores.toFixed(2)} cores the second before), steal ${stealMs.toFixed(0)} ms`;
 }
 
 const loadAverage = () => loadavg()[0]!.toFixed(1);
