@@ -4,6 +4,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { AGENT_NODE_FLAGS } from "@cairn/cli/node-flags";
 import { type Spawned, spawnTracked } from "./processes.js";
 
 /** This checkout. */
@@ -49,8 +50,8 @@ export interface AgentCommand {
 }
 
 /**
- * `node --conditions=source --import tsx packages/cli/src/main.ts agent <ports> <flags>`, or `node
- * packages/cli/dist/main.js agent ...` when `built`; maybe wrapped.
+ * `node <AGENT_NODE_FLAGS> --conditions=source --import tsx packages/cli/src/main.ts agent <ports> <flags>`,
+ * or `node <AGENT_NODE_FLAGS> packages/cli/dist/main.js agent ...` when `built`; maybe wrapped.
  */
 export function agentArgv(options: AgentArgvOptions): AgentCommand {
   const { ports } = options;
@@ -81,6 +82,8 @@ export function agentArgv(options: AgentArgvOptions): AgentCommand {
       ];
   const node = [
     process.execPath,
+    // As the product's own launchers run it: benchmarks measure the agent as deployed.
+    ...AGENT_NODE_FLAGS,
     ...(options.nodeArgs ?? []),
     ...entry,
     "agent",

@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAgentConfig } from "@cairn/agent";
+import { AGENT_NODE_FLAGS } from "@cairn/cli/node-flags";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENT_START_MS, agentArgv, REPO_ROOT } from "../../scripts/lib/agent.js";
 import { http } from "../../scripts/lib/http.js";
@@ -303,13 +304,36 @@ describe("Dockerfile", () => {
     expect(text.match(/^FROM node:20-slim/gm)).toHaveLength(2);
     expect(text).toMatch(/^USER cairn$/m);
     expect(text).toMatch(/^VOLUME \["\/cairn\/data"\]$/m);
-    expect(text).toMatch(/^ENTRYPOINT \["node", "packages\/cli\/dist\/main.js", "agent"\]$/m);
+    const entry = ["node", ...AGENT_NODE_FLAGS, "packages/cli/dist/main.js", "agent"];
+    expect(text).toContain(`\nENTRYPOINT ${JSON.stringify(entry).replaceAll(",", ", ")}\n`);
     expect(text).toMatch(/^EXPOSE 8500 8300 8301 8302$/m);
     expect(text).toContain("npm ci --omit=dev");
   });
 });
 
 const built = existsSync(join(REPO_ROOT, "packages/cli/dist/main.js"));
+
+describe("the agent's Node flags", () => {
+  const flags = AGENT_NODE_FLAGS.join(" ");
+  it("are on every command line that starts an agent outside the scripts", () => {
+    const unit = readFileSync(deploy("cairn.service"), "utf8");
+    expect(unit).toMatch(
+      new RegExp(`^ExecStart=/usr/bin/node ${flags} /opt/cairn/packages/cli/dist/main.js agent `, "m"),
+    );
+    const bin = readFileSync(join(REPO_ROOT, "packages/cli/bin/cairn.js"), "utf8");
+    expect(bin.split("\n", 1)[0]).toBe(`#!/usr/bin/env -S node ${flags}`);
+    const pkg = JSON.parse(readFileSync(join(REPO_ROOT, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    };
+    for (const script of ["cairn", "dev"])
+      expect(pkg.scripts[script], script).toMatch(new RegExp(`^node ${flags} `));
+  });
+
+  it("are on the command line of agents the scripts spawn", () => {
+    const { args } = agentArgv({ built: true });
+    expect(args.slice(0, AGENT_NODE_FLAGS.length)).toEqual(AGENT_NODE_FLAGS);
+  });
+});
 
 describe.skipIf(!built)("the image's entry command against the built tree", () => {
   const dataDir = mkdtempSync(join(tmpdir(), "cairn-deploy-test-"));
@@ -322,6 +346,7 @@ describe.skipIf(!built)("the image's entry command against the built tree", () =
       "deploy-entry",
       process.execPath,
       [
+        ...AGENT_NODE_FLAGS,
         "packages/cli/dist/main.js",
         "agent",
         "-config-file",

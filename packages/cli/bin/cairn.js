@@ -1,7 +1,8 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=32
 // The `cairn` command as npm links it. Committed, so that `npm install` on a fresh clone links it before
 // anything is built: it runs the built CLI when there is one, and otherwise the TypeScript sources through
-// tsx with the workspace packages resolved to their sources (as `npm run cairn` does).
+// tsx with the workspace packages resolved to their sources (as `npm run cairn` does). The shebang carries the
+// agent's Node flags (packages/cli/src/node-flags.ts).
 import { existsSync } from "node:fs";
 import { register } from "node:module";
 

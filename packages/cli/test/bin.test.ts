@@ -27,4 +27,10 @@ describe("the cairn bin", () => {
     expect(failed).toMatchObject({ code: 1 });
     expect((failed as { stderr: string }).stderr).toMatch(/Error retrieving members/);
   }, 60_000);
+
+  it("runs as an executable through its shebang, which carries the agent's Node flags", async () => {
+    const bin = new URL("bin/cairn.js", cliDir).pathname;
+    const { stdout } = await run(bin, ["version"], { cwd: "/" });
+    expect(stdout).toMatch(/^Cairn v\d+\.\d+\.\d+/);
+  }, 60_000);
 });
