@@ -284,7 +284,7 @@ interface BlockingResult {
   allAnsweredMs: number;
   answered: number;
   failed: number;
-  /** The server's CPU while it woke them, and in the seconds before (see `WakeCost`). */
+  /** The server's CPU while it woke them, and in the second before (see `WakeCost`). */
   cost: WakeCost;
   /** What the woken queries were answered (read once more afterwards: the same index, the same bytes). */
   answer: WireAnswer;
