@@ -5,7 +5,11 @@
 //
 //   node --conditions=source --import tsx scripts/bench/soak.ts [--minutes 30] [--sample 10]
 //        [--warmup 3] [--writers 16] [--readers 16] [--watchers 100] [--sessions 20] [--keys 10000]
-//        [--out bench/results] [--keep]
+//        [--compare 2] [--out bench/results] [--keep]
+//
+// After the soak, a fresh cluster starts beside the soaked one and the same load moves between them in four legs
+// of --compare minutes (soaked, fresh, fresh, soaked): the machine's own drift, which on a shared host moves
+// throughput by ±20% over half an hour, then weighs on both alike.
 
 import { readdirSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,6 +21,7 @@ import type { AgentProcess } from "../lib/agent.js";
 import { startCairnCluster } from "../lib/cluster.js";
 import { stopAll } from "../lib/processes.js";
 import { useBuiltAgents } from "./lib/built.js";
+import { probeCpu } from "./lib/cpu-probe.js";
 import { type HttpTarget, httpRequest, keepAliveAgent } from "./lib/http-client.js";
 import { Latencies } from "./lib/latency.js";
 import { cpuSeconds, machineCpuSeconds, rssBytes } from "./lib/proc-stats.js";
@@ -33,6 +38,7 @@ const { values } = parseArgs({
     watchers: { type: "string", default: "100" },
     sessions: { type: "string", default: "20" },
     keys: { type: "string", default: "10000" },
+    compare: { type: "string", default: "2" },
     out: { type: "string", default: "bench/results" },
     keep: { type: "boolean", default: false },
   },
@@ -45,6 +51,10 @@ const READERS = Number(values.readers);
 const WATCHERS = Number(values.watchers);
 const SESSIONS = Number(values.sessions);
 const KEYS = Number(values.keys);
+/** Minutes of each leg of the closing comparison with a fresh cluster (0: none). */
+const COMPARE_MIN = Number(values.compare);
+/** Minutes the fresh cluster serves the load, unrecorded, before the legs: its JIT, its keys. */
+const FRESH_WARMUP_MIN = 1;
 /** Keys the blocking queries watch; one write in twenty goes to one of them. */
 const WATCHED = 50;
 const VALUE = "v".repeat(100);
@@ -90,6 +100,9 @@ interface Sample {
    */
   otherCores: number;
   stealCores: number;
+  /** CPU milliseconds a fixed task took in this process at the sample: the machine's speed (lib/cpu-probe.ts). */
+  probeAluMs: number;
+  probeMemoryMs: number;
 }
 
 /** CPU counters read at each sample, to turn into cores over the window. */
@@ -149,154 +162,255 @@ async function ok(agent: Agent, target: HttpTarget, method: string, path: string
   return res;
 }
 
+/** One three-server cluster under test, with a keep-alive connection pool for each server. */
+interface SoakCluster {
+  name: string;
+  dataRoot: string;
+  leader: AgentProcess;
+  servers: readonly AgentProcess[];
+  agents: Map<AgentProcess, Agent>;
+}
+
+async function startSoakCluster(name: string, dataRoot: string): Promise<SoakCluster> {
+  log(`starting 3 servers for the ${name} cluster in ${dataRoot}`);
+  await mkdir(dataRoot, { recursive: true });
+  const cluster = await startCairnCluster(3, dataRoot);
+  const agents = new Map(cluster.servers.map((s) => [s, keepAliveAgent(WRITERS + READERS + WATCHERS + 8)]));
+  return { name, dataRoot, leader: cluster.leader, servers: cluster.servers, agents };
+}
+
+const on = (c: SoakCluster, s: AgentProcess) => ({ agent: c.agents.get(s)!, target: s.http });
+
+/**
+ * The soak's load. Writers and readers drive whichever cluster is `active`, so the comparison at the end can
+ * move them between clusters; each cluster keeps its own blocking queries and renewing sessions.
+ */
+class SoakLoad {
+  window = new Window();
+  stopping = false;
+  private readonly running: Array<Promise<void>> = [];
+
+  constructor(public active: SoakCluster) {
+    for (let i = 0; i < WRITERS; i++) this.running.push(this.writer(i));
+    for (let i = 0; i < READERS; i++) this.running.push(this.reader(i));
+  }
+
+  /** Blocking queries and sessions on a cluster, for as long as the load runs. */
+  background(cluster: SoakCluster): void {
+    for (let i = 0; i < WATCHERS; i++) this.running.push(this.watcher(cluster, i));
+    this.running.push(this.sessions(cluster));
+  }
+
+  /** Starts a new window and returns the one that ended. */
+  take(): Window {
+    const w = this.window;
+    this.window = new Window();
+    return w;
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    await Promise.all(this.running);
+  }
+
+  private async writer(id: number): Promise<void> {
+    for (let seq = 0; !this.stopping; seq++) {
+      const cluster = this.active;
+      const lead = on(cluster, cluster.leader);
+      const n = (id * 7919 + seq * 104729) % KEYS;
+      const key = seq % 20 === 0 ? `soak/w/${n % WATCHED}` : `soak/k/${n}`;
+      const t0 = performance.now();
+      try {
+        await ok(lead.agent, lead.target, "PUT", `/v1/kv/${key}`, VALUE);
+        this.window.writes++;
+        this.window.writeLatency.record(performance.now() - t0);
+      } catch (err) {
+        this.window.fail(err);
+      }
+    }
+  }
+
+  private async reader(id: number): Promise<void> {
+    for (let seq = 0; !this.stopping; seq++) {
+      const cluster = this.active;
+      const { agent, target } = on(cluster, cluster.servers[id % cluster.servers.length]!);
+      try {
+        const res = await httpRequest(agent, target, "GET", `/v1/kv/soak/k/${(id + seq * 31) % KEYS}?stale`);
+        if (res.status !== 200 && res.status !== 404) throw new Error(`stale GET: ${res.status}`);
+        this.window.reads++;
+      } catch (err) {
+        this.window.fail(err);
+      }
+    }
+  }
+
+  private async watcher(cluster: SoakCluster, id: number): Promise<void> {
+    const { agent, target } = on(cluster, cluster.servers[id % cluster.servers.length]!);
+    const path = `/v1/kv/soak/w/${id % WATCHED}`;
+    let index = 1;
+    while (!this.stopping) {
+      try {
+        const res = await httpRequest(agent, target, "GET", `${path}?stale&index=${index}&wait=20s`);
+        if (res.status !== 200 && res.status !== 404) throw new Error(`blocking GET: ${res.status}`);
+        const next = Number(res.headers["x-consul-index"]);
+        if (next > index) this.window.wakes++;
+        index = next < index ? 1 : next;
+      } catch (err) {
+        this.window.fail(err);
+        await sleep(100);
+      }
+    }
+  }
+
+  private async sessions(cluster: SoakCluster): Promise<void> {
+    const lead = on(cluster, cluster.leader);
+    const ids: string[] = [];
+    for (let i = 0; i < SESSIONS; i++) {
+      const res = await ok(lead.agent, lead.target, "PUT", "/v1/session/create", '{"TTL":"15s"}');
+      ids.push((JSON.parse(res.body.toString()) as { ID: string }).ID);
+    }
+    while (!this.stopping) {
+      await sleep(5_000);
+      for (const id of ids) {
+        try {
+          await ok(lead.agent, lead.target, "PUT", `/v1/session/renew/${id}`);
+          this.window.renewals++;
+        } catch (err) {
+          this.window.fail(err);
+        }
+      }
+    }
+  }
+}
+
+/**
+ * Samples `cluster` every SAMPLE_MS for `minutes` while the load drives it; `offset` places the samples on the
+ * soak's time axis.
+ */
+async function sampleFor(
+  load: SoakLoad,
+  cluster: SoakCluster,
+  minutes: number,
+  offset: number,
+  log_: boolean,
+): Promise<Sample[]> {
+  const samples: Sample[] = [];
+  const lead = on(cluster, cluster.leader);
+  const pids = cluster.servers.map((s) => s.process.pid);
+  const started = performance.now();
+  const end = started + minutes * 60_000;
+  let last = started;
+  let cpu = readCpu(cluster.leader.process.pid, pids);
+  load.take();
+  while (performance.now() < end) {
+    await sleep(SAMPLE_MS);
+    const now = performance.now();
+    const w = load.take();
+    const seconds = (now - last) / 1000;
+    last = now;
+    const before = cpu;
+    cpu = readCpu(cluster.leader.process.pid, pids);
+    const after = cpu;
+    const cores = (f: (r: CpuReading) => number) => (f(after) - f(before)) / seconds;
+    const serverCores = cores((r) => r.servers);
+    const generatorCores = cores((r) => r.generator);
+    const probe = probeCpu();
+    const sample: Sample = {
+      minute: offset + (now - started) / 60_000,
+      writesPerSec: w.writes / seconds,
+      readsPerSec: w.reads / seconds,
+      wakesPerSec: w.wakes / seconds,
+      writeP99: w.writeLatency.percentile(99),
+      leaderHeapMB: (await heapBytes(lead.agent, lead.target).catch(() => Number.NaN)) / 1e6,
+      leaderRssMB: rssBytes(cluster.leader.process.pid) / 1e6,
+      diskMB: cluster.servers.reduce((sum, s) => sum + dirBytes(join(cluster.dataRoot, s.name)), 0) / 1e6,
+      leaderFds: openFds(cluster.leader.process.pid),
+      errors: w.errors,
+      leaderCores: cores((r) => r.leader),
+      serverCores,
+      generatorCores,
+      otherCores: Math.max(0, cores((r) => r.machine) - serverCores - generatorCores),
+      stealCores: cores((r) => r.steal),
+      probeAluMs: probe.alu,
+      probeMemoryMs: probe.memory,
+    };
+    samples.push(sample);
+    if (!log_) continue;
+    log(
+      `${cluster.name} ${sample.minute.toFixed(1)} min: ${Math.round(sample.writesPerSec)} writes/s (p99 ${formatMs(sample.writeP99)} ms), ` +
+        `${Math.round(sample.readsPerSec)} reads/s, heap ${sample.leaderHeapMB.toFixed(0)} MB, RSS ${sample.leaderRssMB.toFixed(0)} MB, ` +
+        `disk ${sample.diskMB.toFixed(0)} MB, ${sample.leaderFds} fds, CPU cores leader ${sample.leaderCores.toFixed(2)} ` +
+        `servers ${sample.serverCores.toFixed(2)} generator ${sample.generatorCores.toFixed(2)} ` +
+        `others ${sample.otherCores.toFixed(2)} steal ${sample.stealCores.toFixed(2)}, ` +
+        `probe ${probe.alu.toFixed(1)} / ${probe.memory.toFixed(1)} ms` +
+        (w.errors ? `, ${w.errors} errors (first: ${w.firstError})` : ""),
+    );
+  }
+  return samples;
+}
+
+/** Legs of the comparison between the soaked cluster and a fresh one: balanced, so a steady drift cancels. */
+const LEG_ORDER = ["aged", "fresh", "fresh", "aged"] as const;
+
+interface Comparison {
+  legs: Array<{ cluster: "aged" | "fresh"; samples: Sample[] }>;
+}
+
 async function main(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), "cairn-soak-"));
   const loadBefore = loadavg()[0]!.toFixed(1);
-  const samples: Sample[] = [];
-  let stopping = false;
+  let samples: Sample[] = [];
+  let comparison: Comparison | undefined;
+  let load: SoakLoad | undefined;
+  const clusters: SoakCluster[] = [];
   try {
-    log(`starting 3 servers in ${root}`);
-    const cluster = await startCairnCluster(3, root);
-    const leader = cluster.leader;
-    const servers: readonly AgentProcess[] = cluster.servers;
-    const agents = new Map(servers.map((s) => [s, keepAliveAgent(WRITERS + READERS + WATCHERS + 8)]));
-    const on = (s: AgentProcess) => ({ agent: agents.get(s)!, target: s.http });
-    const lead = on(leader);
-    let window = new Window();
-
-    const writer = async (id: number) => {
-      for (let seq = 0; !stopping; seq++) {
-        const n = (id * 7919 + seq * 104729) % KEYS;
-        const key = seq % 20 === 0 ? `soak/w/${n % WATCHED}` : `soak/k/${n}`;
-        const t0 = performance.now();
-        try {
-          await ok(lead.agent, lead.target, "PUT", `/v1/kv/${key}`, VALUE);
-          window.writes++;
-          window.writeLatency.record(performance.now() - t0);
-        } catch (err) {
-          window.fail(err);
-        }
-      }
-    };
-    const reader = async (id: number) => {
-      const { agent, target } = on(servers[id % servers.length]!);
-      for (let seq = 0; !stopping; seq++) {
-        try {
-          const res = await httpRequest(
-            agent,
-            target,
-            "GET",
-            `/v1/kv/soak/k/${(id + seq * 31) % KEYS}?stale`,
-          );
-          if (res.status !== 200 && res.status !== 404) throw new Error(`stale GET: ${res.status}`);
-          window.reads++;
-        } catch (err) {
-          window.fail(err);
-        }
-      }
-    };
-    const watcher = async (id: number) => {
-      const { agent, target } = on(servers[id % servers.length]!);
-      const path = `/v1/kv/soak/w/${id % WATCHED}`;
-      let index = 1;
-      while (!stopping) {
-        try {
-          const res = await httpRequest(agent, target, "GET", `${path}?stale&index=${index}&wait=20s`);
-          if (res.status !== 200 && res.status !== 404) throw new Error(`blocking GET: ${res.status}`);
-          const next = Number(res.headers["x-consul-index"]);
-          if (next > index) window.wakes++;
-          index = next < index ? 1 : next;
-        } catch (err) {
-          window.fail(err);
-          await sleep(100);
-        }
-      }
-    };
-    const sessions = async () => {
-      const ids: string[] = [];
-      for (let i = 0; i < SESSIONS; i++) {
-        const res = await ok(lead.agent, lead.target, "PUT", "/v1/session/create", '{"TTL":"15s"}');
-        ids.push((JSON.parse(res.body.toString()) as { ID: string }).ID);
-      }
-      while (!stopping) {
-        await sleep(5_000);
-        for (const id of ids) {
-          try {
-            await ok(lead.agent, lead.target, "PUT", `/v1/session/renew/${id}`);
-            window.renewals++;
-          } catch (err) {
-            window.fail(err);
-          }
-        }
-      }
-    };
-
+    const aged = await startSoakCluster("soaked", join(root, "soaked"));
+    clusters.push(aged);
     log(
       `load: ${WRITERS} writers, ${READERS} stale readers, ${WATCHERS} blocking queries, ${SESSIONS} sessions, ${MINUTES} min`,
     );
-    const load = [
-      ...Array.from({ length: WRITERS }, (_, i) => writer(i)),
-      ...Array.from({ length: READERS }, (_, i) => reader(i)),
-      ...Array.from({ length: WATCHERS }, (_, i) => watcher(i)),
-      sessions(),
-    ];
-
-    const started = performance.now();
-    const end = started + MINUTES * 60_000;
-    let last = started;
-    const pids = servers.map((s) => s.process.pid);
-    let cpu = readCpu(leader.process.pid, pids);
-    while (performance.now() < end) {
-      await sleep(SAMPLE_MS);
-      const now = performance.now();
-      const w = window;
-      window = new Window();
-      const seconds = (now - last) / 1000;
-      last = now;
-      const before = cpu;
-      cpu = readCpu(leader.process.pid, pids);
-      const after = cpu;
-      const cores = (f: (r: CpuReading) => number) => (f(after) - f(before)) / seconds;
-      const serverCores = cores((r) => r.servers);
-      const generatorCores = cores((r) => r.generator);
-      const sample: Sample = {
-        minute: (now - started) / 60_000,
-        writesPerSec: w.writes / seconds,
-        readsPerSec: w.reads / seconds,
-        wakesPerSec: w.wakes / seconds,
-        writeP99: w.writeLatency.percentile(99),
-        leaderHeapMB: (await heapBytes(lead.agent, lead.target).catch(() => Number.NaN)) / 1e6,
-        leaderRssMB: rssBytes(leader.process.pid) / 1e6,
-        diskMB: servers.reduce((sum, s) => sum + dirBytes(join(root, s.name)), 0) / 1e6,
-        leaderFds: openFds(leader.process.pid),
-        errors: w.errors,
-        leaderCores: cores((r) => r.leader),
-        serverCores,
-        generatorCores,
-        otherCores: Math.max(0, cores((r) => r.machine) - serverCores - generatorCores),
-        stealCores: cores((r) => r.steal),
-      };
-      samples.push(sample);
-      log(
-        `${sample.minute.toFixed(1)} min: ${Math.round(sample.writesPerSec)} writes/s (p99 ${formatMs(sample.writeP99)} ms), ` +
-          `${Math.round(sample.readsPerSec)} reads/s, heap ${sample.leaderHeapMB.toFixed(0)} MB, RSS ${sample.leaderRssMB.toFixed(0)} MB, ` +
-          `disk ${sample.diskMB.toFixed(0)} MB, ${sample.leaderFds} fds, CPU cores leader ${sample.leaderCores.toFixed(2)} ` +
-          `servers ${sample.serverCores.toFixed(2)} generator ${sample.generatorCores.toFixed(2)} ` +
-          `others ${sample.otherCores.toFixed(2)} steal ${sample.stealCores.toFixed(2)}` +
-          (w.errors ? `, ${w.errors} errors (first: ${w.firstError})` : ""),
-      );
+    load = new SoakLoad(aged);
+    load.background(aged);
+    samples = await sampleFor(load, aged, MINUTES, 0, true);
+    if (COMPARE_MIN > 0) {
+      // A young cluster beside the old one, the same load moved between them: whatever the machine does to
+      // both at once cancels, what thirty minutes did to the soaked cluster does not.
+      const fresh = await startSoakCluster("fresh", join(root, "fresh"));
+      clusters.push(fresh);
+      load.background(fresh);
+      load.active = fresh;
+      log(`fresh cluster: ${FRESH_WARMUP_MIN} min of the same load first, unrecorded`);
+      await sampleFor(load, fresh, FRESH_WARMUP_MIN, 0, false);
+      comparison = { legs: [] };
+      let offset = MINUTES + FRESH_WARMUP_MIN;
+      for (const which of LEG_ORDER) {
+        const cluster = which === "aged" ? aged : fresh;
+        load.active = cluster;
+        const legSamples = await sampleFor(load, cluster, COMPARE_MIN, offset, false);
+        offset += COMPARE_MIN;
+        comparison.legs.push({ cluster: which, samples: legSamples });
+        log(`${which === "aged" ? "soaked" : "fresh"} leg: ${legSummary(legSamples)}`);
+      }
     }
-    stopping = true;
     log("stopping the load (blocking queries end within their wait)");
-    await Promise.all(load);
-    for (const agent of agents.values()) agent.destroy();
+    await load.stop();
+    for (const c of clusters) for (const agent of c.agents.values()) agent.destroy();
   } finally {
-    stopping = true;
+    if (load) load.stopping = true;
     await stopAll();
     if (values.keep) log(`data and logs kept in ${root}`);
     else await rm(root, { recursive: true, force: true });
   }
-  await report(samples, loadBefore);
+  await report(samples, comparison, loadBefore);
+}
+
+function legSummary(samples: Sample[]): string {
+  const m = (f: (s: Sample) => number) => mean(samples.map(f));
+  return (
+    `${m((s) => s.writesPerSec).toFixed(0)} writes/s, ${m((s) => s.readsPerSec).toFixed(0)} reads/s, ` +
+    `write p99 ${m((s) => s.writeP99).toFixed(1)} ms, leader heap ${m((s) => s.leaderHeapMB).toFixed(0)} MB, ` +
+    `RSS ${m((s) => s.leaderRssMB).toFixed(0)} MB, probe ${m((s) => s.probeMemoryMs).toFixed(1)} ms`
+  );
 }
 
 /** Least-squares slope of y over x (per minute), over the samples after warm-up. */
@@ -316,7 +430,76 @@ function slope(points: Array<[number, number]>): number {
 
 const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
 
-async function report(samples: Sample[], loadBefore: string): Promise<void> {
+/** Pearson's correlation of two series. */
+function correlation(xs: number[], ys: number[]): number {
+  const mx = mean(xs);
+  const my = mean(ys);
+  let num = 0;
+  let dx = 0;
+  let dy = 0;
+  for (let i = 0; i < xs.length; i++) {
+    num += (xs[i]! - mx) * (ys[i]! - my);
+    dx += (xs[i]! - mx) ** 2;
+    dy += (ys[i]! - my) ** 2;
+  }
+  return dx && dy ? num / Math.sqrt(dx * dy) : Number.NaN;
+}
+
+/** The closing comparison as markdown: one row a leg, then the soaked cluster's legs against the fresh one's. */
+function comparisonLines(comparison: Comparison): string[] {
+  const of = (which: "aged" | "fresh") =>
+    comparison.legs.filter((l) => l.cluster === which).flatMap((l) => l.samples);
+  const aged = of("aged");
+  const fresh = of("fresh");
+  const ratio = (f: (s: Sample) => number) => (mean(aged.map(f)) / mean(fresh.map(f))).toFixed(2);
+  return [
+    `## The soaked cluster against a fresh one`,
+    "",
+    `A fresh three-server cluster started beside the soaked one and served the same load for ${FRESH_WARMUP_MIN} ` +
+      `min unrecorded; then the writers and readers moved between the two in legs of ${COMPARE_MIN} min, soaked, ` +
+      `fresh, fresh, soaked, so that a steady drift of the machine weighs on both alike. The soaked cluster ` +
+      `against the fresh one: writes/s ${ratio((s) => s.writesPerSec)}×, reads/s ${ratio((s) => s.readsPerSec)}×, ` +
+      `write p99 ${ratio((s) => s.writeP99)}×, leader heap ${ratio((s) => s.leaderHeapMB)}×, leader RSS ` +
+      `${ratio((s) => s.leaderRssMB)}×, disk ${ratio((s) => s.diskMB)}×.`,
+    "",
+    markdownTable(
+      [
+        "leg",
+        "cluster",
+        "writes/s",
+        "write p99 ms",
+        "reads/s",
+        "heap MB",
+        "RSS MB",
+        "disk MB",
+        "probe ms",
+        "errors",
+      ],
+      comparison.legs.map((leg, i) => {
+        const m = (f: (s: Sample) => number) => mean(leg.samples.map(f));
+        return [
+          String(i + 1),
+          leg.cluster === "aged" ? "soaked" : "fresh",
+          m((s) => s.writesPerSec).toFixed(0),
+          formatMs(m((s) => s.writeP99)),
+          m((s) => s.readsPerSec).toFixed(0),
+          m((s) => s.leaderHeapMB).toFixed(0),
+          m((s) => s.leaderRssMB).toFixed(0),
+          m((s) => s.diskMB).toFixed(1),
+          `${m((s) => s.probeAluMs).toFixed(1)} / ${m((s) => s.probeMemoryMs).toFixed(1)}`,
+          String(leg.samples.reduce((n, s) => n + s.errors, 0)),
+        ];
+      }),
+    ),
+    "",
+  ];
+}
+
+async function report(
+  samples: Sample[],
+  comparison: Comparison | undefined,
+  loadBefore: string,
+): Promise<void> {
   const steady = samples.filter((s) => s.minute >= WARMUP_MIN);
   const half = Math.floor(steady.length / 2);
   const first = steady.slice(0, half);
@@ -377,6 +560,14 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
       ],
     },
     {
+      title: "machine speed: CPU for a fixed task (lower is faster)",
+      unit: "ms",
+      series: [
+        { name: "integer arithmetic", points: samples.map((s) => [s.minute, s.probeAluMs]) },
+        { name: "cache-missing reads", points: samples.map((s) => [s.minute, s.probeMemoryMs]) },
+      ],
+    },
+    {
       title: "leader open descriptors",
       unit: "fds",
       series: [{ name: "fds", points: samples.map((s) => [s.minute, s.leaderFds]) }],
@@ -400,7 +591,16 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
       `disk between ${Math.min(...steady.map((s) => s.diskMB)).toFixed(0)} and ${Math.max(...steady.map((s) => s.diskMB)).toFixed(0)} MB; ` +
       `${samples.reduce((n, s) => n + s.errors, 0)} failed operations. CPU in cores, first half -> second half: ` +
       `servers ${halves((s) => s.serverCores)}, load generator ${halves((s) => s.generatorCores)}, the rest of the ` +
-      `machine (other processes and steal) ${halves((s) => s.otherCores + s.stealCores)}.`,
+      `machine (other processes and steal) ${halves((s) => s.otherCores + s.stealCores)}. The machine's speed, as ` +
+      `CPU ms for a fixed task (integer arithmetic / cache-missing reads; higher is slower), first half -> second ` +
+      `half: ${halves((s) => s.probeAluMs)} / ${halves((s) => s.probeMemoryMs)}; correlation of writes/s with the ` +
+      `cache-missing reads' time: ${correlation(
+        steady.map((s) => s.writesPerSec),
+        steady.map((s) => s.probeMemoryMs),
+      ).toFixed(2)}.`,
+    "",
+    ...(comparison ? comparisonLines(comparison) : []),
+    `## The soak, every ${SAMPLE_MS / 1000} s`,
     "",
     markdownTable(
       [
@@ -414,6 +614,7 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
         "disk MB",
         "fds",
         "CPU leader / servers / generator / rest",
+        "probe ms",
         "errors",
       ],
       samples.map((s) => [
@@ -429,6 +630,7 @@ async function report(samples: Sample[], loadBefore: string): Promise<void> {
         [s.leaderCores, s.serverCores, s.generatorCores, s.otherCores + s.stealCores]
           .map((c) => c.toFixed(2))
           .join(" / "),
+        `${s.probeAluMs.toFixed(1)} / ${s.probeMemoryMs.toFixed(1)}`,
         String(s.errors),
       ]),
     ),
