@@ -26,7 +26,8 @@ const REPO_ROOT = fileURLToPath(new URL("../../", import.meta.url));
 /** Known suites bottom-up; any other benchmark file runs after them, alphabetically. */
 const ORDER = ["raft", "fsm", "http", "catalog", "client"];
 /** Suites that run for a set time longer than the default limit: their own minutes plus start and stop. */
-// soak: 30 minutes, then a fresh cluster warmed for one and four legs of two. http: three rounds of 32 cells of 10 s each (four client counts) come to about 24 minutes.
+// soak: 30 minutes, then a fresh cluster warmed for one and four legs of two. http: three rounds of 32 cells of
+// 10 s each (four client counts) come to about 24 minutes.
 const MINIMUM_MINUTES: Record<string, number> = { soak: 50, http: 40 };
 
 /**

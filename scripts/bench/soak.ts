@@ -505,6 +505,9 @@ async function report(
   const first = steady.slice(0, half);
   const second = steady.slice(half);
   const pts = (f: (s: Sample) => number) => steady.map((s): [number, number] => [s.minute, f(s)]);
+  // The leader's RSS settles later than the warm-up (the log's in-memory tail, the store's caches): the second
+  // half's trend says whether it still climbs.
+  const late = (f: (s: Sample) => number) => second.map((s): [number, number] => [s.minute, f(s)]);
   const change = (f: (s: Sample) => number) =>
     first.length && second.length
       ? `${((mean(second.map(f)) / mean(first.map(f)) - 1) * 100).toFixed(1)}%`
@@ -587,7 +590,9 @@ async function report(
     `After the ${WARMUP_MIN}-minute warm-up, second half against first half: writes/s ${change((s) => s.writesPerSec)}, ` +
       `reads/s ${change((s) => s.readsPerSec)}, write p99 ${change((s) => s.writeP99)}; trend per minute: leader heap ` +
       `${slope(pts((s) => s.leaderHeapMB)).toFixed(2)} MB, RSS ${slope(pts((s) => s.leaderRssMB)).toFixed(2)} MB, disk ` +
-      `${slope(pts((s) => s.diskMB)).toFixed(2)} MB, descriptors ${slope(pts((s) => s.leaderFds)).toFixed(2)}; ` +
+      `${slope(pts((s) => s.diskMB)).toFixed(2)} MB, descriptors ${slope(pts((s) => s.leaderFds)).toFixed(2)} ` +
+      `(second half alone: heap ${slope(late((s) => s.leaderHeapMB)).toFixed(2)} MB, RSS ` +
+      `${slope(late((s) => s.leaderRssMB)).toFixed(2)} MB); ` +
       `disk between ${Math.min(...steady.map((s) => s.diskMB)).toFixed(0)} and ${Math.max(...steady.map((s) => s.diskMB)).toFixed(0)} MB; ` +
       `${samples.reduce((n, s) => n + s.errors, 0)} failed operations. CPU in cores, first half -> second half: ` +
       `servers ${halves((s) => s.serverCores)}, load generator ${halves((s) => s.generatorCores)}, the rest of the ` +
